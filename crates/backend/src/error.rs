@@ -1,0 +1,37 @@
+//! Typed errors of backend operations.
+
+use crate::Capability;
+use thermocline_vocab::{Asid, TierId};
+
+/// Why a backend operation failed.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum BackendError {
+    /// The backend does not have this primitive (see [`crate::Capabilities`]).
+    #[error("this backend does not support {0:?}")]
+    Unsupported(Capability),
+    /// No such address space.
+    #[error("no address space {0:?}")]
+    NoSuchTarget(Asid),
+    /// The address is not mapped (never touched, or outside every region).
+    #[error("address {va:#x} is not mapped in {asid:?}")]
+    NotMapped {
+        /// Address space.
+        asid: Asid,
+        /// The address asked about.
+        va: u64,
+    },
+    /// The destination tier has no free frame of the needed size.
+    #[error("tier {0:?} has no free frame for this page")]
+    TierFull(TierId),
+    /// No such tier.
+    #[error("no tier {0:?}")]
+    NoSuchTier(TierId),
+    /// The operation does not apply to this mapping (e.g. split a 4 KiB page).
+    #[error("invalid operation at {va:#x}: {why}")]
+    Invalid {
+        /// The address asked about.
+        va: u64,
+        /// What was wrong.
+        why: &'static str,
+    },
+}

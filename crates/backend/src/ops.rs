@@ -1,0 +1,97 @@
+//! The operations set.
+
+use crate::{
+    BackendError, Capabilities, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
+    SamplingConfig, TierCounters, TierInfo, Translation,
+};
+use thermocline_vocab::{Asid, Level, TierId};
+
+/// Result of a backend operation.
+pub type Result<T> = std::result::Result<T, BackendError>;
+
+/// What a telemetry technique may ask and a placement policy may do.
+///
+/// Managers hold `&mut dyn Backend` only when they run (at their ticks), never
+/// on the per-access path, so dynamic dispatch here costs nothing that matters.
+/// Every method that touches page tables or moves memory charges its cost to the
+/// manager (see [`crate::costs`]).
+pub trait Backend {
+    /// "exact", "rate" or "linux": goes into reports.
+    fn kind(&self) -> &'static str;
+
+    /// The primitives this backend has.
+    fn capabilities(&self) -> Capabilities;
+
+    /// Current time in nanoseconds: simulated on simulated backends.
+    fn now_ns(&self) -> u64;
+
+    /// The mapped regions of every address space.
+    fn regions(&self) -> &[RegionInfo];
+
+    /// The tiers, fastest first.
+    fn tiers(&self) -> Vec<TierInfo>;
+
+    /// Where the page containing `va` lives, or `None` if not yet touched.
+    fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>>;
+
+    // ---- telemetry ----
+
+    /// Reads the Accessed bit of the entry at `level` that maps `va`, then clears
+    /// it if `clear`. For a huge page, `Level::Pte` answers for its PMD. Clearing
+    /// does not flush: call [`Backend::flush_tlb`] to make later accesses visible.
+    fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool>;
+
+    /// Reads the Dirty bit of the leaf entry mapping `va`, then clears it if `clear`.
+    fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool>;
+
+    /// Invalidates TLB and paging-structure-cache entries on every core.
+    fn flush_tlb(&mut self, asid: Asid, what: Flush) -> Result<()>;
+
+    /// Poisons (or unpoisons) the leaf entry of `va`: every TLB miss to a
+    /// poisoned page takes a fault that the backend counts (BadgerTrap).
+    /// Poisoning flushes the page's TLB entries.
+    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()>;
+
+    /// Faults counted on the page of `va` since it was poisoned or last read with
+    /// `reset`.
+    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64>;
+
+    /// Starts PEBS-like sampling (or reconfigures it); `None` stops it.
+    fn set_sampling(&mut self, config: Option<SamplingConfig>) -> Result<()>;
+
+    /// Moves the samples gathered since the last call into `out`; returns how
+    /// many were dropped because the buffer was full.
+    fn drain_samples(&mut self, out: &mut Vec<Sample>) -> Result<u64>;
+
+    /// Cumulative traffic of a tier.
+    fn tier_counters(&self, tier: TierId) -> Result<TierCounters>;
+
+    /// Cumulative LLC misses (every access when no LLC is modelled).
+    fn llc_misses(&self) -> Result<u64>;
+
+    // ---- actions ----
+
+    /// Moves the pages containing `vas` to `to`. Untouched pages are skipped;
+    /// a full destination fails page by page (counted in the report).
+    fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport>;
+
+    /// Swaps the tiers of the pages of `a` and `b` (same page size, different
+    /// tiers) without needing a free frame.
+    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()>;
+
+    /// Splits the huge page containing `va` into 512 base pages in place; each
+    /// PTE inherits the huge page's Accessed and Dirty bits.
+    fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()>;
+
+    /// Collapses the 2 MiB range containing `va` into one huge page in the tier
+    /// of most of its base pages (khugepaged-like): copies the pages that are
+    /// not there, ORs their A/D bits into the new PMD. All 512 must be present.
+    fn collapse_huge(&mut self, asid: Asid, va: u64) -> Result<()>;
+
+    /// Sets the tier that newly touched pages of `asid` are allocated in.
+    fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()>;
+
+    /// Charges `ns` of manager CPU time for work the manager does itself
+    /// (sorting, bookkeeping) that the backend cannot see.
+    fn charge_manager(&mut self, ns: f64);
+}

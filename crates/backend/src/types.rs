@@ -1,0 +1,155 @@
+//! Plain data exchanged through the backend interface.
+
+use serde::Serialize;
+use thermocline_vocab::{Asid, PageSize, PageType, TierId};
+
+/// One mapped virtual range of an address space (a VMA, in Linux terms).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RegionInfo {
+    /// Address space.
+    pub asid: Asid,
+    /// A name for reports (the MASIM region name, "heap", ...).
+    pub name: String,
+    /// First byte; 4 KiB-aligned.
+    pub start: u64,
+    /// Length in bytes; a multiple of 4 KiB.
+    pub len: u64,
+    /// What the pages hold, where known.
+    pub page_type: PageType,
+    /// Whether transparent huge pages may back this region.
+    pub thp: bool,
+}
+
+impl RegionInfo {
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.start + self.len
+    }
+}
+
+/// Where one virtual page lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Translation {
+    /// Page size of the leaf mapping.
+    pub size: PageSize,
+    /// Tier of the frame.
+    pub tier: TierId,
+    /// Physical frame number (4 KiB units) of the first byte of the page.
+    pub frame: u64,
+}
+
+/// A tier's name, capacity and free space.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TierInfo {
+    /// Tier number, fastest first.
+    pub id: TierId,
+    /// Preset name, e.g. "dram".
+    pub name: String,
+    /// Bytes of memory in the tier.
+    pub capacity_bytes: u64,
+    /// Bytes not backing any page.
+    pub free_bytes: u64,
+    /// Idle load latency, for policies that weigh tiers (ns).
+    pub read_latency_ns: f64,
+    /// Idle store latency (ns).
+    pub write_latency_ns: f64,
+}
+
+/// Cumulative memory traffic of one tier since the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TierCounters {
+    /// Line reads served by the tier (application and migration).
+    pub reads: u64,
+    /// Line writes absorbed by the tier (application and migration).
+    pub writes: u64,
+}
+
+/// Which TLB entries to invalidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flush {
+    /// INVLPG semantics: the page containing the address (all of a huge page),
+    /// and every paging-structure-cache entry of the address space.
+    Page(u64),
+    /// A range of pages: page by page up to Linux's flush ceiling (33 pages),
+    /// else the whole address space.
+    Range {
+        /// First byte.
+        start: u64,
+        /// Length in bytes.
+        len: u64,
+    },
+    /// A CR3 write: every TLB and paging-structure-cache entry of the address space.
+    All,
+}
+
+/// Which events a PEBS-like sampler counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SampleEvent {
+    /// Retired loads that missed the LLC (MEM_LOAD_RETIRED.L3_MISS-like).
+    LlcMissLoads,
+    /// Retired stores that missed the LLC.
+    LlcMissStores,
+    /// Both of the above.
+    LlcMissAll,
+}
+
+/// Configuration of PEBS-like sampling.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SamplingConfig {
+    /// Which events.
+    pub event: SampleEvent,
+    /// One sample every `period` events (on average; the backend jitters it).
+    pub period: u64,
+    /// Samples the hardware buffer holds before they are dropped unread.
+    pub buffer: usize,
+}
+
+/// One sampled memory event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Sample {
+    /// Address space.
+    pub asid: Asid,
+    /// Virtual address of the access.
+    pub va: u64,
+    /// Whether it was a store.
+    pub write: bool,
+    /// Tier that served it.
+    pub tier: TierId,
+    /// Simulated time (ns) of the event.
+    pub t_ns: u64,
+}
+
+/// The tier a page is allocated in on first touch.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum MemPolicy {
+    /// The fast tier while it has room, then the next (Linux MPOL_PREFERRED on
+    /// the fast node; "local first-touch" in the Ambix paper).
+    PreferFast,
+    /// Always this tier (MPOL_BIND), falling back to other tiers only when full.
+    Bind {
+        /// The tier.
+        tier: TierId,
+    },
+    /// Round-robin over tiers page by page (MPOL_INTERLEAVE), skipping full tiers.
+    Interleave,
+    /// The fast tier with probability `fast_probability`, else the slow one.
+    Random {
+        /// Chance of the fast tier.
+        fast_probability: f64,
+    },
+}
+
+/// What one migration call did and cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MigrationReport {
+    /// Pages (of either size) moved.
+    pub pages: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Pages not moved because the destination was full.
+    pub failed: u64,
+    /// Pages already in the destination tier.
+    pub already_there: u64,
+}

@@ -1,0 +1,342 @@
+//! The `thermocline` command line: run, compare, heatmap, list.
+//!
+//! Every error a user can cause (unknown name, malformed config, unreadable
+//! trace) ends the process with exit code 2 and one line naming the file and
+//! line where there is one.
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::time::{Duration, Instant};
+use thermocline_experiments::config::{self, RunConfig};
+use thermocline_experiments::heatmap::HeatmapObserver;
+use thermocline_experiments::report::Report;
+use thermocline_experiments::runner;
+
+#[derive(Parser)]
+#[command(
+    name = "thermocline",
+    version,
+    about = "Hot/cold telemetry and tier placement for tiered main memory"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run one workload under one manager and report.
+    Run {
+        #[command(flatten)]
+        common: Common,
+        /// Manager (see `list`).
+        #[arg(long)]
+        manager: Option<String>,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<String>,
+    },
+    /// Run one workload under several managers: one table, one JSON.
+    /// With no options: the built-in multi-phase workload, every manager.
+    Compare {
+        #[command(flatten)]
+        common: Common,
+        /// Comma-separated managers; default: all of them.
+        #[arg(long, value_delimiter = ',')]
+        managers: Vec<String>,
+        /// Write the JSON (a list of reports) here.
+        #[arg(long)]
+        json: Option<String>,
+    },
+    /// Draw accesses over time x address as a PNG (like damo's report heatmap).
+    Heatmap {
+        #[command(flatten)]
+        common: Common,
+        /// Manager to run while recording (default first-touch).
+        #[arg(long)]
+        manager: Option<String>,
+        /// Output PNG.
+        #[arg(long)]
+        out: String,
+        /// Image width in pixels.
+        #[arg(long, default_value_t = 800)]
+        width: usize,
+        /// Image height in pixels (address bins).
+        #[arg(long, default_value_t = 400)]
+        height: usize,
+    },
+    /// List workloads, managers and machine presets.
+    List,
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// Workload: preset name, MASIM config path, lackey:PATH or trace:PATH.
+    #[arg(long)]
+    workload: Option<String>,
+    /// Machine preset (default dram+dcpmm).
+    #[arg(long)]
+    machine: Option<String>,
+    /// Fast-tier capacity: a size (512MiB) or a percentage of the footprint (50%).
+    #[arg(long)]
+    fast_capacity: Option<String>,
+    /// Stop after this many seconds of nominal workload time.
+    #[arg(long)]
+    duration: Option<f64>,
+    /// The one seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// TOML configuration file.
+    #[arg(long)]
+    config: Option<String>,
+    /// Override one configuration value, e.g. `random.fast_probability=0.3`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+}
+
+impl Common {
+    fn load(&self, manager: Option<&str>) -> anyhow::Result<RunConfig> {
+        let text;
+        let file = match &self.config {
+            Some(p) => {
+                text = std::fs::read_to_string(p)
+                    .map_err(|e| anyhow::anyhow!("{p}: cannot read: {e}"))?;
+                Some((p.as_str(), text.as_str()))
+            }
+            None => None,
+        };
+        let mut cfg = config::load(file, &self.sets)?;
+        if let Some(w) = &self.workload {
+            cfg.run.workload = w.clone();
+        }
+        if let Some(m) = &self.machine {
+            cfg.run.machine = m.clone();
+        }
+        if let Some(c) = &self.fast_capacity {
+            cfg.run.fast_capacity = Some(c.clone());
+        }
+        if let Some(d) = self.duration {
+            cfg.run.duration_s = Some(d);
+        }
+        if let Some(s) = self.seed {
+            cfg.run.seed = s;
+        }
+        if let Some(m) = manager {
+            cfg.run.manager = m.to_string();
+        }
+        Ok(cfg)
+    }
+}
+
+/// A progress bar on stderr that appears only once a run has taken 2 s.
+struct Progress {
+    bar: ProgressBar,
+    started: Instant,
+    label: String,
+}
+
+impl Progress {
+    fn new(label: &str) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:40}] {percent}% ({eta} left)")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(label.to_string());
+        Progress {
+            bar,
+            started: Instant::now(),
+            label: label.to_string(),
+        }
+    }
+
+    fn update(&mut self, done: u64, total: u64) {
+        self.bar.set_length(total.max(1));
+        self.bar.set_position(done);
+        if self.bar.is_hidden() && self.started.elapsed() > Duration::from_secs(2) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(self) {
+        self.bar.finish_and_clear();
+        eprintln!(
+            "{}: {:.1} s wall",
+            self.label,
+            self.started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+fn run_one(cfg: &RunConfig) -> anyhow::Result<Report> {
+    let mut p = Progress::new(&format!("{} on {}", cfg.run.manager, cfg.run.workload));
+    let r = runner::run(cfg, &mut |d, t| p.update(d, t))?;
+    p.finish();
+    Ok(r)
+}
+
+fn write_file(path: &str, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("{path}: cannot write: {e}"))
+}
+
+fn gib(b: f64) -> String {
+    format!("{:.2}", b / (1u64 << 30) as f64)
+}
+
+fn print_table(reports: &[Report]) {
+    println!(
+        "{:<14} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
+        "manager",
+        "slowdown",
+        "sim time",
+        "fast GiB",
+        "slow acc %",
+        "migrated MB",
+        "mgr CPU",
+        "recall"
+    );
+    for r in reports {
+        let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
+        let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
+        println!(
+            "{:<14} {:>8.1}% {:>9.3}s {:>11} {:>11.1}% {:>12.1} {:>8.3}% {:>7}",
+            r.manager,
+            r.slowdown * 100.0,
+            r.sim_time_s,
+            gib(r.tiers[0].avg_resident_bytes),
+            if all > 0 {
+                slow as f64 * 100.0 / all as f64
+            } else {
+                0.0
+            },
+            r.migrations.bytes as f64 / 1e6,
+            r.manager_cpu_util * 100.0,
+            r.mean_recall.map_or("-".to_string(), |x| format!("{x:.2}")),
+        );
+    }
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    if let Err(e) = dispatch(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    match cli.cmd {
+        Cmd::List => {
+            println!("workloads (also: a MASIM config path, lackey:PATH, trace:PATH):");
+            for p in thermocline_workloads::presets::PRESETS {
+                println!("  {:<16} {}", p.name, p.description);
+            }
+            println!("managers:");
+            for m in thermocline_managers::registry::MANAGERS {
+                println!("  {:<16} {}", m.name, m.description);
+            }
+            println!("machines:");
+            for (i, m) in thermocline_sim::MACHINE_PRESETS.iter().enumerate() {
+                let d = if i == 0 { " (default)" } else { "" };
+                println!("  {:<16} {}{d}", m.name, m.description);
+            }
+        }
+        Cmd::Run {
+            common,
+            manager,
+            json,
+        } => {
+            let cfg = common.load(manager.as_deref())?;
+            let r = run_one(&cfg)?;
+            print_table(std::slice::from_ref(&r));
+            if let Some(p) = json {
+                write_file(&p, &r.to_json())?;
+            }
+        }
+        Cmd::Compare {
+            common,
+            managers,
+            json,
+        } => {
+            let base = common.load(None)?;
+            let names: Vec<String> = if managers.is_empty() {
+                thermocline_managers::registry::MANAGERS
+                    .iter()
+                    .map(|m| m.name.to_string())
+                    .collect()
+            } else {
+                managers
+            };
+            let mut reports = Vec::new();
+            for name in &names {
+                let mut cfg = base.clone();
+                cfg.run.manager = name.clone();
+                reports.push(run_one(&cfg)?);
+            }
+            println!(
+                "workload {} on {} (fast tier: {})",
+                base.run.workload,
+                base.run.machine,
+                base.run
+                    .fast_capacity
+                    .as_deref()
+                    .unwrap_or("manager default, else 50% of footprint")
+            );
+            print_table(&reports);
+            if let Some(p) = json {
+                let mut s = serde_json::to_string_pretty(&reports)?;
+                s.push('\n');
+                write_file(&p, &s)?;
+            }
+        }
+        Cmd::Heatmap {
+            common,
+            manager,
+            out,
+            width,
+            height,
+        } => {
+            let mut cfg = common.load(Some(manager.as_deref().unwrap_or("first-touch")))?;
+            if manager.is_none() && common.config.is_none() {
+                cfg.run.manager = "first-touch".into();
+            }
+            // Size time bins from the nominal duration; the run may take longer.
+            let opts = thermocline_workloads::presets::WorkloadOptions {
+                seed: cfg.run.seed,
+                access_rate: cfg.workload.access_rate,
+                compute_ns: cfg.workload.compute_ns,
+                thp: cfg.workload.thp,
+                fast_read_ns: 80.0,
+                mlp: 4.0,
+            };
+            let w = thermocline_workloads::presets::load(&cfg.run.workload, &opts)?;
+            let mut accesses = w.total_accesses as f64;
+            if let Some(d) = cfg.run.duration_s {
+                accesses = accesses.min(d * cfg.workload.access_rate * w.threads as f64);
+            }
+            let nominal_ns = accesses / (cfg.workload.access_rate * w.threads as f64) * 1e9;
+            let mut obs =
+                HeatmapObserver::new(w.regions.clone(), height, nominal_ns / width.max(1) as f64);
+            drop(w);
+            let mut p = Progress::new("heatmap");
+            let r = runner::run_observed(&cfg, &mut |d, t| p.update(d, t), &mut obs)?;
+            p.finish();
+            obs.write_png(&out, width)?;
+            eprintln!(
+                "{out}: {} accesses over {:.3} s simulated, {} address bins",
+                obs.total(),
+                r.sim_time_s,
+                height
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,252 @@
+//! Run configuration: a TOML file, `--set KEY=VALUE` overrides, and CLI flags,
+//! merged in that order into plain serde types.
+//!
+//! Top-level sections: `[run]`, `[machine]`, `[workload]`, `[metrics]`, and one
+//! section per manager named after it (`[random]`, later `[thermostat]`...)
+//! holding that manager's parameters. Unknown keys are errors.
+
+use crate::RunError;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use thermocline_backend::costs::CostTable;
+use thermocline_sim::{LlcConfig, TlbConfig};
+
+/// `[run]`: what to run.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSection {
+    /// Workload: preset, MASIM config path, `lackey:PATH` or `trace:PATH`.
+    pub workload: String,
+    /// Manager name.
+    pub manager: String,
+    /// Machine preset.
+    pub machine: String,
+    /// Fast-tier capacity: a size or a percentage of the footprint.
+    pub fast_capacity: Option<String>,
+    /// Stop after this many seconds of nominal workload time.
+    pub duration_s: Option<f64>,
+    /// The one seed.
+    pub seed: u64,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            workload: "multiphase".into(),
+            manager: "first-touch".into(),
+            machine: "dram+dcpmm".into(),
+            fast_capacity: None,
+            duration_s: None,
+            seed: 1,
+        }
+    }
+}
+
+/// `[machine]`: overrides of the machine preset.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MachineSection {
+    /// TLB geometry and costs.
+    pub tlb: TlbConfig,
+    /// Last-level cache (off unless `bytes` > 0).
+    pub llc: LlcConfig,
+    /// Memory-level parallelism (default 4).
+    pub mlp: Option<f64>,
+    /// Costs of primitives.
+    pub costs: CostTable,
+    /// Slow-tier capacity; by default it holds the whole footprint.
+    pub slow_capacity: Option<String>,
+}
+
+/// `[workload]`: how workloads are turned into accesses.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadSection {
+    /// Nominal accesses per second per thread.
+    pub access_rate: f64,
+    /// Core time per access (ns); derived from `access_rate` when absent.
+    pub compute_ns: Option<f64>,
+    /// Back regions with transparent huge pages.
+    pub thp: bool,
+}
+
+impl Default for WorkloadSection {
+    fn default() -> Self {
+        WorkloadSection {
+            access_rate: thermocline_workloads::DEFAULT_ACCESS_RATE,
+            compute_ns: None,
+            thp: false,
+        }
+    }
+}
+
+/// `[metrics]`: time series and ground truth.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsSection {
+    /// Length of a report window in simulated seconds.
+    pub window_s: f64,
+    /// A 2 MiB unit is actually hot in a profiling window if it received at
+    /// least this many accesses in it.
+    pub hot_threshold: u64,
+}
+
+impl Default for MetricsSection {
+    fn default() -> Self {
+        MetricsSection {
+            window_s: 1.0,
+            hot_threshold: 1,
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sections {
+    #[serde(default)]
+    run: RunSection,
+    #[serde(default)]
+    machine: MachineSection,
+    #[serde(default)]
+    workload: WorkloadSection,
+    #[serde(default)]
+    metrics: MetricsSection,
+}
+
+/// The merged configuration of a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RunConfig {
+    /// What to run.
+    pub run: RunSection,
+    /// Machine overrides.
+    pub machine: MachineSection,
+    /// Workload options.
+    pub workload: WorkloadSection,
+    /// Metrics options.
+    pub metrics: MetricsSection,
+    /// Parameters per manager name.
+    pub managers: BTreeMap<String, toml::Table>,
+}
+
+impl RunConfig {
+    /// Parameters of `manager` (empty if none were given).
+    pub fn manager_params(&self, manager: &str) -> toml::Table {
+        self.managers.get(manager).cloned().unwrap_or_default()
+    }
+}
+
+/// Builds a configuration from an optional file's text and `--set` pairs.
+pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, RunError> {
+    let mut table = match file {
+        None => toml::Table::new(),
+        Some((path, text)) => text
+            .parse::<toml::Table>()
+            .map_err(|e| RunError::Config(format!("{path}:{}", located(text, &e))))?,
+    };
+    for s in sets {
+        apply_set(&mut table, s)?;
+    }
+    let mut managers = BTreeMap::new();
+    let keys: Vec<String> = table.keys().cloned().collect();
+    for k in keys {
+        if thermocline_managers::registry::exists(&k) {
+            match table.remove(&k) {
+                Some(toml::Value::Table(t)) => {
+                    managers.insert(k, t);
+                }
+                _ => {
+                    return Err(RunError::Config(format!(
+                        "[{k}] must be a table of manager parameters"
+                    )))
+                }
+            }
+        }
+    }
+    let where_ = file.map_or("--set".to_string(), |f| f.0.to_string());
+    let s: Sections = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| {
+            RunError::Config(format!(
+                "{where_}: {} (sections: run, machine, workload, metrics, or a manager name)",
+                e.message()
+            ))
+        })?;
+    Ok(RunConfig {
+        run: s.run,
+        machine: s.machine,
+        workload: s.workload,
+        metrics: s.metrics,
+        managers,
+    })
+}
+
+fn located(text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
+        Some(span) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("{line}: {}", e.message())
+        }
+        None => format!(" {}", e.message()),
+    }
+}
+
+/// Applies one `KEY=VALUE` (dotted key; VALUE as TOML, else a string).
+pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), RunError> {
+    let (key, value) = set
+        .split_once('=')
+        .ok_or_else(|| RunError::Config(format!("--set {set:?}: expected KEY=VALUE")))?;
+    let path: Vec<&str> = key.trim().split('.').collect();
+    if path.iter().any(|p| p.is_empty()) {
+        return Err(RunError::Config(format!(
+            "--set {set:?}: empty key segment"
+        )));
+    }
+    let value = value.trim();
+    let parsed = format!("v = {value}")
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let mut t = table;
+    for seg in &path[..path.len() - 1] {
+        let entry = t
+            .entry(seg.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .ok_or_else(|| RunError::Config(format!("--set {set:?}: {seg} is not a section")))?;
+    }
+    t.insert(path[path.len() - 1].to_string(), parsed);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_sets_merge_and_unknown_keys_fail() {
+        let c = load(
+            Some(("c.toml", "[run]\nseed = 5\n[workload]\naccess_rate = 1e6\n[random]\nfast_probability = 0.1\n")),
+            &["run.seed=7".into(), "machine.llc.bytes=1048576".into(), "random.fast_probability=0.3".into()],
+        )
+        .unwrap();
+        assert_eq!(c.run.seed, 7);
+        assert_eq!(c.workload.access_rate, 1e6);
+        assert_eq!(c.machine.llc.bytes, 1 << 20);
+        assert_eq!(
+            c.manager_params("random")["fast_probability"].as_float(),
+            Some(0.3)
+        );
+        let e = load(Some(("c.toml", "[run]\n\nsede = 1\n")), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("c.toml") && e.contains("sede"), "{e}");
+        let e = load(Some(("c.toml", "[run\n")), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.toml:1"), "{e}");
+        assert!(load(None, &["nokey".into()]).is_err());
+        assert!(load(None, &["bogus.x=1".into()]).is_err());
+    }
+}

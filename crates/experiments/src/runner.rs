@@ -1,0 +1,311 @@
+//! The run loop: access -> telemetry -> decision -> migration.
+
+use crate::config::RunConfig;
+use crate::groundtruth::{self, Score};
+use crate::report::{MigrationTotals, Report, TierReport, Window};
+use crate::RunError;
+use thermocline_backend::Backend;
+use thermocline_sim::{machine_preset, Access, Machine, MachineConfig, PerfConfig};
+use thermocline_vocab::{CapacitySpec, HUGE_PAGE};
+use thermocline_workloads::presets::{self as wl, WorkloadOptions};
+
+/// Accesses handed to the machine between two looks at the clock: small
+/// enough that ticks land within tens of simulated microseconds.
+const BATCH: usize = 256;
+
+/// Sees every access of a run (heatmaps). Generic, so the default observer
+/// costs nothing on the per-access path.
+pub trait Observer {
+    /// Called before the machine simulates `a`, at simulated time `now_ns`.
+    fn on_access(&mut self, a: &Access, now_ns: f64);
+}
+
+/// The observer that observes nothing.
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    #[inline(always)]
+    fn on_access(&mut self, _: &Access, _: f64) {}
+}
+
+/// Runs `cfg` and reports; `progress(done, total)` is called now and then.
+pub fn run(cfg: &RunConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, RunError> {
+    run_observed(cfg, progress, &mut NoObserver)
+}
+
+/// The slow tier's default capacity: the whole footprint, rounded up to 2 MiB
+/// per region so that huge pages always fit.
+fn default_slow_capacity(regions: &[thermocline_backend::RegionInfo]) -> u64 {
+    regions
+        .iter()
+        .map(|r| r.len.div_ceil(HUGE_PAGE) * HUGE_PAGE)
+        .sum::<u64>()
+        + HUGE_PAGE
+}
+
+fn parse_capacity(what: &str, text: &str) -> Result<CapacitySpec, RunError> {
+    CapacitySpec::parse(text).map_err(|e| RunError::Config(format!("{what}: {e}")))
+}
+
+/// Runs `cfg`, showing every access to `obs`.
+pub fn run_observed<O: Observer>(
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64, u64),
+    obs: &mut O,
+) -> Result<Report, RunError> {
+    let r = &cfg.run;
+    let preset = machine_preset(&r.machine).ok_or_else(|| {
+        RunError::Config(format!(
+            "unknown machine {:?} (see `thermocline list`)",
+            r.machine
+        ))
+    })?;
+    let mut tiers = (preset.tiers)();
+    let mlp = cfg.machine.mlp.unwrap_or(PerfConfig::default().mlp);
+    let opts = WorkloadOptions {
+        seed: r.seed,
+        access_rate: cfg.workload.access_rate,
+        compute_ns: cfg.workload.compute_ns,
+        thp: cfg.workload.thp,
+        fast_read_ns: tiers[0].read_ns,
+        mlp,
+    };
+    let mut workload = wl::load(&r.workload, &opts)?;
+    let mut manager =
+        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager))?;
+    let footprint = workload.footprint_bytes();
+
+    let fast_spec = match &r.fast_capacity {
+        Some(t) => parse_capacity("fast capacity", t)?,
+        None => manager
+            .default_fast_capacity()
+            .unwrap_or(CapacitySpec::PercentOfFootprint(50.0)),
+    };
+    let mut fast = fast_spec.resolve(footprint);
+    if matches!(fast_spec, CapacitySpec::PercentOfFootprint(p) if p >= 100.0) {
+        // "All of it" must hold every page even when regions start mid-2 MiB.
+        fast = fast.max(default_slow_capacity(&workload.regions));
+    }
+    if fast < 4096 {
+        return Err(RunError::Config(format!(
+            "fast capacity {fast} B is below one 4 KiB page"
+        )));
+    }
+    let slow = match &cfg.machine.slow_capacity {
+        Some(t) => parse_capacity("machine.slow_capacity", t)?.resolve(footprint),
+        None => default_slow_capacity(&workload.regions),
+    };
+    if fast + slow < footprint {
+        return Err(RunError::Config(format!(
+            "tiers of {fast} + {slow} B cannot hold the {footprint} B footprint"
+        )));
+    }
+    tiers[0].capacity_bytes = fast;
+    for t in tiers.iter_mut().skip(1) {
+        t.capacity_bytes = slow;
+    }
+    let mcfg = MachineConfig {
+        tiers,
+        tlb: cfg.machine.tlb.clone(),
+        llc: cfg.machine.llc.clone(),
+        perf: PerfConfig {
+            mlp,
+            compute_ns: workload.compute_ns,
+            threads: workload.threads,
+        },
+        costs: cfg.machine.costs.clone(),
+        seed: r.seed,
+    };
+    let mut m = Machine::new(mcfg, workload.regions.clone())
+        .map_err(|e| RunError::Config(e.to_string()))?;
+
+    let window_ns = cfg.metrics.window_s * 1e9;
+    if !(window_ns.is_finite() && window_ns >= 1e3) {
+        return Err(RunError::Config(
+            "metrics.window_s must be at least 1 us".into(),
+        ));
+    }
+    let limit = match r.duration_s {
+        Some(d) if d.is_finite() && d > 0.0 => {
+            ((d * cfg.workload.access_rate * workload.threads as f64) as u64)
+                .min(workload.total_accesses)
+        }
+        Some(_) => {
+            return Err(RunError::Config(
+                "duration must be a positive number of seconds".into(),
+            ))
+        }
+        None => workload.total_accesses,
+    };
+
+    manager.start(&mut m)?;
+    let tick_ns = manager.tick_ns().map(|t| t.max(1) as f64);
+    let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
+    let mut next_window = window_ns;
+    let mut win = WindowAcc::new(&m);
+    let mut windows = Vec::new();
+    let mut scores: Vec<Score> = Vec::new();
+    let mut buf = [Access::default(); BATCH];
+    let mut done = 0u64;
+    let mut batches = 0u64;
+    progress(0, limit);
+    while done < limit {
+        let want = ((limit - done) as usize).min(BATCH);
+        let n = workload.stream.fill(&mut buf[..want])?;
+        if n == 0 {
+            break;
+        }
+        for a in &buf[..n] {
+            obs.on_access(a, m.time_ns());
+            m.access(*a);
+        }
+        m.settle();
+        done += n as u64;
+        while m.time_ns() >= next_tick {
+            if let Some(hot) = manager.tick(&mut m)? {
+                let s = groundtruth::score(&mut m, &hot, cfg.metrics.hot_threshold);
+                win.scores.push(s);
+                scores.push(s);
+            }
+            m.settle();
+            next_tick += tick_ns.expect("finite only with ticks");
+        }
+        while m.time_ns() >= next_window {
+            windows.push(win.close(&m, next_window, window_ns));
+            next_window += window_ns;
+        }
+        batches += 1;
+        if batches % 1024 == 0 {
+            progress(done, limit);
+        }
+    }
+    progress(done, limit);
+    let end = m.time_ns();
+    if end > next_window - window_ns {
+        windows.push(win.close(&m, end, end - (next_window - window_ns)));
+    }
+    Ok(build_report(
+        cfg, &workload, &m, windows, &scores, footprint,
+    ))
+}
+
+/// Accumulates one window.
+struct WindowAcc {
+    slow_accesses_at_start: u64,
+    scores: Vec<Score>,
+}
+
+fn slow_accesses(m: &Machine) -> u64 {
+    m.app_counters()
+        .iter()
+        .skip(1)
+        .map(|c| c.reads + c.writes)
+        .sum()
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let (s, n) = v.fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
+    (n > 0).then(|| s / f64::from(n))
+}
+
+impl WindowAcc {
+    fn new(m: &Machine) -> Self {
+        WindowAcc {
+            slow_accesses_at_start: slow_accesses(m),
+            scores: Vec::new(),
+        }
+    }
+
+    fn close(&mut self, m: &Machine, t_ns: f64, len_ns: f64) -> Window {
+        let now = slow_accesses(m);
+        let w = Window {
+            t_s: t_ns / 1e9,
+            resident_bytes: m.resident_bytes(),
+            slow_tier_accesses_per_s: (now - self.slow_accesses_at_start) as f64 / (len_ns / 1e9),
+            precision: mean(self.scores.iter().filter_map(|s| s.precision)),
+            recall: mean(self.scores.iter().filter_map(|s| s.recall)),
+        };
+        *self = WindowAcc {
+            slow_accesses_at_start: now,
+            scores: Vec::new(),
+        };
+        w
+    }
+}
+
+fn build_report(
+    cfg: &RunConfig,
+    workload: &thermocline_workloads::Workload,
+    m: &Machine,
+    windows: Vec<Window>,
+    scores: &[Score],
+    footprint: u64,
+) -> Report {
+    let sim_s = m.time_ns() / 1e9;
+    let ideal_s = m.ideal_time_ns() / 1e9;
+    let infos = m.tiers();
+    let mut tiers = Vec::new();
+    for (i, spec) in m.config().tiers.iter().enumerate() {
+        // Time-weighted residency from the window samples.
+        let mut prev_t = 0.0;
+        let mut area = 0.0;
+        for w in &windows {
+            area += w.resident_bytes[i] as f64 * (w.t_s - prev_t);
+            prev_t = w.t_s;
+        }
+        let all = m
+            .tier_counters(thermocline_vocab::TierId(i as u8))
+            .unwrap_or_default();
+        let dynamic = (all.reads * 512) as f64 * spec.read_pj_per_bit * 1e-12
+            + (all.writes * 512) as f64 * spec.write_pj_per_bit * 1e-12;
+        let standby =
+            spec.standby_w_per_gb * (infos[i].capacity_bytes as f64 / (1u64 << 30) as f64) * sim_s;
+        let app = m.app_counters()[i];
+        tiers.push(TierReport {
+            name: spec.name.clone(),
+            capacity_bytes: infos[i].capacity_bytes,
+            avg_resident_bytes: if prev_t > 0.0 { area / prev_t } else { 0.0 },
+            reads: app.reads,
+            writes: app.writes,
+            energy_j: dynamic + standby,
+        });
+    }
+    let st = m.stats().clone();
+    Report {
+        workload: workload.name.clone(),
+        manager: cfg.run.manager.clone(),
+        machine: cfg.run.machine.clone(),
+        seed: cfg.run.seed,
+        backend: m.kind().to_string(),
+        footprint_bytes: footprint,
+        touched_bytes: m.resident_bytes().iter().sum(),
+        sim_time_s: sim_s,
+        ideal_time_s: ideal_s,
+        accesses: st.accesses,
+        slowdown: if ideal_s > 0.0 {
+            sim_s / ideal_s - 1.0
+        } else {
+            0.0
+        },
+        tiers,
+        migrations: MigrationTotals {
+            promoted_pages: st.promoted_pages,
+            demoted_pages: st.demoted_pages,
+            bytes: st.migrated_bytes,
+        },
+        manager_cpu_util: if sim_s > 0.0 {
+            m.manager_ns() / 1e9 / sim_s
+        } else {
+            0.0
+        },
+        hot_rule: format!(
+            "a 2 MiB unit is hot if it received >= {} accesses since the manager's previous report",
+            cfg.metrics.hot_threshold.max(1)
+        ),
+        mean_precision: mean(scores.iter().filter_map(|s| s.precision)),
+        mean_recall: mean(scores.iter().filter_map(|s| s.recall)),
+        stats: st,
+        phases: workload.phases.clone(),
+        windows,
+    }
+}

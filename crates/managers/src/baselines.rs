@@ -1,0 +1,111 @@
+//! Baselines that place pages once, on first touch, and never migrate:
+//! `all-fast`, `all-slow`, `first-touch`, `interleave` and `random`. They
+//! bound what telemetry-driven managers can gain, and `all-fast` is the
+//! reference of `slowdown`.
+
+use crate::Manager;
+use serde::Deserialize;
+use thermocline_backend::{Backend, BackendError, MemPolicy};
+use thermocline_vocab::{CapacitySpec, TierId};
+
+fn set_all(b: &mut dyn Backend, policy: MemPolicy) -> Result<(), BackendError> {
+    let mut asids: Vec<_> = b.regions().iter().map(|r| r.asid).collect();
+    asids.dedup();
+    for a in asids {
+        b.set_policy(a, policy)?;
+    }
+    Ok(())
+}
+
+/// Every page in the fast tier. Unless the user says otherwise its fast tier
+/// holds the whole footprint, so it is the ideal machine and its slowdown is 0.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllFast {}
+
+impl Manager for AllFast {
+    fn name(&self) -> &'static str {
+        "all-fast"
+    }
+    fn default_fast_capacity(&self) -> Option<CapacitySpec> {
+        Some(CapacitySpec::PercentOfFootprint(100.0))
+    }
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        set_all(b, MemPolicy::Bind { tier: TierId::FAST })
+    }
+}
+
+/// Every page in the slowest tier.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllSlow {}
+
+impl Manager for AllSlow {
+    fn name(&self) -> &'static str {
+        "all-slow"
+    }
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let slowest = TierId(b.tiers().len().saturating_sub(1) as u8);
+        set_all(b, MemPolicy::Bind { tier: slowest })
+    }
+}
+
+/// The fast tier until it is full, then the slow one (Linux's preferred-node
+/// policy; the Ambix paper's "local first-touch").
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirstTouch {}
+
+impl Manager for FirstTouch {
+    fn name(&self) -> &'static str {
+        "first-touch"
+    }
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        set_all(b, MemPolicy::PreferFast)
+    }
+}
+
+/// Pages alternate between tiers in touch order (MPOL_INTERLEAVE).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Interleave {}
+
+impl Manager for Interleave {
+    fn name(&self) -> &'static str {
+        "interleave"
+    }
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        set_all(b, MemPolicy::Interleave)
+    }
+}
+
+/// Each page goes to the fast tier with probability `fast_probability`
+/// (while it has room), else to the slow tier.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Random {
+    /// Chance that a new page is placed in the fast tier.
+    pub fast_probability: f64,
+}
+
+impl Default for Random {
+    fn default() -> Self {
+        Random {
+            fast_probability: 0.5,
+        }
+    }
+}
+
+impl Manager for Random {
+    fn name(&self) -> &'static str {
+        "random"
+    }
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        set_all(
+            b,
+            MemPolicy::Random {
+                fast_probability: self.fast_probability,
+            },
+        )
+    }
+}

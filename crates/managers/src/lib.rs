@@ -1,0 +1,70 @@
+//! Managers: a telemetry technique plus a placement policy, written against
+//! [`thermocline_backend::Backend`] only, so that one manager runs unchanged on
+//! every backend.
+//!
+//! A manager is driven by ticks of simulated time (never the wall clock): the
+//! runner calls [`Manager::start`] once, then [`Manager::tick`] every
+//! [`Manager::tick_ns`]. A tick may report the manager's current hot set,
+//! which the runner scores against the simulator's ground truth.
+//!
+//! Managers are chosen by name at the edge ([`registry::build`]) with typed
+//! parameters; the paper systems will each get their own module here.
+#![deny(missing_docs)]
+
+pub mod baselines;
+pub mod registry;
+
+use thermocline_backend::{Backend, BackendError};
+use thermocline_vocab::{Asid, CapacitySpec};
+
+/// Virtual ranges a manager believes hot, for precision and recall.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HotSet {
+    /// (address space, start, length) ranges.
+    pub ranges: Vec<(Asid, u64, u64)>,
+}
+
+/// A telemetry technique plus a placement policy.
+pub trait Manager {
+    /// Registry name.
+    fn name(&self) -> &'static str;
+
+    /// The fast-tier capacity this manager is meant to run with when the user
+    /// gives none (e.g. the whole footprint for `all-fast`).
+    fn default_fast_capacity(&self) -> Option<CapacitySpec> {
+        None
+    }
+
+    /// Called once before the first access: set allocation policies, start
+    /// sampling, read the regions.
+    fn start(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError>;
+
+    /// Interval between ticks in simulated ns; `None` for managers that act
+    /// only at start.
+    fn tick_ns(&self) -> Option<u64> {
+        None
+    }
+
+    /// One period of telemetry and placement. Returns the hot set if the
+    /// technique reports one this tick.
+    fn tick(&mut self, backend: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+        let _ = backend;
+        Ok(None)
+    }
+}
+
+/// Parameters a user gave for a manager that it cannot accept.
+#[derive(Debug, thiserror::Error)]
+pub enum ManagerError {
+    /// No manager of that name.
+    #[error("unknown manager {0:?} (see `thermocline list`)")]
+    Unknown(String),
+    /// A parameter is unknown or has the wrong type.
+    #[error("parameters of manager {manager}: {msg}")]
+    BadParams {
+        /// The manager.
+        manager: &'static str,
+        /// What serde said.
+        msg: String,
+    },
+}

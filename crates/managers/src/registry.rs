@@ -1,0 +1,92 @@
+//! The one place where manager names become managers.
+
+use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
+use crate::{Manager, ManagerError};
+use serde::de::DeserializeOwned;
+
+/// A registered manager: its name, a one-line description, and a builder that
+/// takes its parameters as a TOML table.
+pub struct Entry {
+    /// Name, as given to `--manager`.
+    pub name: &'static str,
+    /// One line for `thermocline list`.
+    pub description: &'static str,
+    build: fn(&'static str, toml::Table) -> Result<Box<dyn Manager>, ManagerError>,
+}
+
+fn with_params<M: Manager + DeserializeOwned + 'static>(
+    name: &'static str,
+    params: toml::Table,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let m: M = params
+        .try_into()
+        .map_err(|e: toml::de::Error| ManagerError::BadParams {
+            manager: name,
+            msg: e.message().to_string(),
+        })?;
+    Ok(Box::new(m))
+}
+
+/// Every manager.
+pub const MANAGERS: &[Entry] = &[
+    Entry {
+        name: "all-fast",
+        description: "every page in the fast tier (sized to the footprint unless --fast-capacity is given): the slowdown reference",
+        build: with_params::<AllFast>,
+    },
+    Entry {
+        name: "all-slow",
+        description: "every page in the slowest tier",
+        build: with_params::<AllSlow>,
+    },
+    Entry {
+        name: "first-touch",
+        description: "fast tier until full, then slow; no migration (Linux preferred node)",
+        build: with_params::<FirstTouch>,
+    },
+    Entry {
+        name: "interleave",
+        description: "pages alternate between tiers in touch order (MPOL_INTERLEAVE); no migration",
+        build: with_params::<Interleave>,
+    },
+    Entry {
+        name: "random",
+        description: "each page to the fast tier with probability random.fast_probability (0.5); no migration",
+        build: with_params::<Random>,
+    },
+];
+
+/// Builds manager `name` with `params` (its section of the configuration).
+pub fn build(name: &str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+    let e = MANAGERS
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| ManagerError::Unknown(name.to_string()))?;
+    (e.build)(e.name, params)
+}
+
+/// Whether `name` is a registered manager.
+pub fn exists(name: &str) -> bool {
+    MANAGERS.iter().any(|e| e.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_every_manager_with_defaults_and_rejects_unknown_params() {
+        for e in MANAGERS {
+            let m = build(e.name, toml::Table::new()).unwrap();
+            assert_eq!(m.name(), e.name);
+        }
+        let mut t = toml::Table::new();
+        t.insert("fast_probability".into(), toml::Value::Float(0.25));
+        assert!(build("random", t).is_ok());
+        let mut t = toml::Table::new();
+        t.insert("nonsense".into(), toml::Value::Integer(1));
+        let err = build("random", t).err().unwrap().to_string();
+        assert!(err.contains("nonsense"), "{err}");
+        assert!(build("thermostatt", toml::Table::new()).is_err());
+    }
+}

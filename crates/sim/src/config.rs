@@ -1,0 +1,120 @@
+//! Configuration of the exact machine: plain serde types, kept apart from state.
+
+use crate::tiers::TierSpec;
+use serde::{Deserialize, Serialize};
+use thermocline_backend::costs::CostTable;
+
+/// TLB geometry and translation costs. Defaults: a Skylake-SP-like core
+/// (../shared/reference/paging.md): L1 dTLB 64 entries 4-way for 4 KiB and
+/// 32 entries 4-way for 2 MiB, a unified 1536-entry 12-way STLB.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TlbConfig {
+    /// L1 dTLB entries for 4 KiB pages.
+    pub l1_base_entries: usize,
+    /// Their associativity.
+    pub l1_base_ways: usize,
+    /// L1 dTLB entries for 2 MiB pages.
+    pub l1_huge_entries: usize,
+    /// Their associativity.
+    pub l1_huge_ways: usize,
+    /// Unified second-level TLB entries (4 KiB and 2 MiB).
+    pub stlb_entries: usize,
+    /// Its associativity.
+    pub stlb_ways: usize,
+    /// Extra latency of an L1 miss that hits the STLB: 9 cycles at 2.5 GHz
+    /// (Intel optimisation manual, Skylake).
+    pub stlb_hit_ns: f64,
+    /// Cost of each page-table entry a hardware walk reads (*inferred*: ~20
+    /// cycles, an L2 hit, since page-table lines are usually cached).
+    pub walk_level_ns: f64,
+    /// Paging-structure-cache entries: PML4, PDPTE, PDE caches (*inferred*).
+    pub psc_entries: [usize; 3],
+}
+
+impl Default for TlbConfig {
+    fn default() -> Self {
+        TlbConfig {
+            l1_base_entries: 64,
+            l1_base_ways: 4,
+            l1_huge_entries: 32,
+            l1_huge_ways: 4,
+            stlb_entries: 1536,
+            stlb_ways: 12,
+            stlb_hit_ns: 3.6,
+            walk_level_ns: 8.0,
+            psc_entries: [2, 4, 32],
+        }
+    }
+}
+
+/// The optional last-level cache. Off by default: then every access the
+/// workload makes is a memory access.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlcConfig {
+    /// Size in bytes; 0 turns the LLC off.
+    pub bytes: u64,
+    /// Associativity.
+    pub ways: usize,
+    /// Latency of a hit (ns), charged as core time.
+    pub hit_ns: f64,
+}
+
+impl Default for LlcConfig {
+    fn default() -> Self {
+        LlcConfig {
+            bytes: 0,
+            ways: 16,
+            hit_ns: 15.0,
+        }
+    }
+}
+
+/// How accesses become time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PerfConfig {
+    /// Memory-level parallelism: misses a core overlaps on average, so a miss
+    /// stalls it for latency / mlp (*inferred* default 4; an out-of-order core
+    /// has ~10 line-fill buffers, pointer chasing gets 1).
+    pub mlp: f64,
+    /// Core time between two memory accesses of one thread (ns); set from the
+    /// workload.
+    pub compute_ns: f64,
+    /// Threads running the workload, one per core; set from the workload.
+    pub threads: usize,
+}
+
+impl Default for PerfConfig {
+    fn default() -> Self {
+        PerfConfig {
+            mlp: 4.0,
+            compute_ns: 0.0,
+            threads: 1,
+        }
+    }
+}
+
+/// The whole machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineConfig {
+    /// Tiers, fastest first; capacities must be set.
+    pub tiers: Vec<TierSpec>,
+    /// TLBs and walks.
+    #[serde(default)]
+    pub tlb: TlbConfig,
+    /// Last-level cache.
+    #[serde(default)]
+    pub llc: LlcConfig,
+    /// Performance model.
+    #[serde(default)]
+    pub perf: PerfConfig,
+    /// Costs charged for primitives.
+    #[serde(default)]
+    pub costs: CostTable,
+    /// Seed of the machine's own random streams (sample jitter, random policy).
+    #[serde(default)]
+    pub seed: u64,
+}

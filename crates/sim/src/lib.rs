@@ -1,0 +1,38 @@
+//! The exact simulated machine: it replays a workload's accesses one by one
+//! through x86-64 translation hardware and a tiered memory.
+//!
+//! What is modelled, and where:
+//! - [`pagetable`]: a 4-level radix page table with x86's A/D/PS bits and a
+//!   reserved poison bit; a deposited leaf table per 2 MiB range holds
+//!   ground-truth access counts;
+//! - [`tlb`] and [`psc`]: per-core L1 dTLBs (4 KiB and 2 MiB), a unified STLB,
+//!   and the three paging-structure caches, all LRU;
+//! - [`llc`]: an optional physically indexed last-level cache;
+//! - [`frames`]: per-tier frame allocation in 2 MiB blocks;
+//! - [`tiers`]: tier and machine presets with their sources;
+//! - [`perf`]: the performance model (latency with memory-level parallelism,
+//!   bandwidth saturation, fault and shootdown costs) and the ideal clock;
+//! - `machine` and `ops`: the access path and the backend interface.
+//!
+//! Semantics follow Intel SDM vol. 3A 4.8-4.10 (see
+//! ../shared/reference/paging.md): Accessed is set in every entry a walk reads
+//! and only when a translation is formed, Dirty in the leaf on the first store
+//! through a translation, walks that hit a paging-structure cache skip the
+//! upper levels, and INVLPG drops the page's TLB entries and every
+//! paging-structure-cache entry of the address space.
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod frames;
+pub mod llc;
+mod machine;
+mod ops;
+pub mod pagetable;
+pub mod perf;
+pub mod psc;
+pub mod tiers;
+pub mod tlb;
+
+pub use config::{LlcConfig, MachineConfig, PerfConfig, TlbConfig};
+pub use machine::{Access, ConfigError, Machine, MachineStats};
+pub use tiers::{machine_preset, MachinePreset, TierSpec, MACHINE_PRESETS};

@@ -1,0 +1,813 @@
+//! The exact machine: every access goes through a TLB lookup, a hardware page
+//! walk on a miss (with paging-structure caches, Accessed/Dirty updates and
+//! poison faults), an optional LLC, and a tier; time comes from the
+//! performance model in [`crate::perf`].
+
+use crate::config::MachineConfig;
+use crate::frames::TierFrames;
+use crate::llc::{Llc, LlcOutcome};
+use crate::pagetable::{self as pt, PageTable};
+use crate::perf::{Clock, Epoch};
+use crate::psc::Psc;
+use crate::tlb::{tag, Tlb, TlbEntry};
+use std::collections::BTreeMap;
+use thermocline_backend::{
+    BackendError, MemPolicy, RegionInfo, Sample, SamplingConfig, TierCounters,
+};
+use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId, PAGES_PER_HUGE};
+
+/// One memory access of the workload.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Virtual address.
+    pub va: u64,
+    /// Address space.
+    pub asid: u16,
+    /// Core (thread) issuing it.
+    pub core: u16,
+    /// A store (else a load).
+    pub write: bool,
+}
+
+/// Per-core translation state.
+#[derive(Clone, Debug)]
+pub(crate) struct Core {
+    pub l1_base: Tlb,
+    pub l1_huge: Tlb,
+    pub stlb: Tlb,
+    /// PML4, PDPTE and PDE caches.
+    pub psc: [Psc; 3],
+    /// The last translation used, as a VA range: accesses inside it need no
+    /// lookup because that entry is already most recent in its set.
+    pub last_lo: u64,
+    pub last_hi: u64,
+    pub last_asid: u16,
+    pub last: TlbEntry,
+}
+
+impl Core {
+    fn forget_last(&mut self) {
+        self.last_lo = 1;
+        self.last_hi = 0;
+    }
+}
+
+/// One address space.
+#[derive(Clone, Debug)]
+pub(crate) struct Space {
+    pub pt: PageTable,
+    pub policy: MemPolicy,
+    pub interleave_next: u8,
+}
+
+/// Counts the machine keeps for reports.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct MachineStats {
+    /// Workload accesses.
+    pub accesses: u64,
+    /// Accesses that missed the L1 dTLB.
+    pub l1_tlb_misses: u64,
+    /// Accesses that missed the STLB too (hardware walks).
+    pub walks: u64,
+    /// Page-table entries read by hardware walks.
+    pub walk_entries: u64,
+    /// LLC misses (every access when the LLC is off).
+    pub llc_misses: u64,
+    /// Demand-paging faults (first touch).
+    pub first_touch_faults: u64,
+    /// BadgerTrap-style faults on poisoned pages.
+    pub poison_faults: u64,
+    /// Faults on pages of a tier that is not byte-addressable.
+    pub tier_faults: u64,
+    /// Pages moved to the fast tier by such faults.
+    pub tier_fault_promotions: u64,
+    /// Pages moved to a faster tier by the manager.
+    pub promoted_pages: u64,
+    /// Pages moved to a slower tier by the manager.
+    pub demoted_pages: u64,
+    /// Bytes moved by the manager.
+    pub migrated_bytes: u64,
+    /// TLB shootdowns (each interrupts every core).
+    pub shootdowns: u64,
+    /// PEBS-like samples taken.
+    pub samples: u64,
+}
+
+struct Sampler {
+    cfg: SamplingConfig,
+    countdown: u64,
+    buf: Vec<Sample>,
+    dropped: u64,
+    rng: Rng,
+}
+
+impl Sampler {
+    fn next_period(&mut self) -> u64 {
+        // Jitter by +-50% around the period so that strided patterns are not
+        // aliased, as perf's randomised sampling does.
+        let p = self.cfg.period.max(1);
+        p / 2 + self.rng.below(p) + 1
+    }
+}
+
+/// The exact simulated machine.
+pub struct Machine {
+    pub(crate) cfg: MachineConfig,
+    pub(crate) spaces: Vec<Space>,
+    pub(crate) regions: Vec<RegionInfo>,
+    pub(crate) cores: Vec<Core>,
+    pub(crate) frames: Vec<TierFrames>,
+    llc: Option<Llc>,
+    pub(crate) epoch: Epoch,
+    pub(crate) clock: Clock,
+    /// Cumulative traffic per tier: application and migration.
+    pub(crate) counters: Vec<TierCounters>,
+    /// Cumulative application traffic per tier.
+    pub(crate) app_counters: Vec<TierCounters>,
+    pub(crate) stats: MachineStats,
+    pub(crate) manager_ns: f64,
+    any_huge: bool,
+    sampler: Option<Sampler>,
+    /// Fault counts of poisoned pages, by (asid, page base).
+    pub(crate) poison: BTreeMap<(u16, u64), u64>,
+    rng: Rng,
+}
+
+/// A machine that cannot be built from its configuration.
+#[derive(Debug, thiserror::Error)]
+#[error("machine configuration: {0}")]
+pub struct ConfigError(pub String);
+
+impl Machine {
+    /// Builds a machine with `regions` mapped lazily (pages appear on first touch).
+    pub fn new(cfg: MachineConfig, mut regions: Vec<RegionInfo>) -> Result<Self, ConfigError> {
+        let e = |s: String| ConfigError(s);
+        if cfg.tiers.is_empty() || cfg.tiers.len() > 8 {
+            return Err(e("a machine needs 1 to 8 tiers".into()));
+        }
+        for t in &cfg.tiers {
+            if t.capacity_bytes < 4096 {
+                return Err(e(format!("tier {} has no capacity", t.name)));
+            }
+            let positive = [t.read_ns, t.write_ns, t.read_gbps, t.write_gbps];
+            if positive.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
+                return Err(e(format!(
+                    "tier {}: latencies and bandwidths must be positive",
+                    t.name
+                )));
+            }
+        }
+        if !(cfg.perf.mlp.is_finite() && cfg.perf.mlp >= 1.0) {
+            return Err(e("perf.mlp must be at least 1".into()));
+        }
+        if cfg.perf.threads == 0 || cfg.perf.threads > 4096 {
+            return Err(e("perf.threads must be 1..4096".into()));
+        }
+        let t = &cfg.tlb;
+        let core = Core {
+            l1_base: Tlb::new(t.l1_base_entries, t.l1_base_ways).map_err(e)?,
+            l1_huge: Tlb::new(t.l1_huge_entries, t.l1_huge_ways).map_err(e)?,
+            stlb: Tlb::new(t.stlb_entries, t.stlb_ways).map_err(e)?,
+            psc: t.psc_entries.map(Psc::new),
+            last_lo: 1,
+            last_hi: 0,
+            last_asid: 0,
+            last: TlbEntry::EMPTY,
+        };
+        let llc = if cfg.llc.bytes > 0 {
+            Some(Llc::new(cfg.llc.bytes, cfg.llc.ways).map_err(e)?)
+        } else {
+            None
+        };
+        let mut frames = Vec::new();
+        let mut base = 0u64;
+        for t in &cfg.tiers {
+            let count = t.capacity_bytes / 4096;
+            frames.push(TierFrames::new(base, count));
+            base += count.div_ceil(PAGES_PER_HUGE) * PAGES_PER_HUGE;
+        }
+        regions.sort_by_key(|r| (r.asid, r.start));
+        let n_spaces = regions
+            .iter()
+            .map(|r| r.asid.0 as usize + 1)
+            .max()
+            .unwrap_or(1);
+        let ntiers = cfg.tiers.len();
+        Ok(Machine {
+            spaces: (0..n_spaces)
+                .map(|_| Space {
+                    pt: PageTable::default(),
+                    policy: MemPolicy::PreferFast,
+                    interleave_next: 0,
+                })
+                .collect(),
+            regions,
+            cores: vec![core; cfg.perf.threads],
+            frames,
+            llc,
+            epoch: Epoch::new(ntiers),
+            clock: Clock::default(),
+            counters: vec![TierCounters::default(); ntiers],
+            app_counters: vec![TierCounters::default(); ntiers],
+            stats: MachineStats::default(),
+            manager_ns: 0.0,
+            any_huge: false,
+            sampler: None,
+            poison: BTreeMap::new(),
+            rng: Rng::derive(cfg.seed, "machine"),
+            cfg,
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MachineConfig {
+        &self.cfg
+    }
+
+    /// Counts so far.
+    pub fn stats(&self) -> &MachineStats {
+        &self.stats
+    }
+
+    /// Simulated time in ns (actual placement), as of the last [`Machine::settle`].
+    pub fn time_ns(&self) -> f64 {
+        self.clock.now_ns
+    }
+
+    /// Simulated time in ns had every page been in the fast tier with no
+    /// manager: the denominator of `slowdown`.
+    pub fn ideal_time_ns(&self) -> f64 {
+        self.clock.ideal_ns
+    }
+
+    /// Manager CPU time charged so far (ns).
+    pub fn manager_ns(&self) -> f64 {
+        self.manager_ns
+    }
+
+    /// Application traffic per tier so far.
+    pub fn app_counters(&self) -> &[TierCounters] {
+        &self.app_counters
+    }
+
+    /// Bytes backing pages in each tier.
+    pub fn resident_bytes(&self) -> Vec<u64> {
+        self.frames.iter().map(|f| f.used() * 4096).collect()
+    }
+
+    /// Host memory the machine's state uses (page tables, counts, TLBs, free lists).
+    pub fn host_bytes(&self) -> usize {
+        let spaces: usize = self.spaces.iter().map(|s| s.pt.host_bytes()).sum();
+        let frames: usize = self.frames.iter().map(|f| f.host_bytes()).sum();
+        let tlbs = self.cores.len()
+            * (self.cfg.tlb.l1_base_entries
+                + self.cfg.tlb.l1_huge_entries
+                + self.cfg.tlb.stlb_entries)
+            * std::mem::size_of::<TlbEntry>();
+        spaces + frames + tlbs
+    }
+
+    /// Advances simulated time over the accesses since the last call.
+    pub fn settle(&mut self) {
+        self.stats.walk_entries += self.epoch.walk_entries;
+        self.epoch.settle(&self.cfg, &mut self.clock);
+    }
+
+    /// The tier that owns `frame`.
+    #[inline]
+    pub(crate) fn tier_of(&self, frame: u64) -> u8 {
+        self.frames.iter().position(|f| f.owns(frame)).unwrap_or(0) as u8
+    }
+
+    /// Simulates one access.
+    #[inline]
+    pub fn access(&mut self, a: Access) {
+        let e = self.translate(a);
+        let space = &mut self.spaces[a.asid as usize];
+        let c = &mut space.pt.counts[e.leaf as usize][((a.va >> 12) & 511) as usize];
+        *c = c.saturating_add(1);
+        self.epoch.accesses += 1;
+        let memory = match &mut self.llc {
+            None => true,
+            Some(llc) => {
+                let pline =
+                    ((e.frame << 12) + (a.va & if e.huge { 0x1f_ffff } else { 0xfff })) >> 6;
+                match llc.access(pline, a.write) {
+                    LlcOutcome::Hit => {
+                        self.epoch.llc_hits += 1;
+                        false
+                    }
+                    LlcOutcome::Miss { writeback } => {
+                        if let Some(victim) = writeback {
+                            let t = self.tier_of(victim >> 6) as usize;
+                            self.epoch.writes[t] += 1;
+                            self.app_counters[t].writes += 1;
+                            self.counters[t].writes += 1;
+                        }
+                        true
+                    }
+                }
+            }
+        };
+        if memory {
+            let t = e.tier as usize;
+            // With an LLC a store miss reads the line for ownership; the
+            // write reaches memory later, at eviction. Without one, the
+            // access itself is the memory access.
+            if a.write && self.llc.is_none() {
+                self.epoch.writes[t] += 1;
+                self.app_counters[t].writes += 1;
+                self.counters[t].writes += 1;
+            } else {
+                self.epoch.reads[t] += 1;
+                self.app_counters[t].reads += 1;
+                self.counters[t].reads += 1;
+            }
+            self.stats.llc_misses += 1;
+            if self.sampler.is_some() {
+                self.sample(a, e.tier);
+            }
+        }
+        self.stats.accesses += 1;
+    }
+
+    #[cold]
+    fn sample(&mut self, a: Access, tier: u8) {
+        use thermocline_backend::SampleEvent::*;
+        let now = self.clock.now_ns as u64;
+        let Some(s) = self.sampler.as_mut() else {
+            return;
+        };
+        let counts = match s.cfg.event {
+            LlcMissLoads => !a.write,
+            LlcMissStores => a.write,
+            LlcMissAll => true,
+        };
+        if !counts {
+            return;
+        }
+        s.countdown -= 1;
+        if s.countdown > 0 {
+            return;
+        }
+        s.countdown = s.next_period();
+        self.stats.samples += 1;
+        self.epoch.samples += 1;
+        if s.buf.len() < s.cfg.buffer {
+            s.buf.push(Sample {
+                asid: Asid(a.asid),
+                va: a.va,
+                write: a.write,
+                tier: TierId(tier),
+                t_ns: now,
+            });
+        } else {
+            s.dropped += 1;
+        }
+    }
+
+    /// The translation of an access: fast path, L1, STLB, then a walk.
+    #[inline]
+    fn translate(&mut self, a: Access) -> TlbEntry {
+        let any_huge = self.any_huge;
+        let core = &mut self.cores[a.core as usize];
+        if a.va >= core.last_lo && a.va < core.last_hi && a.asid == core.last_asid {
+            if !a.write || core.last.dirty {
+                return core.last;
+            }
+        }
+        self.slow_translate(a, any_huge)
+    }
+
+    fn remember(core: &mut Core, a: Access, e: TlbEntry) {
+        let size = if e.huge {
+            PageSize::Huge
+        } else {
+            PageSize::Base
+        };
+        core.last_lo = size.align_down(a.va);
+        core.last_hi = core.last_lo + size.bytes();
+        core.last_asid = a.asid;
+        core.last = e;
+    }
+
+    fn slow_translate(&mut self, a: Access, any_huge: bool) -> TlbEntry {
+        let tb = tag(a.asid, a.va, false);
+        let th = tag(a.asid, a.va, true);
+        let core = &mut self.cores[a.core as usize];
+        let mut found = core.l1_base.lookup(tb);
+        if found.is_none() && any_huge {
+            found = core.l1_huge.lookup(th);
+        }
+        if found.is_none() {
+            self.stats.l1_tlb_misses += 1;
+            found = core.stlb.lookup(tb);
+            if found.is_none() && any_huge {
+                found = core.stlb.lookup(th);
+            }
+            if let Some(e) = found {
+                self.epoch.stlb_hits += 1;
+                if e.huge {
+                    core.l1_huge.insert(e);
+                } else {
+                    core.l1_base.insert(e);
+                }
+            }
+        }
+        let mut e = match found {
+            Some(e) => e,
+            None => self.walk(a),
+        };
+        if a.write && !e.dirty {
+            e = self.set_dirty_through_tlb(a, e);
+        }
+        Self::remember(&mut self.cores[a.core as usize], a, e);
+        e
+    }
+
+    /// A store through a translation cached without Dirty: the processor sets
+    /// D in the leaf entry in memory (SDM 4.8) and the cached entry now has it.
+    fn set_dirty_through_tlb(&mut self, a: Access, mut e: TlbEntry) -> TlbEntry {
+        if let Some(leaf) = self.spaces[a.asid as usize].pt.leaf_mut(a.va) {
+            *leaf |= pt::D;
+        }
+        self.epoch.walk_entries += 1;
+        e.dirty = true;
+        let core = &mut self.cores[a.core as usize];
+        let set_dirty = |x: &mut TlbEntry| x.dirty = true;
+        if e.huge {
+            core.l1_huge.update(e.tag, set_dirty);
+        } else {
+            core.l1_base.update(e.tag, set_dirty);
+        }
+        core.stlb.update(e.tag, set_dirty);
+        e
+    }
+
+    /// A hardware page walk (SDM 4.8, 4.10.3). Starts from the deepest
+    /// paging-structure-cache hit; sets Accessed in every entry it reads (and
+    /// only those), Dirty in the leaf on a store; demand-faults missing pages;
+    /// counts a fault on a poisoned leaf; fills the TLBs and the PSCs.
+    fn walk(&mut self, a: Access) -> TlbEntry {
+        self.stats.walks += 1;
+        loop {
+            if let Some(e) = self.try_walk(a) {
+                return e;
+            }
+            self.demand_fault(a.asid, a.va);
+        }
+    }
+
+    fn try_walk(&mut self, a: Access) -> Option<TlbEntry> {
+        let (asid, va) = (a.asid, a.va);
+        let space = &mut self.spaces[asid as usize];
+        let table = &mut space.pt;
+        let core = &mut self.cores[a.core as usize];
+        let keys = [
+            Psc::key(asid, va, 39),
+            Psc::key(asid, va, 30),
+            Psc::key(asid, va, 21),
+        ];
+        let mut reads = 0u64;
+        let leaf_table = match core.psc[2].lookup(keys[2]) {
+            Some(t) => t,
+            None => {
+                let pmd_table = match core.psc[1].lookup(keys[1]) {
+                    Some(t) => t,
+                    None => {
+                        let pud_table = match core.psc[0].lookup(keys[0]) {
+                            Some(t) => t,
+                            None => {
+                                reads += 1;
+                                let e = &mut table.pgd[Level::Pgd.index(va)];
+                                if *e & pt::P == 0 {
+                                    self.epoch.walk_entries += reads;
+                                    return None;
+                                }
+                                *e |= pt::A;
+                                let t = pt::target(*e) as u32;
+                                core.psc[0].insert(keys[0], t);
+                                t
+                            }
+                        };
+                        reads += 1;
+                        let e = &mut table.pud[pud_table as usize][Level::Pud.index(va)];
+                        if *e & pt::P == 0 {
+                            self.epoch.walk_entries += reads;
+                            return None;
+                        }
+                        *e |= pt::A;
+                        let t = pt::target(*e) as u32;
+                        core.psc[1].insert(keys[1], t);
+                        t
+                    }
+                };
+                reads += 1;
+                let slot = Level::Pmd.index(va);
+                let e = &mut table.pmd[pmd_table as usize][slot];
+                if *e & pt::P == 0 {
+                    self.epoch.walk_entries += reads;
+                    return None;
+                }
+                *e |= pt::A;
+                if *e & pt::PS != 0 {
+                    // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
+                    if a.write {
+                        *e |= pt::D;
+                    }
+                    let leaf = table.deposit[pmd_table as usize][slot];
+                    let entry = *e;
+                    self.epoch.walk_entries += reads;
+                    return Some(self.finish_walk(a, entry, leaf, true));
+                }
+                let t = pt::target(*e) as u32;
+                core.psc[2].insert(keys[2], t);
+                t
+            }
+        };
+        reads += 1;
+        self.epoch.walk_entries += reads;
+        let e = &mut table.pte[leaf_table as usize][Level::Pte.index(va)];
+        if *e & pt::P == 0 {
+            return None;
+        }
+        *e |= pt::A;
+        if a.write {
+            *e |= pt::D;
+        }
+        let entry = *e;
+        Some(self.finish_walk(a, entry, leaf_table, false))
+    }
+
+    /// Fault accounting for poisoned or non-addressable leaves, then TLB fill.
+    fn finish_walk(&mut self, a: Access, mut entry: u64, leaf: u32, huge: bool) -> TlbEntry {
+        let size = if huge { PageSize::Huge } else { PageSize::Base };
+        let page = size.align_down(a.va);
+        if entry & pt::POISON != 0 {
+            // BadgerTrap: the fault handler counts, installs the translation
+            // in the TLB and leaves the entry poisoned.
+            self.stats.poison_faults += 1;
+            self.epoch.poison_faults += 1;
+            *self.poison.entry((a.asid, page)).or_insert(0) += 1;
+        }
+        let mut tier = self.tier_of(pt::target(entry));
+        if self.cfg.tiers[tier as usize].fault_on_access_ns.is_some() {
+            self.stats.tier_faults += 1;
+            self.epoch.tier_faults[tier as usize] += 1;
+            if self.move_page(a.asid, a.va, TierId(0)).is_ok() {
+                self.stats.tier_fault_promotions += 1;
+                entry = *self.spaces[a.asid as usize]
+                    .pt
+                    .leaf_mut(a.va)
+                    .expect("just moved");
+                tier = 0;
+            }
+        }
+        let e = TlbEntry {
+            tag: tag(a.asid, a.va, huge),
+            frame: pt::target(entry),
+            leaf,
+            tier,
+            dirty: entry & pt::D != 0,
+            huge,
+        };
+        let core = &mut self.cores[a.core as usize];
+        if huge {
+            core.l1_huge.insert(e);
+        } else {
+            core.l1_base.insert(e);
+        }
+        core.stlb.insert(e);
+        e
+    }
+
+    /// Picks the tier for a new page of `size` under the address space's policy
+    /// and allocates a frame there, falling back to other tiers when full.
+    fn allocate(&mut self, asid: u16, size: PageSize) -> Option<(u64, u8)> {
+        let ntiers = self.frames.len() as u8;
+        let space = &mut self.spaces[asid as usize];
+        let first = match space.policy {
+            MemPolicy::PreferFast => 0,
+            MemPolicy::Bind { tier } => tier.0.min(ntiers - 1),
+            MemPolicy::Interleave => {
+                let t = space.interleave_next;
+                space.interleave_next = (t + 1) % ntiers;
+                t
+            }
+            MemPolicy::Random { fast_probability } => {
+                if self.rng.chance(fast_probability) {
+                    0
+                } else {
+                    ntiers.saturating_sub(1).max(1).min(ntiers - 1)
+                }
+            }
+        };
+        let order = (0..ntiers).map(|i| (first + i) % ntiers);
+        for t in order {
+            let f = match size {
+                PageSize::Base => self.frames[t as usize].alloc_base(),
+                PageSize::Huge => self.frames[t as usize].alloc_huge(),
+            };
+            if let Some(f) = f {
+                return Some((f, t));
+            }
+        }
+        None
+    }
+
+    /// Maps the page of `va` on first touch: a 2 MiB page when its region
+    /// allows THP and covers the whole aligned range, else 4 KiB.
+    fn demand_fault(&mut self, asid: u16, va: u64) {
+        self.stats.first_touch_faults += 1;
+        self.epoch.first_touch_faults += 1;
+        let huge_start = PageSize::Huge.align_down(va);
+        let want_huge = self.region_of(asid, va).is_some_and(|r| {
+            r.thp && r.start <= huge_start && r.end() >= huge_start + PageSize::Huge.bytes()
+        });
+        let (pmd, leaf) = self.spaces[asid as usize].pt.ensure_tables(va);
+        if want_huge {
+            if let Some((frame, _)) = self.allocate(asid, PageSize::Huge) {
+                let slot = Level::Pmd.index(va);
+                self.spaces[asid as usize].pt.pmd[pmd as usize][slot] =
+                    pt::entry(frame, pt::P | pt::RW | pt::PS);
+                self.any_huge = true;
+                return;
+            }
+        }
+        let (frame, _) = self
+            .allocate(asid, PageSize::Base)
+            .expect("tier capacities cover the footprint (checked when the run is built)");
+        let space = &mut self.spaces[asid as usize].pt;
+        let slot = Level::Pmd.index(va);
+        let pmd_e = &mut space.pmd[pmd as usize][slot];
+        if *pmd_e & pt::P == 0 {
+            *pmd_e = pt::entry(u64::from(leaf), pt::P | pt::RW);
+        }
+        space.pte[leaf as usize][Level::Pte.index(va)] = pt::entry(frame, pt::P | pt::RW);
+    }
+
+    /// The address spaces that have regions.
+    pub fn regions_asids(&self) -> std::collections::BTreeSet<u16> {
+        self.regions.iter().map(|r| r.asid.0).collect()
+    }
+
+    /// The region containing `va`, if any.
+    pub fn region_of(&self, asid: u16, va: u64) -> Option<&RegionInfo> {
+        let i = self
+            .regions
+            .partition_point(|r| (r.asid.0, r.start) <= (asid, va));
+        let r = self.regions.get(i.checked_sub(1)?)?;
+        (r.asid.0 == asid && va < r.end()).then_some(r)
+    }
+
+    /// Moves one mapped page to `to`, updating the entry and freeing the old
+    /// frame; returns (bytes moved, source tier). Flushes its translations.
+    pub(crate) fn move_page(
+        &mut self,
+        asid: u16,
+        va: u64,
+        to: TierId,
+    ) -> Result<(u64, u8), BackendError> {
+        let not_mapped = BackendError::NotMapped {
+            asid: Asid(asid),
+            va,
+        };
+        let huge = self.spaces[asid as usize].pt.path(va).huge;
+        let entry = *self.spaces[asid as usize]
+            .pt
+            .leaf_mut(va)
+            .ok_or(not_mapped)?;
+        let old = pt::target(entry);
+        let from = self.tier_of(old);
+        if from == to.0 {
+            return Ok((0, from));
+        }
+        let dest = &mut self.frames[to.index()];
+        let new = if huge {
+            dest.alloc_huge()
+        } else {
+            dest.alloc_base()
+        };
+        let new = new.ok_or(BackendError::TierFull(to))?;
+        if huge {
+            self.frames[from as usize].free_huge(old);
+        } else {
+            self.frames[from as usize].free_base(old);
+        }
+        let leaf = self.spaces[asid as usize]
+            .pt
+            .leaf_mut(va)
+            .expect("checked above");
+        *leaf = pt::retarget(*leaf, new);
+        let bytes = if huge {
+            PageSize::Huge.bytes()
+        } else {
+            PageSize::Base.bytes()
+        };
+        let lines = bytes / 64;
+        self.epoch.migration_reads[from as usize] += lines;
+        self.epoch.migration_writes[to.index()] += lines;
+        self.counters[from as usize].reads += lines;
+        self.counters[to.index()].writes += lines;
+        self.invalidate_page(asid, va);
+        Ok((bytes, from))
+    }
+
+    /// Drops every core's TLB entries for the page(s) of `va` and, as INVLPG
+    /// does, every paging-structure-cache entry of the address space.
+    pub(crate) fn invalidate_page(&mut self, asid: u16, va: u64) {
+        for c in &mut self.cores {
+            c.l1_base.invalidate(tag(asid, va, false));
+            c.l1_huge.invalidate(tag(asid, va, true));
+            c.stlb.invalidate(tag(asid, va, false));
+            c.stlb.invalidate(tag(asid, va, true));
+            for p in &mut c.psc {
+                p.flush_asid(asid);
+            }
+            c.forget_last();
+        }
+    }
+
+    /// Drops every TLB and PSC entry of the address space on every core.
+    pub(crate) fn invalidate_asid(&mut self, asid: u16) {
+        for c in &mut self.cores {
+            c.l1_base.invalidate_asid(asid);
+            c.l1_huge.invalidate_asid(asid);
+            c.stlb.invalidate_asid(asid);
+            for p in &mut c.psc {
+                p.flush_asid(asid);
+            }
+            c.forget_last();
+        }
+    }
+
+    /// Visits the ground-truth access counts of every 2 MiB range of `asid`
+    /// that has a leaf table, as (range start, 512 counts), resetting them if
+    /// `reset`. Ranges come in address order.
+    pub fn visit_counts(&mut self, asid: u16, reset: bool, mut f: impl FnMut(u64, &[u32; 512])) {
+        let Some(space) = self.spaces.get_mut(asid as usize) else {
+            return;
+        };
+        let table = &mut space.pt;
+        for gi in 0..512 {
+            let g = table.pgd[gi];
+            if g & pt::P == 0 {
+                continue;
+            }
+            let pud = pt::target(g) as usize;
+            for ui in 0..512 {
+                let u = table.pud[pud][ui];
+                if u & pt::P == 0 {
+                    continue;
+                }
+                let pmd = pt::target(u) as usize;
+                for mi in 0..512 {
+                    let leaf = table.deposit[pmd][mi];
+                    if leaf == u32::MAX {
+                        continue;
+                    }
+                    let va = ((gi as u64) << 39) | ((ui as u64) << 30) | ((mi as u64) << 21);
+                    let counts = &mut table.counts[leaf as usize];
+                    f(va, counts);
+                    if reset {
+                        *counts = [0; 512];
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn space_mut(&mut self, asid: Asid) -> Result<&mut Space, BackendError> {
+        self.spaces
+            .get_mut(asid.0 as usize)
+            .ok_or(BackendError::NoSuchTarget(asid))
+    }
+
+    pub(crate) fn set_sampler(&mut self, cfg: Option<SamplingConfig>) {
+        self.sampler = cfg.map(|cfg| {
+            let mut s = Sampler {
+                cfg,
+                countdown: 1,
+                buf: Vec::with_capacity(cfg.buffer),
+                dropped: 0,
+                rng: Rng::derive(self.cfg.seed, "pebs"),
+            };
+            s.countdown = s.next_period();
+            s
+        });
+    }
+
+    pub(crate) fn take_samples(&mut self, out: &mut Vec<Sample>) -> u64 {
+        match &mut self.sampler {
+            None => 0,
+            Some(s) => {
+                out.append(&mut s.buf);
+                std::mem::take(&mut s.dropped)
+            }
+        }
+    }
+
+    pub(crate) fn note_huge(&mut self) {
+        self.any_huge = true;
+    }
+}

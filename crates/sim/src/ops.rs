@@ -1,0 +1,400 @@
+//! The exact machine's implementation of the backend interface.
+
+use crate::machine::Machine;
+use crate::pagetable as pt;
+use thermocline_backend::{
+    Backend, BackendError, Capabilities, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
+    SamplingConfig, TierCounters, TierInfo, Translation,
+};
+use thermocline_vocab::{Asid, Level, PageSize, TierId, PAGES_PER_HUGE};
+
+type Result<T> = std::result::Result<T, BackendError>;
+
+/// Linux flushes a range page by page up to this many pages, then the whole
+/// address space (`tlb_single_page_flush_ceiling`).
+const FLUSH_CEILING_PAGES: u64 = 33;
+
+impl Machine {
+    fn not_mapped(asid: Asid, va: u64) -> BackendError {
+        BackendError::NotMapped { asid, va }
+    }
+
+    /// Charges a shootdown: the manager's core sends an IPI to every core,
+    /// which each stall for it.
+    fn shootdown(&mut self, invlpgs: u64) {
+        let c = &self.cfg.costs;
+        let cores = self.cores.len() as f64;
+        self.manager_ns += invlpgs as f64 * c.invlpg_ns + cores * c.shootdown_ipi_ns;
+        self.epoch.all_core_stall_ns += c.shootdown_ipi_ns + invlpgs as f64 * c.invlpg_ns;
+        self.stats.shootdowns += 1;
+    }
+
+    fn check_tier(&self, t: TierId) -> Result<()> {
+        if t.index() < self.frames.len() {
+            Ok(())
+        } else {
+            Err(BackendError::NoSuchTier(t))
+        }
+    }
+}
+
+impl Backend for Machine {
+    fn kind(&self) -> &'static str {
+        "exact"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all()
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock.now_ns as u64
+    }
+
+    fn regions(&self) -> &[RegionInfo] {
+        &self.regions
+    }
+
+    fn tiers(&self) -> Vec<TierInfo> {
+        self.cfg
+            .tiers
+            .iter()
+            .zip(&self.frames)
+            .enumerate()
+            .map(|(i, (s, f))| TierInfo {
+                id: TierId(i as u8),
+                name: s.name.clone(),
+                capacity_bytes: f.count() * 4096,
+                free_bytes: f.free() * 4096,
+                read_latency_ns: s.read_ns,
+                write_latency_ns: s.write_ns,
+            })
+            .collect()
+    }
+
+    fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>> {
+        let space = self
+            .spaces
+            .get(asid.0 as usize)
+            .ok_or(BackendError::NoSuchTarget(asid))?;
+        let path = space.pt.path(va);
+        let entry = match (path.pmd, path.leaf) {
+            (Some(pmd), _) if path.huge => space.pt.pmd[pmd as usize][Level::Pmd.index(va)],
+            (Some(_), Some(leaf)) => space.pt.pte[leaf as usize][Level::Pte.index(va)],
+            _ => return Ok(None),
+        };
+        if entry & pt::P == 0 {
+            return Ok(None);
+        }
+        let frame = pt::target(entry);
+        Ok(Some(Translation {
+            size: if path.huge {
+                PageSize::Huge
+            } else {
+                PageSize::Base
+            },
+            tier: TierId(self.tier_of(frame)),
+            frame,
+        }))
+    }
+
+    fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool> {
+        self.manager_ns += self.cfg.costs.entry_access_ns;
+        let space = self.space_mut(asid)?;
+        let e = space
+            .pt
+            .entry_mut(va, level)
+            .filter(|e| **e & pt::P != 0)
+            .ok_or(Self::not_mapped(asid, va))?;
+        let was = *e & pt::A != 0;
+        if clear {
+            *e &= !pt::A;
+        }
+        Ok(was)
+    }
+
+    fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool> {
+        self.manager_ns += self.cfg.costs.entry_access_ns;
+        let space = self.space_mut(asid)?;
+        let e = space.pt.leaf_mut(va).ok_or(Self::not_mapped(asid, va))?;
+        let was = *e & pt::D != 0;
+        if clear {
+            *e &= !pt::D;
+        }
+        Ok(was)
+    }
+
+    fn flush_tlb(&mut self, asid: Asid, what: Flush) -> Result<()> {
+        self.space_mut(asid)?;
+        match what {
+            Flush::Page(va) => {
+                self.invalidate_page(asid.0, va);
+                self.shootdown(1);
+            }
+            Flush::Range { start, len } => {
+                let pages = len.div_ceil(4096);
+                if pages > FLUSH_CEILING_PAGES {
+                    self.invalidate_asid(asid.0);
+                    self.shootdown(0);
+                    self.manager_ns += self.cfg.costs.full_flush_ns;
+                } else {
+                    for i in 0..pages {
+                        self.invalidate_page(asid.0, start + i * 4096);
+                    }
+                    self.shootdown(pages);
+                }
+            }
+            Flush::All => {
+                self.invalidate_asid(asid.0);
+                self.shootdown(0);
+                self.manager_ns += self.cfg.costs.full_flush_ns;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
+        self.manager_ns += self.cfg.costs.entry_access_ns;
+        let space = self.space_mut(asid)?;
+        let huge = space.pt.path(va).huge;
+        let e = space.pt.leaf_mut(va).ok_or(Self::not_mapped(asid, va))?;
+        if poisoned {
+            *e |= pt::POISON;
+        } else {
+            *e &= !pt::POISON;
+        }
+        let size = if huge { PageSize::Huge } else { PageSize::Base };
+        let key = (asid.0, size.align_down(va));
+        if poisoned {
+            self.poison.entry(key).or_insert(0);
+        } else {
+            self.poison.remove(&key);
+        }
+        self.invalidate_page(asid.0, va);
+        self.shootdown(1);
+        Ok(())
+    }
+
+    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
+        let huge = self.space_mut(asid)?.pt.path(va).huge;
+        let size = if huge { PageSize::Huge } else { PageSize::Base };
+        let n = self.poison.get_mut(&(asid.0, size.align_down(va)));
+        Ok(match n {
+            None => 0,
+            Some(n) if reset => std::mem::take(n),
+            Some(n) => *n,
+        })
+    }
+
+    fn set_sampling(&mut self, config: Option<SamplingConfig>) -> Result<()> {
+        if let Some(c) = config {
+            if c.period == 0 || c.buffer == 0 {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "sampling period and buffer must be positive",
+                });
+            }
+        }
+        self.set_sampler(config);
+        Ok(())
+    }
+
+    fn drain_samples(&mut self, out: &mut Vec<Sample>) -> Result<u64> {
+        let before = out.len();
+        let dropped = self.take_samples(out);
+        self.manager_ns += (out.len() - before) as f64 * self.cfg.costs.sample_ns;
+        Ok(dropped)
+    }
+
+    fn tier_counters(&self, tier: TierId) -> Result<TierCounters> {
+        self.counters
+            .get(tier.index())
+            .copied()
+            .ok_or(BackendError::NoSuchTier(tier))
+    }
+
+    fn llc_misses(&self) -> Result<u64> {
+        Ok(self.stats.llc_misses)
+    }
+
+    fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let mut report = MigrationReport::default();
+        let mut moved_base = 0u64;
+        let mut moved_huge = 0u64;
+        for &va in vas {
+            match self.move_page(asid.0, va, to) {
+                Ok((0, _)) => report.already_there += 1,
+                Ok((bytes, from)) => {
+                    report.pages += 1;
+                    report.bytes += bytes;
+                    if bytes > 4096 {
+                        moved_huge += 1;
+                    } else {
+                        moved_base += 1;
+                    }
+                    if to.0 < from {
+                        self.stats.promoted_pages += 1;
+                    } else {
+                        self.stats.demoted_pages += 1;
+                    }
+                    self.stats.migrated_bytes += bytes;
+                }
+                Err(BackendError::TierFull(_)) => report.failed += 1,
+                Err(BackendError::NotMapped { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let c = &self.cfg.costs;
+        self.manager_ns += moved_base as f64 * c.base_page_migration_ns(vas.len() as u64)
+            + moved_huge as f64 * c.huge_page_migration_ns();
+        if report.pages > 0 {
+            // One batched shootdown per call (Linux batches migration flushes).
+            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+        }
+        Ok(report)
+    }
+
+    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
+        let ta = self.translate(asid, a)?.ok_or(Self::not_mapped(asid, a))?;
+        let tb = self.translate(asid, b)?.ok_or(Self::not_mapped(asid, b))?;
+        if ta.size != tb.size || ta.tier == tb.tier {
+            return Err(BackendError::Invalid {
+                va: a,
+                why: "exchange needs two pages of one size in different tiers",
+            });
+        }
+        let space = self.space_mut(asid)?;
+        let ea = space.pt.leaf_mut(a).expect("translated");
+        *ea = pt::retarget(*ea, tb.frame);
+        let eb = space.pt.leaf_mut(b).expect("translated");
+        *eb = pt::retarget(*eb, ta.frame);
+        let lines = ta.size.bytes() / 64;
+        for (from, to) in [(ta.tier, tb.tier), (tb.tier, ta.tier)] {
+            self.epoch.migration_reads[from.index()] += lines;
+            self.epoch.migration_writes[to.index()] += lines;
+            self.counters[from.index()].reads += lines;
+            self.counters[to.index()].writes += lines;
+        }
+        self.stats.promoted_pages += 1;
+        self.stats.demoted_pages += 1;
+        self.stats.migrated_bytes += 2 * ta.size.bytes();
+        let c = &self.cfg.costs;
+        self.manager_ns += 2.0
+            * match ta.size {
+                PageSize::Base => c.base_page_migration_ns(2),
+                PageSize::Huge => c.huge_page_migration_ns(),
+            };
+        self.invalidate_page(asid.0, a);
+        self.invalidate_page(asid.0, b);
+        self.shootdown(2);
+        Ok(())
+    }
+
+    fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
+        let space = self.space_mut(asid)?;
+        let path = space.pt.path(va);
+        let (Some(pmd), Some(leaf), true) = (path.pmd, path.leaf, path.huge) else {
+            return Err(BackendError::Invalid {
+                va,
+                why: "not mapped by a huge page",
+            });
+        };
+        let slot = Level::Pmd.index(va);
+        let e = space.pt.pmd[pmd as usize][slot];
+        let frame = pt::target(e);
+        let inherited = e & (pt::A | pt::D | pt::POISON);
+        for (i, pte) in space.pt.pte[leaf as usize].iter_mut().enumerate() {
+            *pte = pt::entry(frame + i as u64, pt::P | pt::RW | inherited);
+        }
+        space.pt.pmd[pmd as usize][slot] = pt::entry(u64::from(leaf), pt::P | pt::RW | (e & pt::A));
+        let base = PageSize::Huge.align_down(va);
+        if let Some(n) = self.poison.remove(&(asid.0, base)) {
+            // Faults counted on the huge page stay with its first base page.
+            for i in 0..PAGES_PER_HUGE {
+                self.poison
+                    .insert((asid.0, base + i * 4096), if i == 0 { n } else { 0 });
+            }
+        }
+        self.manager_ns += self.cfg.costs.split_huge_ns;
+        self.invalidate_page(asid.0, va);
+        self.shootdown(1);
+        Ok(())
+    }
+
+    fn collapse_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
+        let base = PageSize::Huge.align_down(va);
+        let mut frames = Vec::with_capacity(PAGES_PER_HUGE as usize);
+        let mut votes = vec![0u32; self.frames.len()];
+        for i in 0..PAGES_PER_HUGE {
+            match self.translate(asid, base + i * 4096)? {
+                Some(t) if t.size == PageSize::Base => {
+                    votes[t.tier.index()] += 1;
+                    frames.push((t.frame, t.tier));
+                }
+                _ => {
+                    return Err(BackendError::Invalid {
+                        va,
+                        why: "collapse needs all 512 base pages mapped",
+                    })
+                }
+            }
+        }
+        let target_tier = (0..votes.len())
+            .max_by_key(|&t| (votes[t], std::cmp::Reverse(t)))
+            .unwrap_or(0);
+        let new = self.frames[target_tier]
+            .alloc_huge()
+            .ok_or(BackendError::TierFull(TierId(target_tier as u8)))?;
+        let space = self.space_mut(asid)?;
+        let path = space.pt.path(va);
+        let (pmd, leaf) = (path.pmd.expect("mapped"), path.leaf.expect("mapped"));
+        let mut flags = 0;
+        for pte in space.pt.pte[leaf as usize].iter_mut() {
+            flags |= *pte & (pt::A | pt::D);
+            *pte = 0;
+        }
+        space.pt.pmd[pmd as usize][Level::Pmd.index(va)] =
+            pt::entry(new, pt::P | pt::RW | pt::PS | flags);
+        for (frame, tier) in frames {
+            self.frames[tier.index()].free_base(frame);
+            self.epoch.migration_reads[tier.index()] += 64;
+            self.epoch.migration_writes[target_tier] += 64;
+            self.counters[tier.index()].reads += 64;
+            self.counters[target_tier].writes += 64;
+        }
+        let poisoned: Vec<_> = self
+            .poison
+            .range((asid.0, base)..(asid.0, base + PageSize::Huge.bytes()))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in poisoned {
+            self.poison.remove(&k);
+        }
+        self.note_huge();
+        self.manager_ns += self.cfg.costs.huge_page_migration_ns();
+        self.invalidate_asid(asid.0);
+        self.shootdown(0);
+        Ok(())
+    }
+
+    fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
+        match policy {
+            MemPolicy::Bind { tier } => self.check_tier(tier)?,
+            MemPolicy::Random { fast_probability } if !(0.0..=1.0).contains(&fast_probability) => {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "fast_probability must be in [0, 1]",
+                })
+            }
+            _ => {}
+        }
+        self.space_mut(asid)?.policy = policy;
+        Ok(())
+    }
+
+    fn charge_manager(&mut self, ns: f64) {
+        self.manager_ns += ns.max(0.0);
+    }
+}

@@ -1,0 +1,202 @@
+//! A 4-level x86-64 radix page table, stored as arenas of 512-entry tables.
+//!
+//! Entries keep x86's flag bits (P, RW, A, D, PS, and bit 51 as Thermostat's
+//! reserved "poison" bit); the address field holds, instead of a physical
+//! address, either the index of the next table in its arena or a frame number.
+//! Every PMD slot also has a *deposited* leaf table (as Linux deposits one for
+//! each THP): a huge page keeps one so that a split needs no allocation, and
+//! the simulator keeps ground-truth access counts there for every 4 KiB page.
+//!
+//! Host memory: 8 bytes of PTE plus 4 bytes of count per 4 KiB page.
+
+use thermocline_vocab::Level;
+
+/// Present.
+pub const P: u64 = 1 << 0;
+/// Writable.
+pub const RW: u64 = 1 << 1;
+/// Accessed.
+pub const A: u64 = 1 << 5;
+/// Dirty.
+pub const D: u64 = 1 << 6;
+/// Page size: this PDE maps a 2 MiB page.
+pub const PS: u64 = 1 << 7;
+/// Reserved bit 51, set by Thermostat/BadgerTrap to make walks fault.
+pub const POISON: u64 = 1 << 51;
+const TARGET_MASK: u64 = ((1 << 39) - 1) << 12;
+
+/// The address field of an entry (table index or frame number).
+#[inline]
+pub fn target(e: u64) -> u64 {
+    (e & TARGET_MASK) >> 12
+}
+
+/// An entry with `flags` pointing at `target`.
+#[inline]
+pub fn entry(target: u64, flags: u64) -> u64 {
+    ((target << 12) & TARGET_MASK) | flags
+}
+
+/// Replaces the address field of `e`.
+#[inline]
+pub fn retarget(e: u64, target: u64) -> u64 {
+    (e & !TARGET_MASK) | ((target << 12) & TARGET_MASK)
+}
+
+/// One 512-entry table.
+pub type Table = [u64; 512];
+
+/// The page table of one address space.
+#[derive(Clone, Debug)]
+pub struct PageTable {
+    /// The PML4 (one table).
+    pub pgd: Box<Table>,
+    /// PDPT tables.
+    pub pud: Vec<Table>,
+    /// Page directories.
+    pub pmd: Vec<Table>,
+    /// Leaf tables; index `i` pairs with `counts[i]`.
+    pub pte: Vec<Table>,
+    /// Per page directory, the deposited leaf table of each slot (`u32::MAX`: none).
+    pub deposit: Vec<[u32; 512]>,
+    /// Ground-truth accesses per 4 KiB page, by leaf table.
+    pub counts: Vec<[u32; 512]>,
+}
+
+impl Default for PageTable {
+    fn default() -> Self {
+        PageTable {
+            pgd: Box::new([0; 512]),
+            pud: Vec::new(),
+            pmd: Vec::new(),
+            pte: Vec::new(),
+            deposit: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+}
+
+/// Where the entries of one address live (table indices, `None` where absent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Path {
+    /// PDPT table index (from the PGD entry).
+    pub pud: Option<u32>,
+    /// Page-directory index.
+    pub pmd: Option<u32>,
+    /// Deposited leaf table of the PMD slot.
+    pub leaf: Option<u32>,
+    /// The PMD entry maps a huge page.
+    pub huge: bool,
+}
+
+impl PageTable {
+    /// Follows present entries from the root as far as they go.
+    pub fn path(&self, va: u64) -> Path {
+        let mut p = Path::default();
+        let e = self.pgd[Level::Pgd.index(va)];
+        if e & P == 0 {
+            return p;
+        }
+        let pud = target(e) as u32;
+        p.pud = Some(pud);
+        let e = self.pud[pud as usize][Level::Pud.index(va)];
+        if e & P == 0 {
+            return p;
+        }
+        let pmd = target(e) as u32;
+        p.pmd = Some(pmd);
+        let slot = Level::Pmd.index(va);
+        let leaf = self.deposit[pmd as usize][slot];
+        if leaf != u32::MAX {
+            p.leaf = Some(leaf);
+        }
+        let e = self.pmd[pmd as usize][slot];
+        p.huge = e & P != 0 && e & PS != 0;
+        p
+    }
+
+    /// The entry at `level` for `va`, if every table above it exists. For a
+    /// huge page, `Level::Pte` names its PMD entry.
+    pub fn entry_mut(&mut self, va: u64, level: Level) -> Option<&mut u64> {
+        let p = self.path(va);
+        match level {
+            Level::Pgd => Some(&mut self.pgd[Level::Pgd.index(va)]),
+            Level::Pud => Some(&mut self.pud[p.pud? as usize][Level::Pud.index(va)]),
+            Level::Pmd => Some(&mut self.pmd[p.pmd? as usize][Level::Pmd.index(va)]),
+            Level::Pte if p.huge => Some(&mut self.pmd[p.pmd? as usize][Level::Pmd.index(va)]),
+            Level::Pte => {
+                let pmd = self.pmd[p.pmd? as usize][Level::Pmd.index(va)];
+                if pmd & P == 0 {
+                    return None;
+                }
+                Some(&mut self.pte[p.leaf? as usize][Level::Pte.index(va)])
+            }
+        }
+    }
+
+    /// The leaf entry (PTE, or PMD of a huge page) of `va`, if present.
+    pub fn leaf_mut(&mut self, va: u64) -> Option<&mut u64> {
+        self.entry_mut(va, Level::Pte).filter(|e| **e & P != 0)
+    }
+
+    /// Creates the tables down to the PMD level for `va` (entries present, A
+    /// clear) and returns (page directory, deposited leaf table).
+    pub fn ensure_tables(&mut self, va: u64) -> (u32, u32) {
+        let gi = Level::Pgd.index(va);
+        if self.pgd[gi] & P == 0 {
+            self.pud.push([0; 512]);
+            self.pgd[gi] = entry(self.pud.len() as u64 - 1, P | RW);
+        }
+        let pud = target(self.pgd[gi]) as usize;
+        let ui = Level::Pud.index(va);
+        if self.pud[pud][ui] & P == 0 {
+            self.pmd.push([0; 512]);
+            self.deposit.push([u32::MAX; 512]);
+            self.pud[pud][ui] = entry(self.pmd.len() as u64 - 1, P | RW);
+        }
+        let pmd = target(self.pud[pud][ui]) as usize;
+        let mi = Level::Pmd.index(va);
+        if self.deposit[pmd][mi] == u32::MAX {
+            self.pte.push([0; 512]);
+            self.counts.push([0; 512]);
+            self.deposit[pmd][mi] = self.pte.len() as u32 - 1;
+        }
+        (pmd as u32, self.deposit[pmd][mi])
+    }
+
+    /// Host bytes held by the tables.
+    pub fn host_bytes(&self) -> usize {
+        4096 + (self.pud.capacity() + self.pmd.capacity() + self.pte.capacity()) * 4096
+            + (self.deposit.capacity() + self.counts.capacity()) * 2048
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_fields_round_trip() {
+        let e = entry(0x12345, P | A | POISON);
+        assert_eq!(target(e), 0x12345);
+        assert_eq!(e & (P | A | POISON), P | A | POISON);
+        assert_eq!(target(retarget(e, 7)), 7);
+        assert_eq!(retarget(e, 7) & POISON, POISON);
+    }
+
+    #[test]
+    fn ensure_tables_builds_one_path() {
+        let mut pt = PageTable::default();
+        let va = 0x7f00_1234_5000;
+        let (pmd, leaf) = pt.ensure_tables(va);
+        assert_eq!(pt.ensure_tables(va + 4096), (pmd, leaf));
+        assert_ne!(pt.ensure_tables(va + (2 << 20)).1, leaf);
+        let p = pt.path(va);
+        assert_eq!(p.pmd, Some(pmd));
+        assert_eq!(p.leaf, Some(leaf));
+        assert!(!p.huge);
+        assert!(pt.leaf_mut(va).is_none(), "leaf not present until mapped");
+        *pt.entry_mut(va, Level::Pte).unwrap() = entry(99, P);
+        assert_eq!(target(*pt.leaf_mut(va).unwrap()), 99);
+    }
+}

@@ -1,0 +1,166 @@
+//! Memory-tier and machine presets. Every value cites its source; see
+//! ../shared/reference/devices.md for the table they come from.
+
+use serde::{Deserialize, Serialize};
+
+/// The physical characteristics of one tier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierSpec {
+    /// Preset name.
+    pub name: String,
+    /// Bytes; 0 means "size it from the run" (see the experiment's capacity rules).
+    #[serde(default)]
+    pub capacity_bytes: u64,
+    /// Idle load-to-use latency of one line (ns).
+    pub read_ns: f64,
+    /// Latency a store stalls the core (ns).
+    pub write_ns: f64,
+    /// Peak read bandwidth shared by all cores (GB/s = bytes/ns).
+    pub read_gbps: f64,
+    /// Peak write bandwidth shared by all cores (GB/s).
+    pub write_gbps: f64,
+    /// Dynamic read energy (pJ per bit).
+    pub read_pj_per_bit: f64,
+    /// Dynamic write energy (pJ per bit).
+    pub write_pj_per_bit: f64,
+    /// Standby plus refresh power (W per GiB of capacity).
+    pub standby_w_per_gb: f64,
+    /// Writes a cell endures, if limited.
+    #[serde(default)]
+    pub endurance_writes: Option<f64>,
+    /// If set, the tier is not byte-addressable: a TLB miss to one of its pages
+    /// faults for this long (e.g. zswap decompression), and the page moves to
+    /// the fast tier if that has room.
+    #[serde(default)]
+    pub fault_on_access_ns: Option<f64>,
+}
+
+/// DRAM. Latency: devices.md "60-100 ns idle" (80 ns taken); bandwidth: DDR4
+/// ~20-25 GB/s per channel (devices.md), four channels assumed (*inferred*);
+/// energy, standby and refresh: Memos Table 1 (1.17 / 0.39 pJ/bit, 1 + 0.032 W/GB).
+pub fn dram() -> TierSpec {
+    TierSpec {
+        name: "dram".into(),
+        capacity_bytes: 0,
+        read_ns: 80.0,
+        write_ns: 80.0,
+        read_gbps: 90.0,
+        write_gbps: 90.0,
+        read_pj_per_bit: 1.17,
+        write_pj_per_bit: 0.39,
+        standby_w_per_gb: 1.032,
+        endurance_writes: None,
+        fault_on_access_ns: None,
+    }
+}
+
+/// Optane DCPMM in App Direct mode. Read latency ~305 ns idle random load
+/// (Izraelevitz et al. 2019, devices.md); stores are absorbed by the memory
+/// controller's write-pending queue, so a store stalls about as long as a DRAM
+/// store (*inferred*: 100 ns) while the write bandwidth is the real limit;
+/// bandwidth per 6-DIMM socket 39.4 GB/s read, 13.9 GB/s write (devices.md).
+/// Energy: no DCPMM figure in the sources; Memos Table 1's PCM-based NVM values
+/// (2.47 / 16.82 pJ/bit) are used as the closest stand-in (*inferred*), and
+/// standby power is taken as a tenth of DRAM's (*inferred*: no refresh).
+pub fn dcpmm() -> TierSpec {
+    TierSpec {
+        name: "dcpmm".into(),
+        capacity_bytes: 0,
+        read_ns: 305.0,
+        write_ns: 100.0,
+        read_gbps: 39.4,
+        write_gbps: 13.9,
+        read_pj_per_bit: 2.47,
+        write_pj_per_bit: 16.82,
+        standby_w_per_gb: 0.1,
+        endurance_writes: None,
+        fault_on_access_ns: None,
+    }
+}
+
+/// A CXL memory expander: local DRAM + 70-90 ns (Pond, ASPLOS'23; devices.md),
+/// 80 ns added; bandwidth "tens of GB/s" (32 GB/s taken, *inferred*: about a
+/// PCIe 5 x8 link); DRAM energy plus nothing for the link (*inferred*).
+pub fn cxl() -> TierSpec {
+    TierSpec {
+        name: "cxl".into(),
+        read_ns: 160.0,
+        write_ns: 160.0,
+        read_gbps: 32.0,
+        write_gbps: 32.0,
+        ..dram()
+    }
+}
+
+/// Phase-change memory: 150 ns loads, 300-600 ns stores (450 taken), ~2 GB/s
+/// (HeteroOS Table 1); endurance 1e7 writes per cell and 2.47 / 16.82 pJ/bit
+/// (Memos Table 1); standby as for DCPMM (*inferred*).
+pub fn pcm() -> TierSpec {
+    TierSpec {
+        name: "pcm".into(),
+        capacity_bytes: 0,
+        read_ns: 150.0,
+        write_ns: 450.0,
+        read_gbps: 2.0,
+        write_gbps: 2.0,
+        read_pj_per_bit: 2.47,
+        write_pj_per_bit: 16.82,
+        standby_w_per_gb: 0.1,
+        endurance_writes: Some(1e7),
+        fault_on_access_ns: None,
+    }
+}
+
+/// A zswap-like compressed pool in DRAM: ~6 us per access that faults
+/// (Lagar-Cavilla et al., ASPLOS'19; devices.md). Its pages live compressed
+/// in DRAM, so once faulted in they are read at DRAM speed; the standby power
+/// is DRAM's divided by an assumed 3x compression ratio (*inferred*).
+pub fn zswap() -> TierSpec {
+    TierSpec {
+        name: "zswap".into(),
+        standby_w_per_gb: 1.032 / 3.0,
+        fault_on_access_ns: Some(6_000.0),
+        ..dram()
+    }
+}
+
+/// A named machine preset: DRAM and one slow tier.
+pub struct MachinePreset {
+    /// Name, as given to `--machine`.
+    pub name: &'static str,
+    /// One line for `thermocline list`.
+    pub description: &'static str,
+    /// Builds the tiers, fastest first.
+    pub tiers: fn() -> Vec<TierSpec>,
+}
+
+/// Every machine preset; the first is the default.
+pub const MACHINE_PRESETS: [MachinePreset; 4] = [
+    MachinePreset {
+        name: "dram+dcpmm",
+        description:
+            "DRAM (80 ns) + Optane-DCPMM-like NVM (305 ns reads; 39.4/13.9 GB/s read/write)",
+        tiers: || vec![dram(), dcpmm()],
+    },
+    MachinePreset {
+        name: "dram+cxl",
+        description: "DRAM (80 ns) + CXL expander (DRAM + 80 ns; 32 GB/s)",
+        tiers: || vec![dram(), cxl()],
+    },
+    MachinePreset {
+        name: "dram+pcm",
+        description: "DRAM (80 ns) + PCM (150/450 ns read/write; 2 GB/s; 1e7 write endurance)",
+        tiers: || vec![dram(), pcm()],
+    },
+    MachinePreset {
+        name: "dram+zswap",
+        description: "DRAM (80 ns) + zswap-like compressed pool (6 us fault per TLB miss)",
+        tiers: || vec![dram(), zswap()],
+    },
+];
+
+/// Looks a machine preset up by name.
+pub fn machine_preset(name: &str) -> Option<&'static MachinePreset> {
+    MACHINE_PRESETS.iter().find(|p| p.name == name)
+}

@@ -1,0 +1,159 @@
+//! Workloads: where accesses come from.
+//!
+//! A [`Workload`] is a description (regions, threads, compute time per access,
+//! how many accesses) plus a [`Stream`] that fills batches of accesses. The
+//! stream is an enum, so the per-access path dispatches statically and a batch
+//! is a reused buffer: generating an access allocates nothing.
+//!
+//! Sources: MASIM configs ([`masim`]), synthetic distributions ([`synthetic`]),
+//! thermocline's binary traces ([`trace`]) and valgrind-lackey output
+//! ([`lackey`]); named presets are in [`presets`].
+#![deny(missing_docs)]
+
+pub mod lackey;
+pub mod masim;
+pub mod presets;
+pub mod synthetic;
+pub mod trace;
+mod zipf;
+
+use thermocline_backend::RegionInfo;
+pub use thermocline_sim::Access;
+
+/// A workload that could not be loaded: names the file and line where it can.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// A syntax or semantic error at a line of a file.
+    #[error("{file}:{line}: {msg}")]
+    AtLine {
+        /// The file.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        msg: String,
+    },
+    /// A file-level problem (unreadable, truncated, wrong magic).
+    #[error("{file}: {msg}")]
+    File {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// A bad parameter or unknown name.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Accesses per second each thread issues when MASIM phases and synthetic
+/// durations are turned into access counts (a nominal rate; simulated time
+/// then comes from the performance model).
+pub const DEFAULT_ACCESS_RATE: f64 = 10e6;
+
+/// A phase boundary, for reports.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct PhaseMark {
+    /// Phase name.
+    pub name: String,
+    /// Index of the first access of the phase.
+    pub first_access: u64,
+}
+
+/// A workload ready to run.
+pub struct Workload {
+    /// Name for reports.
+    pub name: String,
+    /// Mapped regions (address space 0 unless the source says otherwise).
+    pub regions: Vec<RegionInfo>,
+    /// Threads (one core each).
+    pub threads: usize,
+    /// Core time per access per thread (ns), excluding memory stalls.
+    pub compute_ns: f64,
+    /// Accesses the stream will produce (all threads).
+    pub total_accesses: u64,
+    /// Phase boundaries.
+    pub phases: Vec<PhaseMark>,
+    /// The generator.
+    pub stream: Stream,
+}
+
+impl Workload {
+    /// Bytes of virtual memory mapped by the regions.
+    pub fn footprint_bytes(&self) -> u64 {
+        self.regions.iter().map(|r| r.len).sum()
+    }
+}
+
+/// Fills batches of accesses. An enum so that the per-access path is static.
+pub enum Stream {
+    /// A MASIM config.
+    Masim(masim::MasimStream),
+    /// A synthetic distribution.
+    Synthetic(synthetic::SyntheticStream),
+    /// A binary trace file.
+    Trace(trace::TraceReader),
+    /// Accesses held in memory (imported lackey traces, tests).
+    Memory(MemoryStream),
+}
+
+impl Stream {
+    /// Writes up to `buf.len()` accesses into `buf`; returns how many (0 at the end).
+    #[inline]
+    pub fn fill(&mut self, buf: &mut [Access]) -> Result<usize, WorkloadError> {
+        match self {
+            Stream::Masim(s) => Ok(s.fill(buf)),
+            Stream::Synthetic(s) => Ok(s.fill(buf)),
+            Stream::Trace(s) => s.fill(buf),
+            Stream::Memory(s) => Ok(s.fill(buf)),
+        }
+    }
+}
+
+/// A stream over accesses in memory.
+pub struct MemoryStream {
+    accesses: Vec<Access>,
+    pos: usize,
+}
+
+impl MemoryStream {
+    /// A stream replaying `accesses`.
+    pub fn new(accesses: Vec<Access>) -> Self {
+        MemoryStream { accesses, pos: 0 }
+    }
+
+    fn fill(&mut self, buf: &mut [Access]) -> usize {
+        let n = buf.len().min(self.accesses.len() - self.pos);
+        buf[..n].copy_from_slice(&self.accesses[self.pos..self.pos + n]);
+        self.pos += n;
+        n
+    }
+}
+
+/// Compute time per access that makes an all-fast, TLB-hitting run issue
+/// `rate` accesses per second per thread: `1/rate - fast_read_ns / mlp`, at least 0.
+pub fn compute_ns_for_rate(rate: f64, fast_read_ns: f64, mlp: f64) -> f64 {
+    (1e9 / rate - fast_read_ns / mlp).max(0.0)
+}
+
+/// Places regions of the given sizes in one address space: 2 MiB-aligned,
+/// from 1 GiB up, with a 2 MiB gap between regions (as mmap would leave them).
+pub fn lay_out(sizes: &[(String, u64)], thp: bool) -> Vec<RegionInfo> {
+    let mut va = 1u64 << 30;
+    sizes
+        .iter()
+        .map(|(name, len)| {
+            let len = len.div_ceil(4096) * 4096;
+            let r = RegionInfo {
+                asid: thermocline_vocab::Asid(0),
+                name: name.clone(),
+                start: va,
+                len,
+                page_type: thermocline_vocab::PageType::Anon,
+                thp,
+            };
+            va += len.div_ceil(2 << 20) * (2 << 20) + (2 << 20);
+            r
+        })
+        .collect()
+}
