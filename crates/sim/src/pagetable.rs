@@ -196,6 +196,7 @@ mod tests {
         assert_eq!(p.leaf, Some(leaf));
         assert!(!p.huge);
         assert!(pt.leaf_mut(va).is_none(), "leaf not present until mapped");
+        *pt.entry_mut(va, Level::Pmd).unwrap() = entry(u64::from(leaf), P | RW);
         *pt.entry_mut(va, Level::Pte).unwrap() = entry(99, P);
         assert_eq!(target(*pt.leaf_mut(va).unwrap()), 99);
     }

@@ -200,7 +200,8 @@ mod tests {
             }
         }
         fn lookup(&mut self, tag: u64) -> bool {
-            let s = &mut self.sets[(tag as usize) % self.sets.len()];
+            let n = self.sets.len();
+            let s = &mut self.sets[(tag as usize) % n];
             if let Some(p) = s.iter().position(|&t| t == tag) {
                 let t = s.remove(p);
                 s.insert(0, t);
@@ -210,7 +211,8 @@ mod tests {
             }
         }
         fn insert(&mut self, tag: u64, ways: usize) {
-            let s = &mut self.sets[(tag as usize) % self.sets.len()];
+            let n = self.sets.len();
+            let s = &mut self.sets[(tag as usize) % n];
             if let Some(p) = s.iter().position(|&t| t == tag) {
                 s.remove(p);
             }
@@ -218,7 +220,8 @@ mod tests {
             s.truncate(ways);
         }
         fn invalidate(&mut self, tag: u64) {
-            let s = &mut self.sets[(tag as usize) % self.sets.len()];
+            let n = self.sets.len();
+            let s = &mut self.sets[(tag as usize) % n];
             s.retain(|&t| t != tag);
         }
     }

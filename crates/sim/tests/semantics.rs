@@ -1,0 +1,363 @@
+//! The exact machine against the Intel SDM's paging rules
+//! (../shared/reference/paging.md), through the backend interface only.
+
+use proptest::prelude::*;
+use thermocline_backend::{Backend, Flush, MemPolicy, RegionInfo};
+use thermocline_sim::{tiers, Access, Machine, MachineConfig, PerfConfig};
+use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId};
+
+const BASE: u64 = 1 << 30;
+const A0: Asid = Asid(0);
+
+fn machine(len: u64, thp: bool, fast: u64) -> Machine {
+    let mut t = vec![tiers::dram(), tiers::dcpmm()];
+    t[0].capacity_bytes = fast;
+    t[1].capacity_bytes = len + (4 << 20);
+    let cfg = MachineConfig {
+        tiers: t,
+        tlb: Default::default(),
+        llc: Default::default(),
+        perf: PerfConfig {
+            threads: 2,
+            ..Default::default()
+        },
+        costs: Default::default(),
+        seed: 1,
+    };
+    let region = RegionInfo {
+        asid: A0,
+        name: "r".into(),
+        start: BASE,
+        len,
+        page_type: PageType::Anon,
+        thp,
+    };
+    Machine::new(cfg, vec![region]).unwrap()
+}
+
+fn touch(m: &mut Machine, va: u64, write: bool) {
+    m.access(Access {
+        va,
+        asid: 0,
+        core: 0,
+        write,
+    });
+    m.settle();
+}
+
+fn a(m: &mut Machine, va: u64, level: Level) -> bool {
+    m.accessed(A0, va, level, false).unwrap()
+}
+
+#[test]
+fn a_walk_sets_accessed_at_every_level_and_dirty_only_on_stores() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    assert!(
+        m.accessed(A0, BASE, Level::Pte, false).is_err(),
+        "untouched page is not mapped"
+    );
+    touch(&mut m, BASE, false);
+    for l in Level::ALL {
+        assert!(a(&mut m, BASE, l), "{l:?}");
+    }
+    assert!(!m.dirty(A0, BASE, false).unwrap());
+    touch(&mut m, BASE + 8, true);
+    assert!(
+        m.dirty(A0, BASE, false).unwrap(),
+        "store through a clean translation sets D"
+    );
+    assert_eq!(m.stats().first_touch_faults, 1);
+}
+
+#[test]
+fn cleared_accessed_stays_clear_while_the_translation_is_cached() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    touch(&mut m, BASE, false);
+    m.accessed(A0, BASE, Level::Pte, true).unwrap();
+    touch(&mut m, BASE, false);
+    assert!(
+        !a(&mut m, BASE, Level::Pte),
+        "a TLB hit does not set A (the kstaled weakness)"
+    );
+    m.flush_tlb(A0, Flush::Page(BASE)).unwrap();
+    touch(&mut m, BASE, false);
+    assert!(
+        a(&mut m, BASE, Level::Pte),
+        "after INVLPG the next access walks and sets A"
+    );
+}
+
+#[test]
+fn walks_that_hit_the_pde_cache_do_not_set_upper_accessed_bits() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    touch(&mut m, BASE, false);
+    for l in [Level::Pgd, Level::Pud, Level::Pmd] {
+        m.accessed(A0, BASE, l, true).unwrap();
+    }
+    // Another page of the same 2 MiB range: TLB miss, PDE-cache hit.
+    touch(&mut m, BASE + 4096, false);
+    assert!(a(&mut m, BASE + 4096, Level::Pte));
+    for l in [Level::Pgd, Level::Pud, Level::Pmd] {
+        assert!(!a(&mut m, BASE, l), "{l:?} set despite the PSC hit");
+    }
+    // INVLPG of any page drops every PSC entry of the address space.
+    m.flush_tlb(A0, Flush::Page(BASE + 4096)).unwrap();
+    touch(&mut m, BASE + 2 * 4096, false);
+    for l in [Level::Pgd, Level::Pud, Level::Pmd] {
+        assert!(a(&mut m, BASE, l), "{l:?} not set by a full walk");
+    }
+}
+
+#[test]
+fn clearing_dirty_without_a_flush_hides_later_stores() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    touch(&mut m, BASE, true);
+    m.dirty(A0, BASE, true).unwrap();
+    touch(&mut m, BASE, true);
+    assert!(
+        !m.dirty(A0, BASE, false).unwrap(),
+        "cached dirty translation: no new D"
+    );
+    m.flush_tlb(A0, Flush::All).unwrap();
+    touch(&mut m, BASE, true);
+    assert!(m.dirty(A0, BASE, false).unwrap());
+}
+
+#[test]
+fn poisoned_pages_fault_once_per_tlb_miss() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    touch(&mut m, BASE, false);
+    m.set_poison(A0, BASE, true).unwrap();
+    for _ in 0..10 {
+        touch(&mut m, BASE + 64, false);
+    }
+    assert_eq!(m.poison_faults(A0, BASE, false).unwrap(), 1);
+    m.flush_tlb(A0, Flush::Page(BASE)).unwrap();
+    touch(&mut m, BASE, true);
+    assert_eq!(m.poison_faults(A0, BASE, true).unwrap(), 2);
+    assert_eq!(m.poison_faults(A0, BASE, false).unwrap(), 0, "reset");
+    m.set_poison(A0, BASE, false).unwrap();
+    m.flush_tlb(A0, Flush::All).unwrap();
+    touch(&mut m, BASE, false);
+    assert_eq!(m.stats().poison_faults, 2);
+}
+
+#[test]
+fn thp_split_inherits_bits_and_collapse_restores_a_huge_page() {
+    let mut m = machine(4 << 20, true, 64 << 20);
+    touch(&mut m, BASE + 4096 * 3, true);
+    let t = m.translate(A0, BASE).unwrap().unwrap();
+    assert_eq!(t.size, PageSize::Huge);
+    assert_eq!(t.frame % 512, 0);
+    m.split_huge(A0, BASE).unwrap();
+    for i in [0u64, 3, 511] {
+        let ti = m.translate(A0, BASE + i * 4096).unwrap().unwrap();
+        assert_eq!((ti.size, ti.frame), (PageSize::Base, t.frame + i));
+        assert!(a(&mut m, BASE + i * 4096, Level::Pte), "A inherited");
+        assert!(m.dirty(A0, BASE + i * 4096, false).unwrap(), "D inherited");
+    }
+    assert!(m.split_huge(A0, BASE).is_err(), "already split");
+    // Move some base pages to the slow tier, clear every bit, then collapse.
+    let slow: Vec<u64> = (0..100).map(|i| BASE + i * 4096).collect();
+    assert_eq!(m.migrate(A0, &slow, TierId::SLOW).unwrap().pages, 100);
+    for i in 0..512 {
+        m.accessed(A0, BASE + i * 4096, Level::Pte, true).unwrap();
+        m.dirty(A0, BASE + i * 4096, true).unwrap();
+    }
+    m.flush_tlb(A0, Flush::All).unwrap();
+    touch(&mut m, BASE + 7 * 4096, false);
+    m.collapse_huge(A0, BASE).unwrap();
+    let c = m.translate(A0, BASE + 12345).unwrap().unwrap();
+    assert_eq!(
+        (c.size, c.tier),
+        (PageSize::Huge, TierId::FAST),
+        "majority tier"
+    );
+    assert!(a(&mut m, BASE, Level::Pmd), "A is the OR of the PTEs");
+    assert!(!m.dirty(A0, BASE, false).unwrap());
+    assert_eq!(m.resident_bytes(), vec![2 << 20, 0]);
+    // Untouched second huge range cannot collapse.
+    assert!(m.collapse_huge(A0, BASE + (2 << 20)).is_err());
+}
+
+#[test]
+fn migration_moves_frames_and_counts_traffic() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    for i in 0..4 {
+        touch(&mut m, BASE + i * 4096, false);
+    }
+    let vas: Vec<u64> = (0..4).map(|i| BASE + i * 4096).collect();
+    let r = m.migrate(A0, &vas, TierId::SLOW).unwrap();
+    assert_eq!((r.pages, r.bytes), (4, 4 * 4096));
+    assert_eq!(m.translate(A0, BASE).unwrap().unwrap().tier, TierId::SLOW);
+    assert_eq!(m.tier_counters(TierId::SLOW).unwrap().writes, 4 * 64);
+    assert_eq!(
+        m.migrate(A0, &vas[..1], TierId::SLOW)
+            .unwrap()
+            .already_there,
+        1
+    );
+    touch(&mut m, BASE + 64, false);
+    assert_eq!(
+        m.app_counters()[1].reads,
+        1,
+        "the access after migration hits the new tier"
+    );
+    m.migrate(A0, &vas[1..2], TierId::FAST).unwrap();
+    m.exchange(A0, BASE, BASE + 4096).unwrap();
+    assert_eq!(m.translate(A0, BASE).unwrap().unwrap().tier, TierId::FAST);
+    assert_eq!(
+        m.translate(A0, BASE + 4096).unwrap().unwrap().tier,
+        TierId::SLOW
+    );
+    assert!(m.manager_ns() > 0.0);
+}
+
+#[test]
+fn policies_place_first_touches_and_full_tiers_fall_back() {
+    let mut m = machine(8 << 20, false, 8192);
+    m.set_policy(A0, MemPolicy::PreferFast).unwrap();
+    for i in 0..4 {
+        touch(&mut m, BASE + i * 4096, false);
+    }
+    assert_eq!(m.resident_bytes(), vec![8192, 8192]);
+    let r = m.migrate(A0, &[BASE + 3 * 4096], TierId::FAST).unwrap();
+    assert_eq!(r.failed, 1, "fast tier full");
+    m.set_policy(A0, MemPolicy::Bind { tier: TierId::SLOW })
+        .unwrap();
+    touch(&mut m, BASE + 10 * 4096, false);
+    assert_eq!(
+        m.translate(A0, BASE + 10 * 4096).unwrap().unwrap().tier,
+        TierId::SLOW
+    );
+    assert!(m
+        .set_policy(A0, MemPolicy::Bind { tier: TierId(5) })
+        .is_err());
+}
+
+#[test]
+fn all_fast_time_equals_the_ideal_clock() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    for i in 0..10_000u64 {
+        m.access(Access {
+            va: BASE + (i * 4160) % (8 << 20),
+            asid: 0,
+            core: (i % 2) as u16,
+            write: i % 3 == 0,
+        });
+        if i % 256 == 0 {
+            m.settle();
+        }
+    }
+    m.settle();
+    assert!(m.time_ns() > 0.0);
+    assert_eq!(m.time_ns(), m.ideal_time_ns());
+    m.migrate(A0, &[BASE], TierId::SLOW).unwrap();
+    touch(&mut m, BASE, false);
+    assert!(m.time_ns() > m.ideal_time_ns());
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Read(u64),
+    Write(u64),
+    ClearA(u64),
+    ClearD(u64),
+    ClearPmdA,
+    Invlpg(u64),
+    FlushAll,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let page = 0u64..16;
+    prop_oneof![
+        3 => page.clone().prop_map(Op::Read),
+        2 => page.clone().prop_map(Op::Write),
+        2 => page.clone().prop_map(Op::ClearA),
+        1 => page.clone().prop_map(Op::ClearD),
+        1 => Just(Op::ClearPmdA),
+        1 => page.prop_map(Op::Invlpg),
+        1 => Just(Op::FlushAll),
+    ]
+}
+
+/// The reference model: per page A, D, "translation cached" and "cached with
+/// D"; one PMD Accessed bit and whether the PDE cache holds the range. With 16
+/// pages in distinct TLB sets nothing is evicted, so the model needs no LRU.
+#[derive(Default)]
+struct Model {
+    mapped: [bool; 16],
+    a: [bool; 16],
+    d: [bool; 16],
+    cached: [bool; 16],
+    cached_dirty: [bool; 16],
+    pmd_a: bool,
+    pde_cached: bool,
+}
+
+impl Model {
+    fn access(&mut self, i: usize, write: bool) {
+        self.mapped[i] = true;
+        if !self.cached[i] {
+            if !self.pde_cached {
+                self.pmd_a = true;
+                self.pde_cached = true;
+            }
+            self.a[i] = true;
+            self.cached[i] = true;
+            self.cached_dirty[i] = self.d[i] || write;
+            self.d[i] |= write;
+        } else if write && !self.cached_dirty[i] {
+            self.d[i] = true;
+            self.cached_dirty[i] = true;
+        }
+    }
+}
+
+proptest! {
+    /// Random sequences of accesses, bit clears and flushes: the machine's
+    /// Accessed and Dirty bits equal the reference model's after every step.
+    #[test]
+    fn accessed_and_dirty_bits_match_the_reference_model(ops in proptest::collection::vec(op(), 1..200)) {
+        let mut m = machine(2 << 20, false, 64 << 20);
+        let mut model = Model::default();
+        let va = |i: u64| BASE + i * 4096;
+        for op in ops {
+            match op {
+                Op::Read(i) => { touch(&mut m, va(i) + 8, false); model.access(i as usize, false); }
+                Op::Write(i) => { touch(&mut m, va(i) + 8, true); model.access(i as usize, true); }
+                Op::ClearA(i) => if model.mapped[i as usize] {
+                    m.accessed(A0, va(i), Level::Pte, true).unwrap();
+                    model.a[i as usize] = false;
+                },
+                Op::ClearD(i) => if model.mapped[i as usize] {
+                    m.dirty(A0, va(i), true).unwrap();
+                    model.d[i as usize] = false;
+                },
+                Op::ClearPmdA => if model.mapped.iter().any(|&x| x) {
+                    m.accessed(A0, BASE, Level::Pmd, true).unwrap();
+                    model.pmd_a = false;
+                },
+                Op::Invlpg(i) => {
+                    m.flush_tlb(A0, Flush::Page(va(i))).unwrap();
+                    model.cached[i as usize] = false;
+                    model.pde_cached = false;
+                }
+                Op::FlushAll => {
+                    m.flush_tlb(A0, Flush::All).unwrap();
+                    model.cached = [false; 16];
+                    model.pde_cached = false;
+                }
+            }
+            for i in 0..16 {
+                if model.mapped[i] {
+                    prop_assert_eq!(m.accessed(A0, va(i as u64), Level::Pte, false).unwrap(), model.a[i], "A of page {}", i);
+                    prop_assert_eq!(m.dirty(A0, va(i as u64), false).unwrap(), model.d[i], "D of page {}", i);
+                }
+            }
+            if model.mapped.iter().any(|&x| x) {
+                prop_assert_eq!(m.accessed(A0, BASE, Level::Pmd, false).unwrap(), model.pmd_a, "PMD A");
+            }
+        }
+    }
+}
