@@ -1,1 +1,90 @@
-fn main() {}
+//! Simulated accesses per second of the exact machine on 1 GiB workloads, and
+//! host bytes per simulated 4 KiB page. `benchsuite/run.sh` runs this and
+//! appends the figures to `benchsuite/results.csv`.
+//!
+//! Goals (issue 2): LLC off, one core, >= 100 M accesses/s sequential and
+//! >= 30 M/s random; <= 16 host bytes per 4 KiB page.
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use thermocline_backend::RegionInfo;
+use thermocline_sim::{tiers, Access, Machine, MachineConfig, PerfConfig};
+use thermocline_vocab::{Asid, PageType, Rng};
+
+const GIB: u64 = 1 << 30;
+const BATCH: usize = 256;
+const PER_ITER: usize = 1 << 20;
+
+fn machine(bytes: u64) -> (Machine, u64) {
+    let mut t = vec![tiers::dram(), tiers::dcpmm()];
+    t[0].capacity_bytes = bytes / 2;
+    t[1].capacity_bytes = bytes;
+    let cfg = MachineConfig {
+        tiers: t,
+        tlb: Default::default(),
+        llc: Default::default(),
+        perf: PerfConfig { compute_ns: 20.0, ..Default::default() },
+        costs: Default::default(),
+        seed: 1,
+    };
+    let start = GIB;
+    let r = RegionInfo { asid: Asid(0), name: "heap".into(), start, len: bytes, page_type: PageType::Anon, thp: false };
+    (Machine::new(cfg, vec![r]).unwrap(), start)
+}
+
+fn warm(m: &mut Machine, start: u64, bytes: u64) {
+    for p in (0..bytes).step_by(4096) {
+        m.access(Access { va: start + p, asid: 0, core: 0, write: false });
+    }
+    m.settle();
+}
+
+/// Runs `PER_ITER` accesses in batches, as the runner does.
+fn drive(m: &mut Machine, buf: &mut [Access; BATCH], mut next: impl FnMut() -> u64) {
+    for _ in 0..PER_ITER / BATCH {
+        for a in buf.iter_mut() {
+            a.va = next();
+        }
+        for a in buf.iter() {
+            m.access(*a);
+        }
+        m.settle();
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("exact");
+    g.throughput(Throughput::Elements(PER_ITER as u64));
+    g.sample_size(20);
+    let (mut m, start) = machine(GIB);
+    warm(&mut m, start, GIB);
+    let mut buf = [Access::default(); BATCH];
+    let mut off = 0u64;
+    g.bench_function(BenchmarkId::new("sequential-1g", "64B-stride"), |b| {
+        b.iter(|| {
+            drive(&mut m, &mut buf, || {
+                off = (off + 64) & (GIB - 1);
+                start + off
+            })
+        })
+    });
+    let mut rng = Rng::new(7);
+    g.bench_function(BenchmarkId::new("random-1g", "uniform-lines"), |b| {
+        b.iter(|| drive(&mut m, &mut buf, || start + (rng.below(GIB / 64) << 6)))
+    });
+    g.finish();
+}
+
+fn memory_per_page() {
+    let bytes = 4 * GIB;
+    let (mut m, start) = machine(bytes);
+    warm(&mut m, start, bytes);
+    let per_page = m.host_bytes() as f64 / (bytes / 4096) as f64;
+    println!("host-bytes-per-4k-page,{per_page:.2}");
+}
+
+fn main() {
+    memory_per_page();
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+}

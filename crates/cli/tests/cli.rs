@@ -1,0 +1,75 @@
+//! The command line as a user meets it: exit codes and messages.
+
+use std::process::Command;
+
+fn thermocline(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_thermocline"))
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("tc-cli-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn malformed_masim_config_exits_2_naming_file_and_line() {
+    let p = tmp("bad.cfg", "a, 4096\n\nphase\n1000\na, 1, 64, 1, sideways\n");
+    let (code, _, err) = thermocline(&["run", "--workload", &p, "--manager", "first-touch"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{p}:5:")), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+}
+
+#[test]
+fn unknown_names_and_bad_values_exit_2() {
+    for args in [
+        vec!["run", "--manager", "no-such-manager"],
+        vec!["run", "--workload", "no-such-workload"],
+        vec!["run", "--machine", "dram+floppy"],
+        vec!["run", "--fast-capacity", "lots"],
+        vec!["run", "--set", "random.nonsense=1", "--manager", "random"],
+        vec!["run", "--set", "bogus"],
+        vec!["run", "--workload", "trace:/nonexistent/trace"],
+        vec!["run", "--workload", "lackey:/nonexistent/lk"],
+        vec!["run", "--duration", "-1"],
+        vec!["frobnicate"],
+    ] {
+        let (code, _, err) = thermocline(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    let p = tmp("bad.toml", "[run]\nseed = \"x\"\n");
+    let (code, _, err) = thermocline(&["run", "--config", &p]);
+    assert_eq!(code, 2);
+    assert!(err.contains(&p), "{err}");
+}
+
+#[test]
+fn lackey_traces_replay() {
+    let p = tmp("t.lk", "==1== Lackey\nI  04001000,3\n L 1ffefffd70,8\n S 1ffefffd68,8\n M 0402a0b8,4\n L 7fff00001000,8\n");
+    let json = tmp("lk.json", "");
+    let spec = format!("lackey:{p}");
+    let (code, _, err) = thermocline(&["run", "--workload", &spec, "--manager", "all-slow", "--json", &json]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["accesses"], 5);
+    assert_eq!(r["tiers"][1]["reads"].as_u64().unwrap() + r["tiers"][1]["writes"].as_u64().unwrap(), 5);
+}
+
+#[test]
+fn list_names_everything() {
+    let (code, out, _) = thermocline(&["list"]);
+    assert_eq!(code, 0);
+    for name in ["multiphase", "first-touch", "all-fast", "dram+dcpmm", "dram+zswap"] {
+        assert!(out.contains(name), "{name}");
+    }
+}
