@@ -175,7 +175,7 @@ pub fn run_observed<O: Observer>(
             next_window += window_ns;
         }
         batches += 1;
-        if batches % 1024 == 0 {
+        if batches.is_multiple_of(1024) {
             progress(done, limit);
         }
     }

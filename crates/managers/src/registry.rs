@@ -4,6 +4,9 @@ use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
 use crate::{Manager, ManagerError};
 use serde::de::DeserializeOwned;
 
+/// Builds a manager from its registry name and parameter table.
+type Builder = fn(&'static str, toml::Table) -> Result<Box<dyn Manager>, ManagerError>;
+
 /// A registered manager: its name, a one-line description, and a builder that
 /// takes its parameters as a TOML table.
 pub struct Entry {
@@ -11,7 +14,7 @@ pub struct Entry {
     pub name: &'static str,
     /// One line for `thermocline list`.
     pub description: &'static str,
-    build: fn(&'static str, toml::Table) -> Result<Box<dyn Manager>, ManagerError>,
+    build: Builder,
 }
 
 fn with_params<M: Manager + DeserializeOwned + 'static>(

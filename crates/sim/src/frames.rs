@@ -104,7 +104,7 @@ impl TierFrames {
 
     /// Returns a 2 MiB block.
     pub fn free_huge(&mut self, first: u64) {
-        debug_assert!(self.owns(first) && first % PAGES_PER_HUGE == 0);
+        debug_assert!(self.owns(first) && first.is_multiple_of(PAGES_PER_HUGE));
         self.used -= PAGES_PER_HUGE;
         self.free_huge.push(first);
     }

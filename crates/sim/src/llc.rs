@@ -32,7 +32,7 @@ impl Llc {
     /// must be a power of two.
     pub fn new(bytes: u64, ways: usize) -> Result<Self, String> {
         let lines = bytes / 64;
-        if ways == 0 || lines == 0 || lines % ways as u64 != 0 {
+        if ways == 0 || lines == 0 || !lines.is_multiple_of(ways as u64) {
             return Err(format!("LLC of {bytes} bytes cannot be {ways}-way"));
         }
         let sets = lines / ways as u64;

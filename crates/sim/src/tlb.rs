@@ -60,7 +60,7 @@ pub struct Tlb {
 impl Tlb {
     /// `entries` total, `ways` per set; the set count must be a power of two.
     pub fn new(entries: usize, ways: usize) -> Result<Self, String> {
-        if ways == 0 || entries == 0 || entries % ways != 0 {
+        if ways == 0 || entries == 0 || !entries.is_multiple_of(ways) {
             return Err(format!(
                 "TLB of {entries} entries cannot be {ways}-way set-associative"
             ));

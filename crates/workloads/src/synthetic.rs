@@ -111,7 +111,7 @@ impl SyntheticStream {
             _ => None,
         };
         // An odd multiplier coprime with the item count scatters ranks.
-        let mut multiplier = 0x9E37_79B9_7F4A_7C15u64 % spec.items.max(2) | 1;
+        let mut multiplier = (0x9E37_79B9_7F4A_7C15u64 % spec.items.max(2)) | 1;
         while gcd(multiplier, spec.items) != 1 {
             multiplier += 2;
         }

@@ -145,7 +145,7 @@ impl TraceReader {
             });
         }
         let body = len - header;
-        if body % 8 != 0 {
+        if !body.is_multiple_of(8) {
             return Err(bad(format!(
                 "truncated: {} bytes after the last whole record",
                 body % 8
