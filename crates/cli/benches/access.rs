@@ -22,18 +22,33 @@ fn machine(bytes: u64) -> (Machine, u64) {
         tiers: t,
         tlb: Default::default(),
         llc: Default::default(),
-        perf: PerfConfig { compute_ns: 20.0, ..Default::default() },
+        perf: PerfConfig {
+            compute_ns: 20.0,
+            ..Default::default()
+        },
         costs: Default::default(),
         seed: 1,
     };
     let start = GIB;
-    let r = RegionInfo { asid: Asid(0), name: "heap".into(), start, len: bytes, page_type: PageType::Anon, thp: false };
+    let r = RegionInfo {
+        asid: Asid(0),
+        name: "heap".into(),
+        start,
+        len: bytes,
+        page_type: PageType::Anon,
+        thp: false,
+    };
     (Machine::new(cfg, vec![r]).unwrap(), start)
 }
 
 fn warm(m: &mut Machine, start: u64, bytes: u64) {
     for p in (0..bytes).step_by(4096) {
-        m.access(Access { va: start + p, asid: 0, core: 0, write: false });
+        m.access(Access {
+            va: start + p,
+            asid: 0,
+            core: 0,
+            write: false,
+        });
     }
     m.settle();
 }

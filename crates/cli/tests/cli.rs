@@ -58,18 +58,36 @@ fn lackey_traces_replay() {
     let p = tmp("t.lk", "==1== Lackey\nI  04001000,3\n L 1ffefffd70,8\n S 1ffefffd68,8\n M 0402a0b8,4\n L 7fff00001000,8\n");
     let json = tmp("lk.json", "");
     let spec = format!("lackey:{p}");
-    let (code, _, err) = thermocline(&["run", "--workload", &spec, "--manager", "all-slow", "--json", &json]);
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--workload",
+        &spec,
+        "--manager",
+        "all-slow",
+        "--json",
+        &json,
+    ]);
     assert_eq!(code, 0, "{err}");
-    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(r["accesses"], 5);
-    assert_eq!(r["tiers"][1]["reads"].as_u64().unwrap() + r["tiers"][1]["writes"].as_u64().unwrap(), 5);
+    assert_eq!(
+        r["tiers"][1]["reads"].as_u64().unwrap() + r["tiers"][1]["writes"].as_u64().unwrap(),
+        5
+    );
 }
 
 #[test]
 fn list_names_everything() {
     let (code, out, _) = thermocline(&["list"]);
     assert_eq!(code, 0);
-    for name in ["multiphase", "first-touch", "all-fast", "dram+dcpmm", "dram+zswap"] {
+    for name in [
+        "multiphase",
+        "first-touch",
+        "all-fast",
+        "dram+dcpmm",
+        "dram+zswap",
+    ] {
         assert!(out.contains(name), "{name}");
     }
 }

@@ -58,19 +58,26 @@ impl HeatmapObserver {
         };
         let cols = self.columns.len().max(1);
         let width = width.clamp(1, 4096);
-        let mut grid = vec![0u64; width * self.rows];
+        let mut grid = vec![0f64; width * self.rows];
+        let mut merged = vec![0u32; width];
         for (c, col) in self.columns.iter().enumerate() {
             let x = c * width / cols;
+            merged[x] += 1;
             for (row, &v) in col.iter().enumerate() {
-                grid[row * width + x] += u64::from(v);
+                grid[row * width + x] += f64::from(v);
             }
         }
-        let max = grid.iter().copied().max().unwrap_or(0).max(1) as f64;
+        // Average the time bins that fell into one pixel column, so uneven
+        // resampling does not draw stripes.
+        for (i, g) in grid.iter_mut().enumerate() {
+            *g /= f64::from(merged[i % width].max(1));
+        }
+        let max = grid.iter().copied().fold(1.0, f64::max);
         let mut rgb = Vec::with_capacity(width * self.rows * 3);
         // Row 0 at the bottom, as in damo's plots.
         for row in (0..self.rows).rev() {
             for x in 0..width {
-                let v = grid[row * width + x] as f64;
+                let v = grid[row * width + x];
                 let level = if v > 0.0 {
                     (1.0 + v).ln() / (1.0 + max).ln()
                 } else {

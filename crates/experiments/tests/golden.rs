@@ -16,14 +16,22 @@ fn check(name: &str, sets: &[&str]) {
         std::fs::write(&path, &json).unwrap();
     }
     let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(want == json, "{name}: report differs from {path} (UPDATE_GOLDEN=1 to regenerate)");
+    assert!(
+        want == json,
+        "{name}: report differs from {path} (UPDATE_GOLDEN=1 to regenerate)"
+    );
 }
 
 #[test]
 fn first_touch_on_multiphase() {
     check(
         "first-touch-multiphase",
-        &["run.manager=\"first-touch\"", "run.duration_s=0.05", "run.fast_capacity=\"25%\"", "metrics.window_s=0.01"],
+        &[
+            "run.manager=\"first-touch\"",
+            "run.duration_s=0.05",
+            "run.fast_capacity=\"25%\"",
+            "metrics.window_s=0.01",
+        ],
     );
 }
 

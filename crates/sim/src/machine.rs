@@ -371,10 +371,13 @@ impl Machine {
     fn translate(&mut self, a: Access) -> TlbEntry {
         let any_huge = self.any_huge;
         let core = &mut self.cores[a.core as usize];
-        if a.va >= core.last_lo && a.va < core.last_hi && a.asid == core.last_asid
-            && (!a.write || core.last.dirty) {
-                return core.last;
-            }
+        if a.va >= core.last_lo
+            && a.va < core.last_hi
+            && a.asid == core.last_asid
+            && (!a.write || core.last.dirty)
+        {
+            return core.last;
+        }
         self.slow_translate(a, any_huge)
     }
 
