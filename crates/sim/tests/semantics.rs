@@ -361,3 +361,53 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn sampling_takes_about_one_event_in_period_and_drops_when_full() {
+    use thermocline_backend::{SampleEvent, SamplingConfig};
+    let mut m = machine(8 << 20, false, 64 << 20);
+    m.set_sampling(Some(SamplingConfig {
+        event: SampleEvent::LlcMissLoads,
+        period: 100,
+        buffer: 1000,
+    }))
+    .unwrap();
+    for i in 0..50_000u64 {
+        m.access(Access {
+            va: BASE + (i * 64) % (8 << 20),
+            asid: 0,
+            core: 0,
+            write: i % 2 == 1,
+        });
+    }
+    m.settle();
+    let mut out = Vec::new();
+    assert_eq!(m.drain_samples(&mut out).unwrap(), 0);
+    // 25 000 loads at one sample per ~100: jittered, so a band.
+    assert!((200..300).contains(&out.len()), "{}", out.len());
+    assert!(out
+        .iter()
+        .all(|s| !s.write && s.va >= BASE && s.va < BASE + (8 << 20)));
+    m.set_sampling(Some(SamplingConfig {
+        event: SampleEvent::LlcMissAll,
+        period: 1,
+        buffer: 10,
+    }))
+    .unwrap();
+    for i in 0..100u64 {
+        touch(&mut m, BASE + i * 64, false);
+    }
+    out.clear();
+    assert!(
+        m.drain_samples(&mut out).unwrap() > 0,
+        "a full buffer drops samples"
+    );
+    assert_eq!(out.len(), 10);
+    assert!(m
+        .set_sampling(Some(SamplingConfig {
+            event: SampleEvent::LlcMissAll,
+            period: 0,
+            buffer: 1
+        }))
+        .is_err());
+}
