@@ -362,16 +362,24 @@ proptest! {
     }
 }
 
+fn sampling(
+    event: thermocline_backend::SampleEvent,
+    period: u64,
+    buffer: usize,
+) -> thermocline_backend::SamplingConfig {
+    thermocline_backend::SamplingConfig {
+        event,
+        period,
+        buffer,
+    }
+}
+
 #[test]
 fn sampling_takes_about_one_event_in_period_and_drops_when_full() {
-    use thermocline_backend::{SampleEvent, SamplingConfig};
+    use thermocline_backend::SampleEvent;
     let mut m = machine(8 << 20, false, 64 << 20);
-    m.set_sampling(Some(SamplingConfig {
-        event: SampleEvent::LlcMissLoads,
-        period: 100,
-        buffer: 1000,
-    }))
-    .unwrap();
+    m.set_sampling(Some(sampling(SampleEvent::LlcMissLoads, 100, 1000)))
+        .unwrap();
     for i in 0..50_000u64 {
         m.access(Access {
             va: BASE + (i * 64) % (8 << 20),
@@ -388,12 +396,8 @@ fn sampling_takes_about_one_event_in_period_and_drops_when_full() {
     assert!(out
         .iter()
         .all(|s| !s.write && s.va >= BASE && s.va < BASE + (8 << 20)));
-    m.set_sampling(Some(SamplingConfig {
-        event: SampleEvent::LlcMissAll,
-        period: 1,
-        buffer: 10,
-    }))
-    .unwrap();
+    m.set_sampling(Some(sampling(SampleEvent::LlcMissAll, 1, 10)))
+        .unwrap();
     for i in 0..100u64 {
         touch(&mut m, BASE + i * 64, false);
     }
@@ -404,10 +408,6 @@ fn sampling_takes_about_one_event_in_period_and_drops_when_full() {
     );
     assert_eq!(out.len(), 10);
     assert!(m
-        .set_sampling(Some(SamplingConfig {
-            event: SampleEvent::LlcMissAll,
-            period: 0,
-            buffer: 1
-        }))
+        .set_sampling(Some(sampling(SampleEvent::LlcMissAll, 0, 1)))
         .is_err());
 }
