@@ -41,6 +41,38 @@ pub trait Backend {
     /// does not flush: call [`Backend::flush_tlb`] to make later accesses visible.
     fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool>;
 
+    /// Reads the Accessed bit of every leaf entry mapping `[start, start+len)`
+    /// (4 KiB PTEs, or PMDs of huge pages), clearing it if `clear`; pushes the
+    /// base address of each accessed page into `out` and returns how many leaf
+    /// entries were read. The same as [`Backend::accessed`] page by page at
+    /// `Level::Pte`, which is what this default does; backends answer it in
+    /// bulk. Unmapped pages are skipped.
+    fn scan_accessed(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        clear: bool,
+        out: &mut Vec<u64>,
+    ) -> Result<u64> {
+        let end = start.saturating_add(len);
+        let mut va = start & !0xfff;
+        let mut read = 0;
+        while va < end {
+            let Some(t) = self.translate(asid, va)? else {
+                va += 4096;
+                continue;
+            };
+            let base = t.size.align_down(va);
+            read += 1;
+            if self.accessed(asid, va, Level::Pte, clear)? {
+                out.push(base);
+            }
+            va = base + t.size.bytes();
+        }
+        Ok(read)
+    }
+
     /// Reads the Dirty bit of the leaf entry mapping `va`, then clears it if `clear`.
     fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool>;
 

@@ -545,18 +545,24 @@ impl Machine {
     fn finish_walk(&mut self, a: Access, mut entry: u64, leaf: u32, huge: bool) -> TlbEntry {
         let size = if huge { PageSize::Huge } else { PageSize::Base };
         let page = size.align_down(a.va);
+        let mut tier = self.tier_of(pt::target(entry));
+        let spec = &self.cfg.tiers[tier as usize];
+        let tier_faults = spec.fault_on_access_ns.is_some();
+        let keep = spec.keep_on_fault;
         if entry & pt::POISON != 0 {
             // BadgerTrap: the fault handler counts, installs the translation
-            // in the TLB and leaves the entry poisoned.
+            // in the TLB and leaves the entry poisoned. In a tier that faults
+            // anyway it is the same fault, so its time is charged once.
             self.stats.poison_faults += 1;
-            self.epoch.poison_faults += 1;
+            if !tier_faults {
+                self.epoch.poison_faults += 1;
+            }
             *self.poison.entry((a.asid, page)).or_insert(0) += 1;
         }
-        let mut tier = self.tier_of(pt::target(entry));
-        if self.cfg.tiers[tier as usize].fault_on_access_ns.is_some() {
+        if tier_faults {
             self.stats.tier_faults += 1;
             self.epoch.tier_faults[tier as usize] += 1;
-            if self.move_page(a.asid, a.va, TierId(0)).is_ok() {
+            if !keep && self.move_page(a.asid, a.va, TierId(0)).is_ok() {
                 self.stats.tier_fault_promotions += 1;
                 entry = *self.spaces[a.asid as usize]
                     .pt

@@ -113,6 +113,57 @@ impl Backend for Machine {
         Ok(was)
     }
 
+    fn scan_accessed(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        clear: bool,
+        out: &mut Vec<u64>,
+    ) -> Result<u64> {
+        let huge_bytes = PageSize::Huge.bytes();
+        let end = start.saturating_add(len);
+        let space = self.space_mut(asid)?;
+        let table = &mut space.pt;
+        let mut read = 0u64;
+        let mut chunk = PageSize::Huge.align_down(start);
+        while chunk < end {
+            let path = table.path(chunk);
+            if let (Some(pmd), Some(leaf)) = (path.pmd, path.leaf) {
+                let e = &mut table.pmd[pmd as usize][Level::Pmd.index(chunk)];
+                if path.huge {
+                    read += 1;
+                    if *e & pt::A != 0 {
+                        out.push(chunk);
+                        if clear {
+                            *e &= !pt::A;
+                        }
+                    }
+                } else if *e & pt::P != 0 {
+                    let lo = start.max(chunk);
+                    let hi = end.min(chunk + huge_bytes);
+                    let first = ((lo - chunk) >> 12) as usize;
+                    let last = (hi - chunk).div_ceil(4096) as usize;
+                    for (i, pte) in table.pte[leaf as usize][first..last].iter_mut().enumerate() {
+                        if *pte & pt::P == 0 {
+                            continue;
+                        }
+                        read += 1;
+                        if *pte & pt::A != 0 {
+                            out.push(chunk + ((first + i) as u64) * 4096);
+                            if clear {
+                                *pte &= !pt::A;
+                            }
+                        }
+                    }
+                }
+            }
+            chunk += huge_bytes;
+        }
+        self.manager_ns += read as f64 * self.cfg.costs.entry_access_ns;
+        Ok(read)
+    }
+
     fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool> {
         self.manager_ns += self.cfg.costs.entry_access_ns;
         let space = self.space_mut(asid)?;
@@ -341,6 +392,32 @@ impl Backend for Machine {
                 }
             }
         }
+        let first = frames[0].0;
+        let in_place = first.is_multiple_of(PAGES_PER_HUGE)
+            && frames
+                .iter()
+                .enumerate()
+                .all(|(i, &(f, t))| f == first + i as u64 && t == frames[0].1);
+        if in_place {
+            // The base pages still are the split huge page's frames (a
+            // PTE-mapped THP): map the block by the PMD again, no copy.
+            let space = self.space_mut(asid)?;
+            let path = space.pt.path(va);
+            let (pmd, leaf) = (path.pmd.expect("mapped"), path.leaf.expect("mapped"));
+            let mut flags = 0;
+            for pte in space.pt.pte[leaf as usize].iter_mut() {
+                flags |= *pte & (pt::A | pt::D);
+                *pte = 0;
+            }
+            space.pt.pmd[pmd as usize][Level::Pmd.index(va)] =
+                pt::entry(first, pt::P | pt::RW | pt::PS | flags);
+            self.drop_poison_counts(asid, base);
+            self.note_huge();
+            self.manager_ns += self.cfg.costs.entry_access_ns * PAGES_PER_HUGE as f64;
+            self.invalidate_asid(asid.0);
+            self.shootdown(0);
+            return Ok(());
+        }
         let target_tier = (0..votes.len())
             .max_by_key(|&t| (votes[t], std::cmp::Reverse(t)))
             .unwrap_or(0);
@@ -364,14 +441,7 @@ impl Backend for Machine {
             self.counters[tier.index()].reads += 64;
             self.counters[target_tier].writes += 64;
         }
-        let poisoned: Vec<_> = self
-            .poison
-            .range((asid.0, base)..(asid.0, base + PageSize::Huge.bytes()))
-            .map(|(k, _)| *k)
-            .collect();
-        for k in poisoned {
-            self.poison.remove(&k);
-        }
+        self.drop_poison_counts(asid, base);
         self.note_huge();
         self.manager_ns += self.cfg.costs.huge_page_migration_ns();
         self.invalidate_asid(asid.0);
@@ -396,5 +466,20 @@ impl Backend for Machine {
 
     fn charge_manager(&mut self, ns: f64) {
         self.manager_ns += ns.max(0.0);
+    }
+}
+
+impl Machine {
+    /// Forgets the poison counters of the base pages of the 2 MiB range at
+    /// `base` (collapsing drops the PTEs that carried the poison).
+    fn drop_poison_counts(&mut self, asid: Asid, base: u64) {
+        let poisoned: Vec<_> = self
+            .poison
+            .range((asid.0, base)..(asid.0, base + PageSize::Huge.bytes()))
+            .map(|(k, _)| *k)
+            .collect();
+        for k in poisoned {
+            self.poison.remove(&k);
+        }
     }
 }

@@ -411,3 +411,146 @@ fn sampling_takes_about_one_event_in_period_and_drops_when_full() {
         .set_sampling(Some(sampling(SampleEvent::LlcMissAll, 0, 1)))
         .is_err());
 }
+
+/// The default (page-by-page) `scan_accessed` of the trait, to compare the
+/// machine's bulk version against.
+struct PageByPage<'a>(&'a mut Machine);
+
+fn reference_scan(m: &mut Machine, start: u64, len: u64, clear: bool) -> (Vec<u64>, u64) {
+    let (mut out, mut read) = (Vec::new(), 0);
+    let end = start + len;
+    let mut va = start & !0xfff;
+    while va < end {
+        let Some(t) = m.translate(A0, va).unwrap() else {
+            va += 4096;
+            continue;
+        };
+        let base = t.size.align_down(va);
+        read += 1;
+        if m.accessed(A0, va, Level::Pte, clear).unwrap() {
+            out.push(base);
+        }
+        va = base + t.size.bytes();
+    }
+    (out, read)
+}
+
+impl PageByPage<'_> {
+    fn scan(&mut self, start: u64, len: u64, clear: bool) -> (Vec<u64>, u64) {
+        reference_scan(self.0, start, len, clear)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The bulk Accessed-bit scan reports what reading every leaf one by one
+    /// reports, for mixed page sizes and unaligned ranges, and clears alike.
+    #[test]
+    fn bulk_scan_matches_page_by_page(
+        touches in proptest::collection::vec(0u64..(8 << 20), 1..200),
+        splits in proptest::collection::vec(0u64..4, 0..3),
+        start in 0u64..(2 << 20),
+        len in 1u64..(6 << 20),
+        clear in any::<bool>(),
+    ) {
+        let mut a = machine(8 << 20, true, 16 << 20);
+        let mut b = machine(8 << 20, true, 16 << 20);
+        for m in [&mut a, &mut b] {
+            for &t in &touches {
+                touch(m, BASE + t, false);
+            }
+            for &s in &splits {
+                let _ = m.split_huge(A0, BASE + (s << 21));
+            }
+            for &t in touches.iter().step_by(3) {
+                touch(m, BASE + t, false);
+            }
+        }
+        let mut bulk = Vec::new();
+        let read = a.scan_accessed(A0, BASE + start, len, clear, &mut bulk).unwrap();
+        let (want, want_read) = PageByPage(&mut b).scan(BASE + start, len, clear);
+        prop_assert_eq!(&bulk, &want);
+        prop_assert_eq!(read, want_read);
+        // Clearing leaves both machines in the same state.
+        let again = reference_scan(&mut a, BASE, 8 << 20, false);
+        let again_b = reference_scan(&mut b, BASE, 8 << 20, false);
+        prop_assert_eq!(again, again_b);
+    }
+}
+
+/// BadgerTrap emulation: a page of the emulated slow tier stays there, every
+/// TLB miss to it costs one fault, and a poisoned page of that tier is
+/// charged once (the monitoring fault is the emulation fault).
+#[test]
+fn badgertrap_tier_faults_once_per_tlb_miss_and_keeps_the_page() {
+    let mut t = vec![tiers::dram(), tiers::badgertrap()];
+    t[0].capacity_bytes = 16 << 20;
+    t[1].capacity_bytes = 16 << 20;
+    let cfg = MachineConfig {
+        tiers: t,
+        tlb: Default::default(),
+        llc: Default::default(),
+        perf: PerfConfig::default(),
+        costs: Default::default(),
+        seed: 1,
+    };
+    let region = RegionInfo {
+        asid: A0,
+        name: "r".into(),
+        start: BASE,
+        len: 4 << 20,
+        page_type: PageType::Anon,
+        thp: false,
+    };
+    let mut m = Machine::new(cfg, vec![region]).unwrap();
+    m.set_policy(A0, MemPolicy::Bind { tier: TierId(1) })
+        .unwrap();
+    touch(&mut m, BASE, false);
+    let faults = m.stats().tier_faults;
+    assert_eq!(faults, 1, "the first touch misses the TLB");
+    touch(&mut m, BASE + 64, false);
+    assert_eq!(m.stats().tier_faults, 1, "a TLB hit does not fault");
+    m.set_poison(A0, BASE, true).unwrap();
+    m.settle();
+    let t0 = m.time_ns();
+    touch(&mut m, BASE + 128, false);
+    assert_eq!(m.stats().tier_faults, 2);
+    assert_eq!(m.poison_faults(A0, BASE, false).unwrap(), 1);
+    // One 1 us fault, not two, plus the access itself.
+    let dt = m.time_ns() - t0;
+    assert!((1_000.0..1_500.0).contains(&dt), "{dt}");
+    let tr = m.translate(A0, BASE).unwrap().unwrap();
+    assert_eq!(tr.tier, TierId(1), "the emulated slow page stays put");
+}
+
+/// A huge page split in place and collapsed again is re-mapped by its PMD
+/// without a copy (a PTE-mapped THP), keeping A/D.
+#[test]
+fn collapse_of_an_untouched_split_is_in_place() {
+    let mut m = machine(4 << 20, true, 8 << 20);
+    touch(&mut m, BASE, true);
+    let before = m.translate(A0, BASE).unwrap().unwrap();
+    assert_eq!(before.size, PageSize::Huge);
+    m.split_huge(A0, BASE).unwrap();
+    let copied = m.stats().migrated_bytes;
+    let reads_before = m.tier_counters(TierId::FAST).unwrap().reads;
+    m.collapse_huge(A0, BASE).unwrap();
+    let after = m.translate(A0, BASE).unwrap().unwrap();
+    assert_eq!(
+        (after.size, after.frame, after.tier),
+        (PageSize::Huge, before.frame, before.tier)
+    );
+    assert_eq!(m.stats().migrated_bytes, copied);
+    assert_eq!(
+        m.tier_counters(TierId::FAST).unwrap().reads,
+        reads_before,
+        "no copy"
+    );
+    assert!(m.dirty(A0, BASE, false).unwrap());
+    // After a base page moved, collapsing copies.
+    m.split_huge(A0, BASE).unwrap();
+    m.migrate(A0, &[BASE + 4096], TierId(1)).unwrap();
+    m.collapse_huge(A0, BASE).unwrap();
+    assert!(m.tier_counters(TierId::FAST).unwrap().reads >= reads_before + 64 * 511);
+}
