@@ -10,8 +10,10 @@
 //! ([`lackey`]); named presets are in [`presets`].
 #![deny(missing_docs)]
 
+pub mod apps;
 pub mod lackey;
 pub mod masim;
+pub mod models;
 pub mod presets;
 pub mod synthetic;
 pub mod trace;
@@ -68,6 +70,8 @@ pub struct Workload {
     pub regions: Vec<RegionInfo>,
     /// Threads (one core each).
     pub threads: usize,
+    /// Nominal accesses per second per thread.
+    pub access_rate: f64,
     /// Core time per access per thread (ns), excluding memory stalls.
     pub compute_ns: f64,
     /// Accesses the stream will produce (all threads).
@@ -91,6 +95,8 @@ pub enum Stream {
     Masim(masim::MasimStream),
     /// A synthetic distribution.
     Synthetic(synthetic::SyntheticStream),
+    /// An application model.
+    Model(Box<models::ModelStream>),
     /// A binary trace file.
     Trace(trace::TraceReader),
     /// Accesses held in memory (imported lackey traces, tests).
@@ -104,6 +110,7 @@ impl Stream {
         match self {
             Stream::Masim(s) => Ok(s.fill(buf)),
             Stream::Synthetic(s) => Ok(s.fill(buf)),
+            Stream::Model(s) => Ok(s.fill(buf)),
             Stream::Trace(s) => s.fill(buf),
             Stream::Memory(s) => Ok(s.fill(buf)),
         }

@@ -2,6 +2,8 @@
 //! into a [`Workload`]: a MASIM config path, `lackey:PATH`, `trace:PATH`, or a
 //! preset name.
 
+use crate::apps;
+use crate::models::{BuiltModel, ModelSpec, ModelStream};
 use crate::synthetic::{Distribution, SyntheticSpec, SyntheticStream};
 use crate::{
     lackey, lay_out, masim, trace, MemoryStream, PhaseMark, Stream, Workload, WorkloadError,
@@ -12,13 +14,16 @@ use crate::{
 pub struct WorkloadOptions {
     /// Seed of the workload's random stream.
     pub seed: u64,
-    /// Nominal accesses per second per thread (MASIM phases, synthetic presets).
-    pub access_rate: f64,
+    /// Nominal accesses per second per thread (MASIM phases, synthetic
+    /// presets); `None` takes the workload's own rate (application models) or
+    /// [`crate::DEFAULT_ACCESS_RATE`].
+    pub access_rate: Option<f64>,
     /// Core time per access (ns), excluding memory stalls; `None` derives it
     /// from `access_rate` (see [`crate::compute_ns_for_rate`]).
     pub compute_ns: Option<f64>,
-    /// Back regions with transparent huge pages.
-    pub thp: bool,
+    /// Back regions with transparent huge pages; `None` takes the workload's
+    /// own choice (on for application models, off otherwise).
+    pub thp: Option<bool>,
     /// The fast tier's read latency and the machine's MLP, to derive compute time.
     pub fast_read_ns: f64,
     /// Memory-level parallelism of the machine.
@@ -61,6 +66,7 @@ d, 1, 64, 50, ro
 enum Kind {
     Masim(&'static str),
     Synthetic(fn(f64) -> SyntheticSpec),
+    Model(fn() -> ModelSpec),
 }
 
 /// A named workload.
@@ -121,6 +127,46 @@ pub const PRESETS: &[Preset] = &[
         description: "sequential 64-byte-stride sweeps over 1 GiB, loads only (5 s nominal)",
         kind: Kind::Synthetic(|r| synth(Distribution::Sequential, GIB / 64, 64, 0.0, 5.0, r)),
     },
+    Preset {
+        name: "redis-hotspot",
+        description: "Redis-like model (not Redis): 17.2 GiB hash table + ETC-sized objects, 0.01% of keys get 90% of 188 K ops/s, 1 thread, 600 s",
+        kind: Kind::Model(apps::redis_hotspot),
+    },
+    Preset {
+        name: "aerospike-read",
+        description: "Aerospike-like model (not Aerospike): 12.2 GiB, YCSB zipfian over 5 M 20-field records, 95:5 read:update, 176 K ops/s, 8 threads, 600 s",
+        kind: Kind::Model(apps::aerospike_read),
+    },
+    Preset {
+        name: "aerospike-write",
+        description: "Aerospike-like model (not Aerospike): as aerospike-read with 5:95 read:update, 215 K ops/s",
+        kind: Kind::Model(apps::aerospike_write),
+    },
+    Preset {
+        name: "cassandra-read",
+        description: "Cassandra-like model (not Cassandra): 4 GiB heap (key cache, growing memtable) + 4 GiB file-mapped SSTables, YCSB zipfian, 95:5, 21 K ops/s, 8 threads, 600 s",
+        kind: Kind::Model(apps::cassandra_read),
+    },
+    Preset {
+        name: "cassandra-write",
+        description: "Cassandra-like model (not Cassandra): as cassandra-read with 5:95 read:update, 45 K ops/s",
+        kind: Kind::Model(apps::cassandra_write),
+    },
+    Preset {
+        name: "tpcc",
+        description: "MySQL-TPCC-like model (not MySQL): 2.5 GiB of hot tables next to a 3.5 GiB rarely read order-line table, 8 threads, 600 s",
+        kind: Kind::Model(apps::tpcc),
+    },
+    Preset {
+        name: "analytics",
+        description: "in-memory-analytics-like model (not Spark): a 6.2 GiB heap that fills during the 317 s run, recency-skewed reads, 8 threads",
+        kind: Kind::Model(apps::analytics),
+    },
+    Preset {
+        name: "websearch",
+        description: "web-search-like model (not Solr): 2.2 GiB zipfian posting-block index + heap + stored fields, 8 threads, 600 s",
+        kind: Kind::Model(apps::websearch),
+    },
 ];
 
 /// Looks a preset up.
@@ -130,14 +176,29 @@ pub fn preset(name: &str) -> Option<&'static Preset> {
 
 /// Builds the workload `spec` names.
 pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> {
+    if let Some(r) = o.access_rate {
+        if !(r.is_finite() && r > 0.0) {
+            return Err(WorkloadError::Invalid(
+                "workload.access_rate must be positive".into(),
+            ));
+        }
+    }
+    if let Some(Preset {
+        kind: Kind::Model(f),
+        ..
+    }) = preset(spec)
+    {
+        return model_workload(spec, f(), o);
+    }
+    let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
+    let o = &WorkloadOptions {
+        access_rate: Some(rate),
+        thp: Some(o.thp.unwrap_or(false)),
+        ..o.clone()
+    };
     let compute = o
         .compute_ns
-        .unwrap_or_else(|| crate::compute_ns_for_rate(o.access_rate, o.fast_read_ns, o.mlp));
-    if !(o.access_rate.is_finite() && o.access_rate > 0.0) {
-        return Err(WorkloadError::Invalid(
-            "workload.access_rate must be positive".into(),
-        ));
-    }
+        .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
     if let Some(path) = spec.strip_prefix("lackey:") {
         let accesses = lackey::load(path)?;
         let regions = trace::regions_of(&accesses);
@@ -146,6 +207,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             name: spec.to_string(),
             regions,
             threads: 1,
+            access_rate: rate,
             compute_ns: compute,
             total_accesses: n,
             phases: vec![PhaseMark {
@@ -162,6 +224,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             total_accesses: reader.records(),
             regions,
             threads: reader.threads(),
+            access_rate: rate,
             compute_ns: compute,
             phases: vec![PhaseMark {
                 name: "trace".into(),
@@ -173,13 +236,15 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     if let Some(p) = preset(spec) {
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute),
+            Kind::Model(_) => unreachable!("models are built above"),
             Kind::Synthetic(f) => {
-                let s = f(o.access_rate);
+                let s = f(rate);
                 s.validate().map_err(WorkloadError::Invalid)?;
-                let regions = lay_out(&[("items".to_string(), s.bytes())], o.thp);
+                let regions = lay_out(&[("items".to_string(), s.bytes())], o.thp == Some(true));
                 Workload {
                     name: spec.to_string(),
                     threads: s.threads,
+                    access_rate: rate,
                     compute_ns: compute,
                     total_accesses: s.accesses,
                     phases: vec![PhaseMark {
@@ -210,16 +275,58 @@ fn masim_workload(
     o: &WorkloadOptions,
     compute: f64,
 ) -> Workload {
-    let regions = lay_out(&cfg.regions, o.thp);
-    let stream = masim::MasimStream::new(cfg, &regions, o.access_rate, o.seed);
+    let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
+    let regions = lay_out(&cfg.regions, o.thp == Some(true));
+    let stream = masim::MasimStream::new(cfg, &regions, rate, o.seed);
     let (total, phases) = stream.plan();
     Workload {
         name: name.to_string(),
         regions,
         threads: 1,
+        access_rate: rate,
         compute_ns: compute,
         total_accesses: total,
         phases,
         stream: Stream::Masim(stream),
     }
+}
+
+/// An application model: its own rate and THP unless the options override
+/// them; a load phase, then the measured run.
+fn model_workload(
+    name: &str,
+    spec: ModelSpec,
+    o: &WorkloadOptions,
+) -> Result<Workload, WorkloadError> {
+    let model = BuiltModel::new(spec, o.seed).map_err(WorkloadError::Invalid)?;
+    let threads = model.threads();
+    let natural = model.access_rate() / threads as f64;
+    let rate = o.access_rate.unwrap_or(natural);
+    let compute = o
+        .compute_ns
+        .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+    let regions = lay_out(&model.region_sizes(), o.thp.unwrap_or(true));
+    let starts: Vec<u64> = regions.iter().map(|r| r.start).collect();
+    let load = model.load_accesses();
+    let run = model.run_accesses();
+    let stream = ModelStream::new(&model, &starts, run, o.seed, true);
+    Ok(Workload {
+        name: name.to_string(),
+        regions,
+        threads,
+        access_rate: rate,
+        compute_ns: compute,
+        total_accesses: load + run,
+        phases: vec![
+            PhaseMark {
+                name: "load".into(),
+                first_access: 0,
+            },
+            PhaseMark {
+                name: "run".into(),
+                first_access: load,
+            },
+        ],
+        stream: Stream::Model(Box::new(stream)),
+    })
 }

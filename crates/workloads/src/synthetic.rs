@@ -91,12 +91,39 @@ impl SyntheticSpec {
     }
 }
 
+/// A fixed bijection of `0..n` that scatters popularity ranks over the
+/// address space, as a hash table scatters keys.
+#[derive(Clone, Debug)]
+pub(crate) struct Scatter {
+    n: u64,
+    multiplier: u64,
+}
+
+impl Scatter {
+    pub(crate) fn new(n: u64) -> Self {
+        // An odd multiplier coprime with the item count is a bijection.
+        let mut multiplier = (0x9E37_79B9_7F4A_7C15u64 % n.max(2)) | 1;
+        while gcd(multiplier, n) != 1 {
+            multiplier += 2;
+        }
+        Scatter {
+            n: n.max(1),
+            multiplier,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn apply(&self, rank: u64) -> u64 {
+        ((u128::from(rank) * u128::from(self.multiplier)) % u128::from(self.n)) as u64
+    }
+}
+
 /// Generates a synthetic workload's accesses.
 pub struct SyntheticStream {
     spec: SyntheticSpec,
     base: u64,
     zipf: Option<Zipf>,
-    multiplier: u64,
+    scatter: Scatter,
     left: u64,
     next_item: u64,
     next_core: u16,
@@ -110,16 +137,11 @@ impl SyntheticStream {
             Distribution::Zipf { s } => Some(Zipf::new(spec.items, s)),
             _ => None,
         };
-        // An odd multiplier coprime with the item count scatters ranks.
-        let mut multiplier = (0x9E37_79B9_7F4A_7C15u64 % spec.items.max(2)) | 1;
-        while gcd(multiplier, spec.items) != 1 {
-            multiplier += 2;
-        }
         SyntheticStream {
             left: spec.accesses,
             base,
             zipf,
-            multiplier,
+            scatter: Scatter::new(spec.items),
             next_item: 0,
             next_core: 0,
             rng: Rng::derive(seed, "synthetic"),
@@ -128,7 +150,7 @@ impl SyntheticStream {
     }
 
     fn scatter(&self, rank: u64) -> u64 {
-        ((u128::from(rank) * u128::from(self.multiplier)) % u128::from(self.spec.items)) as u64
+        self.scatter.apply(rank)
     }
 
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
