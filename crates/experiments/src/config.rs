@@ -20,7 +20,7 @@ pub struct RunSection {
     /// Manager name.
     pub manager: String,
     /// Machine preset.
-    pub machine: String,
+    pub machine: Option<String>,
     /// Fast-tier capacity: a size or a percentage of the footprint.
     pub fast_capacity: Option<String>,
     /// Stop after this many seconds of nominal workload time.
@@ -34,7 +34,7 @@ impl Default for RunSection {
         RunSection {
             workload: "multiphase".into(),
             manager: "first-touch".into(),
-            machine: "dram+dcpmm".into(),
+            machine: None,
             fast_capacity: None,
             duration_s: None,
             seed: 1,
@@ -59,25 +59,17 @@ pub struct MachineSection {
 }
 
 /// `[workload]`: how workloads are turned into accesses.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadSection {
-    /// Nominal accesses per second per thread.
-    pub access_rate: f64,
+    /// Nominal accesses per second per thread; absent: the workload's own
+    /// (application models), else 10 M/s.
+    pub access_rate: Option<f64>,
     /// Core time per access (ns); derived from `access_rate` when absent.
     pub compute_ns: Option<f64>,
-    /// Back regions with transparent huge pages.
-    pub thp: bool,
-}
-
-impl Default for WorkloadSection {
-    fn default() -> Self {
-        WorkloadSection {
-            access_rate: thermocline_workloads::DEFAULT_ACCESS_RATE,
-            compute_ns: None,
-            thp: false,
-        }
-    }
+    /// Back regions with transparent huge pages; absent: on for application
+    /// models, off otherwise.
+    pub thp: Option<bool>,
 }
 
 /// `[metrics]`: time series and ground truth.
@@ -232,7 +224,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.run.seed, 7);
-        assert_eq!(c.workload.access_rate, 1e6);
+        assert_eq!(c.workload.access_rate, Some(1e6));
         assert_eq!(c.machine.llc.bytes, 1 << 20);
         assert_eq!(
             c.manager_params("random")["fast_probability"].as_float(),

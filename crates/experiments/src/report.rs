@@ -2,6 +2,7 @@
 //! wall-clock figure goes in, so the same inputs give byte-identical JSON.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use thermocline_sim::MachineStats;
 use thermocline_workloads::PhaseMark;
 
@@ -42,12 +43,18 @@ pub struct Window {
     pub resident_bytes: Vec<u64>,
     /// Application accesses served by tiers other than the fastest, per second.
     pub slow_tier_accesses_per_s: f64,
+    /// TLB misses to pages of faulting tiers (zswap-like, BadgerTrap-emulated)
+    /// per second: each one is a fault, so this is the rate that costs.
+    pub slow_tier_faults_per_s: f64,
     /// Mean precision of the hot sets reported in the window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<f64>,
     /// Mean recall of the hot sets reported in the window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recall: Option<f64>,
+    /// The manager's gauges at the end of the window (see `Manager::gauges`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub manager: BTreeMap<String, f64>,
 }
 
 /// The report of one run.

@@ -5,6 +5,7 @@ use crate::groundtruth::{self, Score};
 use crate::report::{MigrationTotals, Report, TierReport, Window};
 use crate::RunError;
 use thermocline_backend::Backend;
+use thermocline_managers::Manager;
 use thermocline_sim::{machine_preset, Access, Machine, MachineConfig, PerfConfig};
 use thermocline_vocab::{CapacitySpec, HUGE_PAGE};
 use thermocline_workloads::presets::{self as wl, WorkloadOptions};
@@ -47,6 +48,23 @@ fn parse_capacity(what: &str, text: &str) -> Result<CapacitySpec, RunError> {
     CapacitySpec::parse(text).map_err(|e| RunError::Config(format!("{what}: {e}")))
 }
 
+/// The default machine preset.
+pub const DEFAULT_MACHINE: &str = "dram+dcpmm";
+
+/// The machine a run uses: the user's, else the one the manager needs, else
+/// the default; a manager that needs a machine refuses any other.
+fn resolve_machine(asked: Option<&str>, manager: &dyn Manager) -> Result<String, RunError> {
+    match (asked, manager.machine()) {
+        (Some(a), Some(need)) if a != need => Err(RunError::Config(format!(
+            "manager {} runs on machine {need} only (it emulates that machine's slow tier); drop --machine or pick another manager",
+            manager.name()
+        ))),
+        (Some(a), _) => Ok(a.to_string()),
+        (None, Some(need)) => Ok(need.to_string()),
+        (None, None) => Ok(DEFAULT_MACHINE.to_string()),
+    }
+}
+
 /// Runs `cfg`, showing every access to `obs`.
 pub fn run_observed<O: Observer>(
     cfg: &RunConfig,
@@ -54,10 +72,12 @@ pub fn run_observed<O: Observer>(
     obs: &mut O,
 ) -> Result<Report, RunError> {
     let r = &cfg.run;
-    let preset = machine_preset(&r.machine).ok_or_else(|| {
+    let mut manager =
+        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager))?;
+    let machine_name = resolve_machine(r.machine.as_deref(), manager.as_ref())?;
+    let preset = machine_preset(&machine_name).ok_or_else(|| {
         RunError::Config(format!(
-            "unknown machine {:?} (see `thermocline list`)",
-            r.machine
+            "unknown machine {machine_name:?} (see `thermocline list`)"
         ))
     })?;
     let mut tiers = (preset.tiers)();
@@ -71,8 +91,6 @@ pub fn run_observed<O: Observer>(
         mlp,
     };
     let mut workload = wl::load(&r.workload, &opts)?;
-    let mut manager =
-        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager))?;
     let footprint = workload.footprint_bytes();
 
     let fast_spec = match &r.fast_capacity {
@@ -127,7 +145,7 @@ pub fn run_observed<O: Observer>(
     }
     let limit = match r.duration_s {
         Some(d) if d.is_finite() && d > 0.0 => {
-            ((d * cfg.workload.access_rate * workload.threads as f64) as u64)
+            ((d * workload.access_rate * workload.threads as f64) as u64)
                 .min(workload.total_accesses)
         }
         Some(_) => {
@@ -171,7 +189,7 @@ pub fn run_observed<O: Observer>(
             next_tick += tick_ns.expect("finite only with ticks");
         }
         while m.time_ns() >= next_window {
-            windows.push(win.close(&m, next_window, window_ns));
+            windows.push(win.close(&m, manager.as_ref(), next_window, window_ns));
             next_window += window_ns;
         }
         batches += 1;
@@ -182,16 +200,17 @@ pub fn run_observed<O: Observer>(
     progress(done, limit);
     let end = m.time_ns();
     if end > next_window - window_ns {
-        windows.push(win.close(&m, end, end - (next_window - window_ns)));
+        windows.push(win.close(&m, manager.as_ref(), end, end - (next_window - window_ns)));
     }
-    Ok(build_report(
-        cfg, &workload, &m, windows, &scores, footprint,
-    ))
+    let mut report = build_report(cfg, &workload, &m, windows, &scores, footprint);
+    report.machine = machine_name;
+    Ok(report)
 }
 
 /// Accumulates one window.
 struct WindowAcc {
     slow_accesses_at_start: u64,
+    tier_faults_at_start: u64,
     scores: Vec<Score>,
 }
 
@@ -212,21 +231,30 @@ impl WindowAcc {
     fn new(m: &Machine) -> Self {
         WindowAcc {
             slow_accesses_at_start: slow_accesses(m),
+            tier_faults_at_start: m.stats().tier_faults,
             scores: Vec::new(),
         }
     }
 
-    fn close(&mut self, m: &Machine, t_ns: f64, len_ns: f64) -> Window {
+    fn close(&mut self, m: &Machine, manager: &dyn Manager, t_ns: f64, len_ns: f64) -> Window {
         let now = slow_accesses(m);
         let w = Window {
+            manager: manager
+                .gauges()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
             t_s: t_ns / 1e9,
             resident_bytes: m.resident_bytes(),
             slow_tier_accesses_per_s: (now - self.slow_accesses_at_start) as f64 / (len_ns / 1e9),
+            slow_tier_faults_per_s: (m.stats().tier_faults - self.tier_faults_at_start) as f64
+                / (len_ns / 1e9),
             precision: mean(self.scores.iter().filter_map(|s| s.precision)),
             recall: mean(self.scores.iter().filter_map(|s| s.recall)),
         };
         *self = WindowAcc {
             slow_accesses_at_start: now,
+            tier_faults_at_start: m.stats().tier_faults,
             scores: Vec::new(),
         };
         w
@@ -274,7 +302,7 @@ fn build_report(
     Report {
         workload: workload.name.clone(),
         manager: cfg.run.manager.clone(),
-        machine: cfg.run.machine.clone(),
+        machine: String::new(),
         seed: cfg.run.seed,
         backend: m.kind().to_string(),
         footprint_bytes: footprint,

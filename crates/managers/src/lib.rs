@@ -12,7 +12,9 @@
 #![deny(missing_docs)]
 
 pub mod baselines;
+pub mod kstaled;
 pub mod registry;
+pub mod thermostat;
 
 use thermocline_backend::{Backend, BackendError};
 use thermocline_vocab::{Asid, CapacitySpec};
@@ -33,6 +35,19 @@ pub trait Manager {
     /// gives none (e.g. the whole footprint for `all-fast`).
     fn default_fast_capacity(&self) -> Option<CapacitySpec> {
         None
+    }
+
+    /// The machine preset this manager must run on, if it needs one (an
+    /// emulated slow tier, say).
+    fn machine(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Named quantities the manager tracks (cold bytes, estimated rates),
+    /// recorded at the end of every report window. Cumulative quantities
+    /// are named `..._bytes` or `..._count`.
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
     }
 
     /// Called once before the first access: set allocation policies, start

@@ -1,6 +1,8 @@
 //! The one place where manager names become managers.
 
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
+use crate::kstaled::{Kstaled, KstaledParams};
+use crate::thermostat::{Thermostat, ThermostatParams};
 use crate::{Manager, ManagerError};
 use serde::de::DeserializeOwned;
 
@@ -17,17 +19,34 @@ pub struct Entry {
     build: Builder,
 }
 
-fn with_params<M: Manager + DeserializeOwned + 'static>(
-    name: &'static str,
-    params: toml::Table,
-) -> Result<Box<dyn Manager>, ManagerError> {
-    let m: M = params
+fn parse<P: DeserializeOwned>(name: &'static str, params: toml::Table) -> Result<P, ManagerError> {
+    params
         .try_into()
         .map_err(|e: toml::de::Error| ManagerError::BadParams {
             manager: name,
             msg: e.message().to_string(),
-        })?;
-    Ok(Box::new(m))
+        })
+}
+
+fn with_params<M: Manager + DeserializeOwned + 'static>(
+    name: &'static str,
+    params: toml::Table,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    Ok(Box::new(parse::<M>(name, params)?))
+}
+
+fn kstaled(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+    Ok(Box::new(Kstaled::new(parse::<KstaledParams>(
+        name, params,
+    )?)))
+}
+
+fn thermostat(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+    let p: ThermostatParams = parse(name, params)?;
+    Ok(Box::new(Thermostat::new(
+        p,
+        name == "thermostat-badgertrap",
+    )))
 }
 
 /// Every manager.
@@ -56,6 +75,21 @@ pub const MANAGERS: &[Entry] = &[
         name: "random",
         description: "each page to the fast tier with probability random.fast_probability (0.5); no migration",
         build: with_params::<Random>,
+    },
+    Entry {
+        name: "thermostat",
+        description: "Thermostat (ASPLOS'17): 5% of 2 MiB pages sampled per 30 s, poison-counted, cold pages to the slow tier under a 3% slowdown budget, with correction",
+        build: thermostat,
+    },
+    Entry {
+        name: "thermostat-badgertrap",
+        description: "Thermostat on slow memory emulated as in its paper (dram+badgertrap: 1 us fault per TLB miss to a slow page)",
+        build: thermostat,
+    },
+    Entry {
+        name: "kstaled",
+        description: "kstaled-like baseline: Accessed-bit scan every 1 s of 4 KiB pages (huge pages split); idle 10 s -> slow tier, accessed -> back; no slowdown target",
+        build: kstaled,
     },
 ];
 

@@ -1,0 +1,544 @@
+//! Thermostat (Agarwal and Wenisch, ASPLOS'17;
+//! ../shared/papers/000_5488ae48d80721cc.txt): huge-page-aware cold-page
+//! detection under a tolerable slowdown.
+//!
+//! Every scan period (30 s, section 5) a new batch of 5% of the 2 MiB units
+//! starts its way through three stages (section 3.7, Figure 4):
+//!
+//! 1. **split** (3.2): huge pages of the batch are split into 512 base pages
+//!    and the base pages' Accessed bits are cleared;
+//! 2. **poison** (3.2, 3.3): one period later the Accessed bits tell which
+//!    base pages have a non-zero rate; at most K = 50 of them, chosen at
+//!    random, are poisoned (reserved PTE bit 51, TLB flushed) so that every
+//!    TLB miss to them takes a counted fault;
+//! 3. **classify** (3.2, 3.4): one period later the unit's rate is the faults
+//!    per second of the poisoned pages scaled by accessed / poisoned; the
+//!    batch is sorted by rate and its coldest units go to slow memory until
+//!    their summed rate reaches f x budget, where the budget is
+//!    x / (100 t_s) accesses per second (30 K/s at x = 3% and t_s = 1 us) and
+//!    f the sampled fraction. Every unit of the batch is collapsed back into a
+//!    huge page where it was one and all its base pages are present.
+//!
+//! Units in slow memory stay poisoned (3.5): their faults are counted every
+//! period, and when their summed rate exceeds the budget the most accessed
+//! are migrated back to fast memory until the rest fit.
+//!
+//! Slow memory is either a real tier of the machine (`thermostat`) or the
+//! paper's BadgerTrap emulation (`thermostat-badgertrap`, section 4.2), which
+//! runs on the `dram+badgertrap` machine: pages "in slow memory" stay in DRAM
+//! and every TLB miss to them faults for 1 us. There the monitoring fault and
+//! the emulation fault are one and the same fault, as in the paper.
+//!
+//! Deviations and inferences:
+//! - Units are 2 MiB-aligned ranges. In regions without THP (or at region
+//!   ends) a unit is 512 base pages handled the same way without splitting,
+//!   so 4 KiB-only workloads work too.
+//! - Sampling draws from every unit, hot or cold ("our profiling strategy is
+//!   agnostic of a page being hot or cold", section 5): a cold unit in a batch
+//!   is re-estimated and may return to fast memory. While a unit is in a
+//!   batch its monitoring poison is replaced by the sample's.
+//! - The correction compares cold units' counted rate with the whole budget
+//!   (section 3.5 does not say which share); units in flight in a batch are
+//!   left out of that sum.
+//! - All pages start in fast memory (section 3); the runner sizes the fast
+//!   tier to the footprint unless `--fast-capacity` is given.
+
+use crate::{HotSet, Manager};
+use serde::Deserialize;
+use std::collections::VecDeque;
+use thermocline_backend::{Backend, BackendError, Flush};
+use thermocline_vocab::{Asid, CapacitySpec, PageSize, Rng, TierId};
+
+const UNIT: u64 = 2 << 20;
+const BASE: u64 = 4096;
+
+/// Thermostat's parameters; defaults are the paper's.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThermostatParams {
+    /// Scan period (s): 30 in section 5.
+    pub scan_period_s: f64,
+    /// Fraction of 2 MiB units sampled per period: 5% (section 3.2).
+    pub sample_fraction: f64,
+    /// Base pages poisoned per sampled unit at most: K = 50 (section 3.2).
+    pub poison_max: usize,
+    /// Tolerable slowdown as a fraction: 3% (section 5).
+    pub slowdown: f64,
+    /// Assumed slow-memory access time t_s (ns): 1 us (section 3.4).
+    pub slow_access_ns: f64,
+    /// Seed of the sampling choices.
+    pub seed: u64,
+}
+
+impl Default for ThermostatParams {
+    fn default() -> Self {
+        ThermostatParams {
+            scan_period_s: 30.0,
+            sample_fraction: 0.05,
+            poison_max: 50,
+            slowdown: 0.03,
+            slow_access_ns: 1000.0,
+            seed: 1,
+        }
+    }
+}
+
+impl ThermostatParams {
+    /// Slow-memory accesses per second the slowdown allows: x / (100 t_s).
+    pub fn budget_per_s(&self) -> f64 {
+        self.slowdown / (self.slow_access_ns * 1e-9)
+    }
+
+    fn validate(&self) -> Result<(), BackendError> {
+        let bad = |why| Err(BackendError::Invalid { va: 0, why });
+        if !(self.scan_period_s.is_finite() && self.scan_period_s > 0.0) {
+            return bad("thermostat.scan_period_s must be positive");
+        }
+        if !(self.sample_fraction > 0.0 && self.sample_fraction <= 1.0) {
+            return bad("thermostat.sample_fraction must be in (0, 1]");
+        }
+        if self.poison_max == 0 {
+            return bad("thermostat.poison_max must be at least 1");
+        }
+        if !(self.slowdown > 0.0 && self.slowdown.is_finite()) {
+            return bad("thermostat.slowdown must be positive (a fraction: 0.03 is 3%)");
+        }
+        if !(self.slow_access_ns > 0.0 && self.slow_access_ns.is_finite()) {
+            return bad("thermostat.slow_access_ns must be positive");
+        }
+        Ok(())
+    }
+}
+
+/// One 2 MiB-aligned unit of some region.
+#[derive(Clone, Debug)]
+struct Unit {
+    asid: Asid,
+    base: u64,
+    /// Bytes of the unit inside its region.
+    len: u64,
+    /// The unit can be a huge page (THP region, fully inside it).
+    huge_ok: bool,
+    cold: bool,
+    in_batch: bool,
+    /// Faults per second counted while cold, last period.
+    cold_rate: f64,
+}
+
+/// A unit being sampled.
+#[derive(Clone, Debug)]
+struct Sampled {
+    unit: usize,
+    accessed: u64,
+    poisoned: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stage {
+    Split,
+    Poisoned,
+}
+
+#[derive(Clone, Debug)]
+struct Batch {
+    stage: Stage,
+    units: Vec<Sampled>,
+}
+
+/// What the manager did, cumulatively (for reports).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Totals {
+    demoted_bytes: u64,
+    promoted_by_correction_bytes: u64,
+    promoted_by_sampling_bytes: u64,
+}
+
+/// The Thermostat manager.
+#[derive(Debug)]
+pub struct Thermostat {
+    params: ThermostatParams,
+    emulated: bool,
+    units: Vec<Unit>,
+    batches: VecDeque<Batch>,
+    rng: Option<Rng>,
+    slow: TierId,
+    cold_huge_bytes: u64,
+    cold_base_bytes: u64,
+    cold_rate: f64,
+    totals: Totals,
+}
+
+impl Thermostat {
+    /// Thermostat with `params`; `emulated` selects BadgerTrap slow memory.
+    pub fn new(params: ThermostatParams, emulated: bool) -> Self {
+        Thermostat {
+            params,
+            emulated,
+            units: Vec::new(),
+            batches: VecDeque::new(),
+            rng: None,
+            slow: TierId(1),
+            cold_huge_bytes: 0,
+            cold_base_bytes: 0,
+            cold_rate: 0.0,
+            totals: Totals::default(),
+        }
+    }
+
+    fn rng(&mut self) -> &mut Rng {
+        self.rng.get_or_insert_with(|| Rng::derive(1, "thermostat"))
+    }
+
+    /// Base pages of unit `u` (its part inside the region).
+    fn pages(&self, u: usize) -> impl Iterator<Item = u64> + use<> {
+        let (base, len) = (self.units[u].base, self.units[u].len);
+        (0..len / BASE).map(move |i| base + i * BASE)
+    }
+
+    /// Poisons or unpoisons every mapped leaf of unit `u`.
+    fn poison_unit(&self, b: &mut dyn Backend, u: usize, on: bool) -> Result<(), BackendError> {
+        let unit = &self.units[u];
+        if let Some(t) = b.translate(unit.asid, unit.base)? {
+            if t.size == PageSize::Huge {
+                return b.set_poison(unit.asid, unit.base, on);
+            }
+        }
+        for va in self.pages(u).collect::<Vec<_>>() {
+            if b.translate(unit.asid, va)?.is_some() {
+                b.set_poison(unit.asid, va, on)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Faults counted on unit `u` since the last call.
+    fn unit_faults(&self, b: &mut dyn Backend, u: usize) -> Result<u64, BackendError> {
+        let unit = &self.units[u];
+        if let Some(t) = b.translate(unit.asid, unit.base)? {
+            if t.size == PageSize::Huge {
+                return b.poison_faults(unit.asid, unit.base, true);
+            }
+        }
+        let mut n = 0;
+        for va in self.pages(u).collect::<Vec<_>>() {
+            n += b.poison_faults(unit.asid, va, true)?;
+        }
+        Ok(n)
+    }
+
+    /// Moves unit `u` to `tier`; returns the bytes moved.
+    fn move_unit(&self, b: &mut dyn Backend, u: usize, tier: TierId) -> Result<u64, BackendError> {
+        let unit = &self.units[u];
+        let vas: Vec<u64> = match b.translate(unit.asid, unit.base)? {
+            Some(t) if t.size == PageSize::Huge => vec![unit.base],
+            _ => self.pages(u).collect(),
+        };
+        Ok(b.migrate(unit.asid, &vas, tier)?.bytes)
+    }
+
+    /// Stage 1: start a batch of randomly chosen units.
+    fn start_batch(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let n = self.units.len();
+        let want = ((n as f64 * self.params.sample_fraction).round() as usize).clamp(1, n);
+        let free: Vec<usize> = (0..n).filter(|&u| !self.units[u].in_batch).collect();
+        let mut picked = Vec::with_capacity(want);
+        let mut pool = free;
+        for _ in 0..want.min(pool.len()) {
+            let i = self.rng().below(pool.len() as u64) as usize;
+            picked.push(pool.swap_remove(i));
+        }
+        picked.sort_unstable();
+        let mut units = Vec::new();
+        let mut scratch = Vec::new();
+        for u in picked {
+            let (asid, base, len) = (self.units[u].asid, self.units[u].base, self.units[u].len);
+            let Some(t) = b.translate(asid, base)? else {
+                // A unit with an unmapped first page may still hold base
+                // pages; the scan below tells.
+                scratch.clear();
+                if b.scan_accessed(asid, base, len, true, &mut scratch)? == 0 {
+                    continue;
+                }
+                self.begin_sampling(b, u, false)?;
+                units.push(Sampled {
+                    unit: u,
+                    accessed: 0,
+                    poisoned: Vec::new(),
+                });
+                continue;
+            };
+            self.begin_sampling(b, u, t.size == PageSize::Huge)?;
+            scratch.clear();
+            b.scan_accessed(asid, base, len, true, &mut scratch)?;
+            units.push(Sampled {
+                unit: u,
+                accessed: 0,
+                poisoned: Vec::new(),
+            });
+        }
+        for s in &units {
+            let unit = &self.units[s.unit];
+            b.flush_tlb(
+                unit.asid,
+                Flush::Range {
+                    start: unit.base,
+                    len: unit.len,
+                },
+            )?;
+        }
+        self.batches.push_back(Batch {
+            stage: Stage::Split,
+            units,
+        });
+        Ok(())
+    }
+
+    fn begin_sampling(
+        &mut self,
+        b: &mut dyn Backend,
+        u: usize,
+        huge: bool,
+    ) -> Result<(), BackendError> {
+        if self.units[u].cold {
+            self.poison_unit(b, u, false)?;
+            self.unit_faults(b, u)?;
+        }
+        if huge {
+            b.split_huge(self.units[u].asid, self.units[u].base)?;
+        }
+        self.units[u].in_batch = true;
+        Ok(())
+    }
+
+    /// Stage 2: poison at most K of the accessed base pages of each unit.
+    fn poison_batch(&mut self, b: &mut dyn Backend, batch: &mut Batch) -> Result<(), BackendError> {
+        let mut accessed = Vec::new();
+        for s in &mut batch.units {
+            let unit = &self.units[s.unit];
+            let (asid, base, len) = (unit.asid, unit.base, unit.len);
+            accessed.clear();
+            b.scan_accessed(asid, base, len, false, &mut accessed)?;
+            s.accessed = accessed.len() as u64;
+            let k = self.params.poison_max.min(accessed.len());
+            let rng = self.rng.get_or_insert_with(|| Rng::derive(1, "thermostat"));
+            for i in 0..k {
+                let j = i + rng.below((accessed.len() - i) as u64) as usize;
+                accessed.swap(i, j);
+            }
+            s.poisoned = accessed[..k].to_vec();
+            s.poisoned.sort_unstable();
+            for &va in &s.poisoned {
+                b.set_poison(asid, va, true)?;
+            }
+        }
+        batch.stage = Stage::Poisoned;
+        Ok(())
+    }
+
+    /// Stage 3: estimate, classify, collapse, place.
+    fn classify_batch(&mut self, b: &mut dyn Backend, batch: Batch) -> Result<(), BackendError> {
+        let period = self.params.scan_period_s;
+        let mut rated = Vec::with_capacity(batch.units.len());
+        for s in &batch.units {
+            let asid = self.units[s.unit].asid;
+            let mut faults = 0;
+            for &va in &s.poisoned {
+                faults += b.poison_faults(asid, va, true)?;
+                b.set_poison(asid, va, false)?;
+            }
+            let rate = if s.poisoned.is_empty() {
+                0.0
+            } else {
+                faults as f64 / period * s.accessed as f64 / s.poisoned.len() as f64
+            };
+            rated.push((rate, s.unit));
+        }
+        // Sorting is the manager's own work: n log n compares at ~1 ns.
+        let n = rated.len().max(2) as f64;
+        b.charge_manager(n * n.log2());
+        rated.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let f = self.params.sample_fraction;
+        let allowance = f * self.params.budget_per_s();
+        let mut sum = 0.0;
+        for (rate, u) in rated {
+            let cold = sum + rate <= allowance;
+            if cold {
+                sum += rate;
+            }
+            let unit = &self.units[u];
+            if unit.huge_ok {
+                // khugepaged-like collapse; fails harmlessly when some base
+                // page was never touched.
+                let _ = b.collapse_huge(unit.asid, unit.base);
+            }
+            let was_cold = unit.cold;
+            let to = if cold { self.slow } else { TierId::FAST };
+            let moved = self.move_unit(b, u, to)?;
+            if cold {
+                self.totals.demoted_bytes += moved;
+                self.poison_unit(b, u, true)?;
+                self.unit_faults(b, u)?;
+            } else if was_cold {
+                self.totals.promoted_by_sampling_bytes += moved;
+            }
+            let unit = &mut self.units[u];
+            unit.cold = cold;
+            unit.in_batch = false;
+            unit.cold_rate = rate;
+        }
+        Ok(())
+    }
+
+    /// Section 3.5: count faults of cold units; send the most accessed back
+    /// while the slow tier's rate exceeds the budget.
+    fn correct(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let period = self.params.scan_period_s;
+        let mut cold = Vec::new();
+        for u in 0..self.units.len() {
+            if self.units[u].cold && !self.units[u].in_batch {
+                let rate = self.unit_faults(b, u)? as f64 / period;
+                self.units[u].cold_rate = rate;
+                cold.push((rate, u));
+            }
+        }
+        let mut total: f64 = cold.iter().map(|c| c.0).sum();
+        let budget = self.params.budget_per_s();
+        cold.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (rate, u) in cold {
+            if total <= budget {
+                break;
+            }
+            self.poison_unit(b, u, false)?;
+            let moved = self.move_unit(b, u, TierId::FAST)?;
+            self.totals.promoted_by_correction_bytes += moved;
+            self.units[u].cold = false;
+            self.units[u].cold_rate = 0.0;
+            total -= rate;
+        }
+        Ok(())
+    }
+
+    /// Recounts cold bytes by page size and the cold units' counted rate.
+    fn tally(&mut self, b: &dyn Backend) -> Result<(), BackendError> {
+        let (mut huge, mut base, mut rate) = (0, 0, 0.0);
+        for u in 0..self.units.len() {
+            let unit = &self.units[u];
+            if !unit.cold {
+                continue;
+            }
+            rate += unit.cold_rate;
+            match b.translate(unit.asid, unit.base)? {
+                Some(t) if t.size == PageSize::Huge => huge += UNIT,
+                _ => {
+                    for va in self.pages(u) {
+                        if matches!(b.translate(unit.asid, va)?, Some(t) if t.tier == self.slow) {
+                            base += BASE;
+                        }
+                    }
+                }
+            }
+        }
+        self.cold_huge_bytes = huge;
+        self.cold_base_bytes = base;
+        self.cold_rate = rate;
+        Ok(())
+    }
+}
+
+impl Default for Thermostat {
+    fn default() -> Self {
+        Thermostat::new(ThermostatParams::default(), false)
+    }
+}
+
+impl Manager for Thermostat {
+    fn name(&self) -> &'static str {
+        if self.emulated {
+            "thermostat-badgertrap"
+        } else {
+            "thermostat"
+        }
+    }
+
+    fn default_fast_capacity(&self) -> Option<CapacitySpec> {
+        Some(CapacitySpec::PercentOfFootprint(100.0))
+    }
+
+    fn machine(&self) -> Option<&'static str> {
+        self.emulated.then_some("dram+badgertrap")
+    }
+
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.params.validate()?;
+        self.rng = Some(Rng::derive(self.params.seed, "thermostat"));
+        self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
+        asids.dedup();
+        for a in asids {
+            b.set_policy(a, thermocline_backend::MemPolicy::PreferFast)?;
+        }
+        self.units.clear();
+        for r in b.regions() {
+            let mut at = r.start & !(UNIT - 1);
+            while at < r.end() {
+                let lo = at.max(r.start);
+                let hi = (at + UNIT).min(r.end());
+                self.units.push(Unit {
+                    asid: r.asid,
+                    base: lo,
+                    len: hi - lo,
+                    huge_ok: r.thp && lo == at && hi == at + UNIT,
+                    cold: false,
+                    in_batch: false,
+                    cold_rate: 0.0,
+                });
+                at += UNIT;
+            }
+        }
+        Ok(())
+    }
+
+    fn tick_ns(&self) -> Option<u64> {
+        Some((self.params.scan_period_s * 1e9) as u64)
+    }
+
+    fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+        if self.units.is_empty() {
+            return Ok(None);
+        }
+        self.correct(b)?;
+        if self
+            .batches
+            .front()
+            .is_some_and(|x| x.stage == Stage::Poisoned)
+        {
+            let done = self.batches.pop_front().expect("checked");
+            self.classify_batch(b, done)?;
+        }
+        if let Some(mut x) = self.batches.pop_front() {
+            self.poison_batch(b, &mut x)?;
+            self.batches.push_front(x);
+        }
+        self.start_batch(b)?;
+        self.tally(b)?;
+        Ok(None)
+    }
+
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("cold_huge_bytes", self.cold_huge_bytes as f64),
+            ("cold_base_bytes", self.cold_base_bytes as f64),
+            ("cold_counted_rate_per_s", self.cold_rate),
+            ("budget_per_s", self.params.budget_per_s()),
+            ("demoted_bytes", self.totals.demoted_bytes as f64),
+            (
+                "promoted_by_correction_bytes",
+                self.totals.promoted_by_correction_bytes as f64,
+            ),
+            (
+                "promoted_by_sampling_bytes",
+                self.totals.promoted_by_sampling_bytes as f64,
+            ),
+        ]
+    }
+}
