@@ -65,6 +65,31 @@ enum Cmd {
         #[arg(long, default_value_t = 400)]
         height: usize,
     },
+    /// Regenerate a paper's figures and tables from scratch (`--list` shows
+    /// them). Several names share their runs.
+    Reproduce {
+        /// Reproductions to run.
+        names: Vec<String>,
+        /// List the reproductions and exit.
+        #[arg(long)]
+        list: bool,
+        /// Write the JSON (an object keyed by reproduction) here.
+        #[arg(long)]
+        json: Option<String>,
+        /// Write the charts (SVG) into this directory.
+        #[arg(long)]
+        out: Option<String>,
+        /// Cap every run at this many simulated seconds (quick looks; the
+        /// paper's figures need the full runs).
+        #[arg(long)]
+        duration: Option<f64>,
+        /// Seed of every run.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Runs in parallel (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// List workloads, managers and machine presets.
     List,
 }
@@ -110,7 +135,7 @@ impl Common {
             cfg.run.workload = w.clone();
         }
         if let Some(m) = &self.machine {
-            cfg.run.machine = m.clone();
+            cfg.run.machine = Some(m.clone());
         }
         if let Some(c) = &self.fast_capacity {
             cfg.run.fast_capacity = Some(c.clone());
@@ -174,6 +199,69 @@ fn run_one(cfg: &RunConfig) -> anyhow::Result<Report> {
     let r = runner::run(cfg, &mut |d, t| p.update(d, t))?;
     p.finish();
     Ok(r)
+}
+
+fn reproduce_cmd(
+    names: Vec<String>,
+    list: bool,
+    json: Option<String>,
+    out: Option<String>,
+    duration: Option<f64>,
+    seed: u64,
+    jobs: Option<usize>,
+) -> anyhow::Result<()> {
+    use thermocline_experiments::reproduce;
+    if list || names.is_empty() {
+        for r in reproduce::all() {
+            println!("  {:<24} {}", r.name, r.description);
+        }
+        if names.is_empty() && !list {
+            anyhow::bail!("name at least one reproduction (listed above)");
+        }
+        return Ok(());
+    }
+    if let Some(d) = duration {
+        if !(d.is_finite() && d > 0.0) {
+            anyhow::bail!("--duration must be a positive number of seconds");
+        }
+    }
+    let repros = reproduce::find(&names)?;
+    let opts = reproduce::Options {
+        duration_s: duration,
+        seed,
+    };
+    let jobs = jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    let started = std::time::Instant::now();
+    let outputs = reproduce::reproduce(&repros, &opts, jobs, &|done, total, spec| {
+        eprintln!(
+            "[{done}/{total}] {} on {} {} ({:.0} s)",
+            spec.manager,
+            spec.workload,
+            spec.sets.join(" "),
+            started.elapsed().as_secs_f64()
+        );
+    })?;
+    let mut all = serde_json::Map::new();
+    for (name, o) in &outputs {
+        println!("== {name}\n{}", o.text);
+        all.insert(name.to_string(), o.json.clone());
+        if let Some(dir) = &out {
+            std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{dir}: {e}"))?;
+            for (file, chart) in &o.charts {
+                let path = format!("{dir}/{file}");
+                write_file(&path, &chart.to_svg())?;
+                eprintln!("wrote {path}");
+            }
+        }
+    }
+    if let Some(p) = json {
+        let mut s = serde_json::to_string_pretty(&serde_json::Value::Object(all))?;
+        s.push('\n');
+        write_file(&p, &s)?;
+    }
+    Ok(())
 }
 
 fn write_file(path: &str, text: &str) -> anyhow::Result<()> {
@@ -249,6 +337,15 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 println!("  {:<16} {}{d}", m.name, m.description);
             }
         }
+        Cmd::Reproduce {
+            names,
+            list,
+            json,
+            out,
+            duration,
+            seed,
+            jobs,
+        } => reproduce_cmd(names, list, json, out, duration, seed, jobs)?,
         Cmd::Run {
             common,
             manager,
@@ -284,7 +381,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             println!(
                 "workload {} on {} (fast tier: {})",
                 base.run.workload,
-                base.run.machine,
+                reports.first().map_or("-", |r| r.machine.as_str()),
                 base.run
                     .fast_capacity
                     .as_deref()
@@ -320,9 +417,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let w = thermocline_workloads::presets::load(&cfg.run.workload, &opts)?;
             let mut accesses = w.total_accesses as f64;
             if let Some(d) = cfg.run.duration_s {
-                accesses = accesses.min(d * cfg.workload.access_rate * w.threads as f64);
+                accesses = accesses.min(d * w.access_rate * w.threads as f64);
             }
-            let nominal_ns = accesses / (cfg.workload.access_rate * w.threads as f64) * 1e9;
+            let nominal_ns = accesses / (w.access_rate * w.threads as f64) * 1e9;
             let mut obs =
                 HeatmapObserver::new(w.regions.clone(), height, nominal_ns / width.max(1) as f64);
             drop(w);

@@ -11,7 +11,10 @@
 pub mod config;
 pub mod groundtruth;
 pub mod heatmap;
+pub mod plot;
 pub mod report;
+mod repro_thermostat;
+pub mod reproduce;
 pub mod runner;
 
 /// Why a run could not be set up or finished: always the user's input, so the

@@ -1,0 +1,222 @@
+//! SVG line charts for reproductions: axes with ticks, one polyline per
+//! series, an optional horizontal target line, and a legend. Plain text
+//! output, so the same data gives byte-identical files.
+
+use std::fmt::Write;
+
+/// One named series of (x, y) points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// Points in x order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LineChart {
+    /// Title above the plot.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// The series.
+    pub series: Vec<Series>,
+    /// A dashed horizontal line (a target), with its label.
+    pub target: Option<(f64, String)>,
+}
+
+const W: f64 = 760.0;
+const H: f64 = 440.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 200.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 60.0;
+const COLOURS: [&str; 10] = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
+];
+
+/// A "nice" tick step for a span: 1, 2 or 5 times a power of ten.
+fn tick_step(span: f64) -> f64 {
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    mag * if n < 1.5 {
+        1.0
+    } else if n < 3.5 {
+        2.0
+    } else if n < 7.5 {
+        5.0
+    } else {
+        10.0
+    }
+}
+
+fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.3}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3}M", v / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.3}K", v / 1e3)
+    } else {
+        format!("{v:.3}")
+    }
+    .replace(".000", "")
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl LineChart {
+    /// The chart as an SVG document.
+    pub fn to_svg(&self) -> String {
+        let pts = self.series.iter().flat_map(|s| s.points.iter());
+        let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
+        for &(x, y) in pts {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y1 = y1.max(y);
+        }
+        if let Some((t, _)) = &self.target {
+            y1 = y1.max(*t * 1.1);
+        }
+        if !x0.is_finite() || x1 <= x0 {
+            (x0, x1) = (0.0, 1.0);
+        }
+        if y1 <= 0.0 {
+            y1 = 1.0;
+        }
+        let pw = W - LEFT - RIGHT;
+        let ph = H - TOP - BOTTOM;
+        let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
+        let sy = |y: f64| TOP + ph - y / y1 * ph;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
+            LEFT + pw / 2.0,
+            escape(&self.title)
+        );
+        let _ = writeln!(
+            s,
+            r#"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#
+        );
+        let step = tick_step(x1 - x0);
+        let mut t = (x0 / step).ceil() * step;
+        while t <= x1 + 1e-9 {
+            let x = sx(t);
+            let _ = writeln!(
+                s,
+                r#"<line x1="{x:.1}" y1="{}" x2="{x:.1}" y2="{}" stroke="black"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                TOP + ph,
+                TOP + ph + 5.0,
+                TOP + ph + 18.0,
+                fmt_num(t)
+            );
+            t += step;
+        }
+        let step = tick_step(y1);
+        let mut t = 0.0;
+        while t <= y1 + 1e-9 {
+            let y = sy(t);
+            let _ = writeln!(
+                s,
+                r##"<line x1="{}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+                LEFT,
+                LEFT + pw,
+                LEFT - 6.0,
+                y + 4.0,
+                fmt_num(t)
+            );
+            t += step;
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+            LEFT + pw / 2.0,
+            H - 15.0,
+            escape(&self.x_label)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text transform="translate(18 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            TOP + ph / 2.0,
+            escape(&self.y_label)
+        );
+        if let Some((v, label)) = &self.target {
+            let y = sy(*v);
+            let _ = writeln!(
+                s,
+                r#"<line x1="{LEFT}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="black" stroke-dasharray="6 4"/><text x="{}" y="{:.1}">{}</text>"#,
+                LEFT + pw,
+                LEFT + pw + 6.0,
+                y + 4.0,
+                escape(label)
+            );
+        }
+        for (i, ser) in self.series.iter().enumerate() {
+            let c = COLOURS[i % COLOURS.len()];
+            let mut path = String::new();
+            for &(x, y) in &ser.points {
+                let _ = write!(path, "{:.1},{:.1} ", sx(x), sy(y));
+            }
+            let _ = writeln!(
+                s,
+                r#"<polyline fill="none" stroke="{c}" stroke-width="1.5" points="{}"/>"#,
+                path.trim_end()
+            );
+            let ly = TOP + 20.0 + 18.0 * i as f64;
+            let _ = writeln!(
+                s,
+                r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{c}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
+                LEFT + pw + 10.0,
+                LEFT + pw + 30.0,
+                LEFT + pw + 36.0,
+                ly + 4.0,
+                escape(&ser.name)
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_svg_names_every_series() {
+        assert_eq!(tick_step(600.0), 100.0);
+        assert_eq!(tick_step(30_000.0), 5_000.0);
+        assert_eq!(fmt_num(30_000.0), "30K");
+        let c = LineChart {
+            title: "a < b".into(),
+            x_label: "time (s)".into(),
+            y_label: "rate".into(),
+            series: vec![Series {
+                name: "redis".into(),
+                points: vec![(0.0, 1.0), (10.0, 2.0)],
+            }],
+            target: Some((3.0, "target".into())),
+        };
+        let svg = c.to_svg();
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
+        assert!(
+            svg.contains("a &lt; b") && svg.contains(">redis<") && svg.contains("stroke-dasharray")
+        );
+    }
+}

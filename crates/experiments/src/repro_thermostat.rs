@@ -1,0 +1,449 @@
+//! Thermostat's figures and tables (../shared/papers/000_5488ae48d80721cc.txt,
+//! sections 3.4 and 5), on the application models of
+//! `thermocline_workloads::apps`, with slow memory emulated by BadgerTrap as
+//! in the paper (section 4.2: the `dram+badgertrap` machine).
+//!
+//! - `thermostat-rate`: slow-memory access rate (BadgerTrap faults per second,
+//!   averaged over 30 s) against the 30 K/s budget at 3% (Figure 3);
+//! - `thermostat-footprint`: cold 2 MiB and 4 KiB bytes over time (Figures 5-10);
+//! - `thermostat-sensitivity`: cold fraction and achieved slowdown at 3, 6 and
+//!   10% tolerable slowdown (Figure 11);
+//! - `thermostat-traffic`: migration and false-classification MB/s (Table 3)
+//!   and DRAM-spending savings at slow/DRAM cost ratios 0.33, 0.25 and 0.2
+//!   (Table 4: saving = mean cold fraction x (1 - ratio));
+//! - `thermostat-kstaled`: the kstaled-like baseline on the same models.
+//!
+//! The paper's numbers are printed beside ours; "cold fraction" is the
+//! time-average over the run of slow-tier bytes / resident bytes, as the paper
+//! quotes "the average cold memory fraction over the benchmark's runtime".
+
+use crate::plot::{LineChart, Series};
+use crate::report::{Report, Window};
+use crate::reproduce::{Options, Output, Reproduction, Results, RunSpec};
+use serde_json::json;
+use std::fmt::Write;
+
+/// The application models, in the paper's order of discussion.
+pub const MODELS: [&str; 8] = [
+    "cassandra-write",
+    "cassandra-read",
+    "tpcc",
+    "aerospike-read",
+    "aerospike-write",
+    "redis-hotspot",
+    "analytics",
+    "websearch",
+];
+
+const MANAGER: &str = "thermostat-badgertrap";
+const SLOWDOWNS: [f64; 3] = [0.03, 0.06, 0.10];
+const COST_RATIOS: [f64; 3] = [0.33, 0.25, 0.2];
+
+/// What the paper reports per application (section 5, Tables 3 and 4).
+struct Paper {
+    cold_3pct: &'static str,
+    slowdown: &'static str,
+    migration_mb_s: f64,
+    false_mb_s: f64,
+    savings: [f64; 3],
+}
+
+fn paper(model: &str) -> Paper {
+    let p = |cold_3pct, slowdown, migration_mb_s, false_mb_s, savings| Paper {
+        cold_3pct,
+        slowdown,
+        migration_mb_s,
+        false_mb_s,
+        savings,
+    };
+    match model {
+        "cassandra-write" => p("40-50%", "2%", 9.6, 3.8, [27.0, 30.0, 32.0]),
+        "cassandra-read" => p("40%", "2.5%", 9.6, 3.8, [27.0, 30.0, 32.0]),
+        "tpcc" => p("40-50%", "1.3%", 6.0, 1.8, [27.0, 30.0, 32.0]),
+        "aerospike-read" | "aerospike-write" => p("~15%", "<3%", 13.3, 9.2, [10.0, 11.0, 12.0]),
+        "redis-hotspot" => p("10%", "2-3%", 11.3, 10.0, [17.0, 19.0, 20.0]),
+        "analytics" => p("15-20%", "3%", 16.0, 0.4, [11.0, 12.0, 13.0]),
+        _ => p("~40%", "<1%", 1.6, 0.3, [27.0, 30.0, 32.0]),
+    }
+}
+
+fn thermostat_run(model: &str, slowdown: f64) -> RunSpec {
+    if (slowdown - 0.03).abs() < 1e-12 {
+        RunSpec::new(model, MANAGER, &[])
+    } else {
+        let set = format!("{MANAGER}.slowdown={slowdown}");
+        RunSpec::new(model, MANAGER, &[set.as_str()])
+    }
+}
+
+fn kstaled_run(model: &str) -> RunSpec {
+    RunSpec::new(model, "kstaled", &["run.machine=dram+badgertrap"])
+}
+
+fn default_runs(_: &Options) -> Vec<RunSpec> {
+    MODELS.iter().map(|m| thermostat_run(m, 0.03)).collect()
+}
+
+fn sensitivity_runs(_: &Options) -> Vec<RunSpec> {
+    MODELS
+        .iter()
+        .flat_map(|m| SLOWDOWNS.iter().map(move |&x| thermostat_run(m, x)))
+        .collect()
+}
+
+fn kstaled_runs(_: &Options) -> Vec<RunSpec> {
+    MODELS
+        .iter()
+        .flat_map(|m| [thermostat_run(m, 0.03), kstaled_run(m)])
+        .collect()
+}
+
+/// Slow-tier bytes / resident bytes in a window.
+fn cold_fraction(w: &Window) -> f64 {
+    let total: u64 = w.resident_bytes.iter().sum();
+    let slow: u64 = w.resident_bytes.iter().skip(1).sum();
+    if total == 0 {
+        0.0
+    } else {
+        slow as f64 / total as f64
+    }
+}
+
+/// Time-weighted mean of `f` over the windows.
+fn time_mean(r: &Report, f: impl Fn(&Window) -> f64) -> f64 {
+    let (mut prev, mut area) = (0.0, 0.0);
+    for w in &r.windows {
+        area += f(w) * (w.t_s - prev);
+        prev = w.t_s;
+    }
+    if prev > 0.0 {
+        area / prev
+    } else {
+        0.0
+    }
+}
+
+/// Mean of `f` over the windows in the last third of the run.
+fn tail_mean(r: &Report, f: impl Fn(&Window) -> f64) -> f64 {
+    let end = r.windows.last().map_or(0.0, |w| w.t_s);
+    let v: Vec<f64> = r
+        .windows
+        .iter()
+        .filter(|w| w.t_s > end * 2.0 / 3.0)
+        .map(f)
+        .collect();
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// (t, mean of f) over consecutive `bin_s`-second bins.
+fn binned(r: &Report, bin_s: f64, f: impl Fn(&Window) -> f64) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let (mut sum, mut n, mut edge) = (0.0, 0u32, bin_s);
+    for w in &r.windows {
+        sum += f(w);
+        n += 1;
+        if w.t_s >= edge - 1e-9 {
+            out.push((edge, sum / f64::from(n)));
+            (sum, n) = (0.0, 0);
+            edge += bin_s;
+        }
+    }
+    if n > 0 {
+        let t = r.windows.last().map_or(edge, |w| w.t_s);
+        out.push((t, sum / f64::from(n)));
+    }
+    out
+}
+
+fn gauge(w: &Window, k: &str) -> f64 {
+    w.manager.get(k).copied().unwrap_or(0.0)
+}
+
+fn last_gauge(r: &Report, k: &str) -> f64 {
+    r.windows.last().map_or(0.0, |w| gauge(w, k))
+}
+
+fn get<'a>(res: &'a Results, spec: &RunSpec) -> &'a Report {
+    res.get(spec)
+        .expect("every run this reproduction asked for")
+}
+
+fn rate(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "slow-memory accesses (BadgerTrap faults) per second, 3% tolerable slowdown, t_s = 1 us: budget 30 K/s (paper Figure 3: tracks 30 K/s)\n\
+         model              mean last third   max 30-s mean   achieved slowdown\n",
+    );
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    for m in MODELS {
+        let r = get(res, &thermostat_run(m, 0.03));
+        let bins = binned(r, 30.0, |w| w.slow_tier_faults_per_s);
+        let max = bins.iter().map(|b| b.1).fold(0.0, f64::max);
+        let tail = tail_mean(r, |w| w.slow_tier_faults_per_s);
+        let _ = writeln!(
+            text,
+            "{m:<18} {tail:>15.0} {max:>15.0} {:>18.2}%",
+            r.slowdown * 100.0
+        );
+        rows.push(
+            json!({"workload": m, "mean_last_third_per_s": tail, "max_30s_per_s": max,
+            "slowdown": r.slowdown, "series_30s": bins}),
+        );
+        series.push(Series {
+            name: m.to_string(),
+            points: bins,
+        });
+    }
+    Output {
+        json: json!({"budget_per_s": 30000.0, "workloads": rows}),
+        text,
+        charts: vec![(
+            "thermostat-rate.svg".into(),
+            LineChart {
+                title: "Slow-memory access rate (30 s means), 3% tolerable slowdown".into(),
+                x_label: "time (s)".into(),
+                y_label: "slow accesses (TLB-miss faults) per second".into(),
+                series,
+                target: Some((30_000.0, "30K/s target".into())),
+            },
+        )],
+    }
+}
+
+fn footprint(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "cold footprint at 3% tolerable slowdown (paper Figures 5-10)\n\
+         model              mean cold   final cold   final 2MiB GiB   final 4KiB GiB   paper cold   slowdown (paper)\n",
+    );
+    let mut rows = Vec::new();
+    let mut charts = Vec::new();
+    for m in MODELS {
+        let r = get(res, &thermostat_run(m, 0.03));
+        let mean = time_mean(r, cold_fraction);
+        let last = r.windows.last().map_or(0.0, cold_fraction);
+        let huge = last_gauge(r, "cold_huge_bytes") / (1u64 << 30) as f64;
+        let base = last_gauge(r, "cold_base_bytes") / (1u64 << 30) as f64;
+        let p = paper(m);
+        let _ = writeln!(
+            text,
+            "{m:<18} {:>8.1}% {:>11.1}% {huge:>16.2} {base:>16.2} {:>12} {:>9.2}% ({})",
+            mean * 100.0,
+            last * 100.0,
+            p.cold_3pct,
+            r.slowdown * 100.0,
+            p.slowdown
+        );
+        let gib = |k: &'static str| move |w: &Window| gauge(w, k) / (1u64 << 30) as f64;
+        let hot = |w: &Window| w.resident_bytes[0] as f64 / (1u64 << 30) as f64;
+        rows.push(
+            json!({"workload": m, "mean_cold_fraction": mean, "final_cold_fraction": last,
+            "final_cold_huge_gib": huge, "final_cold_base_gib": base, "slowdown": r.slowdown,
+            "paper_cold": p.cold_3pct, "paper_slowdown": p.slowdown}),
+        );
+        charts.push((
+            format!("thermostat-footprint-{m}.svg"),
+            LineChart {
+                title: format!("{m}: hot and cold footprint, 3% tolerable slowdown"),
+                x_label: "time (s)".into(),
+                y_label: "GiB".into(),
+                series: vec![
+                    Series {
+                        name: "hot (fast tier)".into(),
+                        points: binned(r, 10.0, hot),
+                    },
+                    Series {
+                        name: "cold 2 MiB".into(),
+                        points: binned(r, 10.0, gib("cold_huge_bytes")),
+                    },
+                    Series {
+                        name: "cold 4 KiB".into(),
+                        points: binned(r, 10.0, gib("cold_base_bytes")),
+                    },
+                ],
+                target: None,
+            },
+        ));
+    }
+    Output {
+        json: json!({"workloads": rows}),
+        text,
+        charts,
+    }
+}
+
+fn sensitivity(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "cold fraction (time mean) and achieved slowdown by tolerable slowdown (paper Figure 11: cold grows with the target, targets met)\n\
+         model                3%: cold  slowdown    6%: cold  slowdown   10%: cold  slowdown\n",
+    );
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    for m in MODELS {
+        let _ = write!(text, "{m:<18}");
+        let mut cells = Vec::new();
+        let mut pts = Vec::new();
+        for x in SLOWDOWNS {
+            let r = get(res, &thermostat_run(m, x));
+            let c = time_mean(r, cold_fraction);
+            let _ = write!(text, " {:>10.1}% {:>8.2}%", c * 100.0, r.slowdown * 100.0);
+            cells.push(
+                json!({"target": x, "mean_cold_fraction": c, "slowdown": r.slowdown,
+                "met": r.slowdown <= x + 0.005}),
+            );
+            pts.push((x * 100.0, c * 100.0));
+        }
+        text.push('\n');
+        rows.push(json!({"workload": m, "targets": cells}));
+        series.push(Series {
+            name: m.to_string(),
+            points: pts,
+        });
+    }
+    Output {
+        json: json!({"workloads": rows}),
+        text,
+        charts: vec![(
+            "thermostat-sensitivity.svg".into(),
+            LineChart {
+                title: "Cold fraction by tolerable slowdown".into(),
+                x_label: "tolerable slowdown (%)".into(),
+                y_label: "mean cold fraction (%)".into(),
+                series,
+                target: None,
+            },
+        )],
+    }
+}
+
+fn traffic(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "migration and false-classification traffic (Table 3), DRAM-spending savings (Table 4), 3% tolerable slowdown\n\
+         model              migr MB/s (paper)   false MB/s (paper)   savings at 0.33 / 0.25 / 0.2 (paper)\n",
+    );
+    let mut rows = Vec::new();
+    for m in MODELS {
+        let r = get(res, &thermostat_run(m, 0.03));
+        let secs = r.sim_time_s.max(1e-9);
+        let migr = r.migrations.bytes as f64 / secs / 1e6;
+        let back = (last_gauge(r, "promoted_by_correction_bytes")
+            + last_gauge(r, "promoted_by_sampling_bytes"))
+            / secs
+            / 1e6;
+        let cold = time_mean(r, cold_fraction);
+        let savings: Vec<f64> = COST_RATIOS
+            .iter()
+            .map(|c| cold * (1.0 - c) * 100.0)
+            .collect();
+        let p = paper(m);
+        let _ = writeln!(
+            text,
+            "{m:<18} {migr:>9.1} ({:>5.1}) {back:>11.1} ({:>5.1})    {:>4.0}% / {:>4.0}% / {:>4.0}%  ({:.0} / {:.0} / {:.0}%)",
+            p.migration_mb_s,
+            p.false_mb_s,
+            savings[0],
+            savings[1],
+            savings[2],
+            p.savings[0],
+            p.savings[1],
+            p.savings[2]
+        );
+        rows.push(json!({"workload": m, "migration_mb_per_s": migr,
+            "false_classification_mb_per_s": back, "savings_pct": savings,
+            "cost_ratios": COST_RATIOS, "paper_migration_mb_per_s": p.migration_mb_s,
+            "paper_false_classification_mb_per_s": p.false_mb_s, "paper_savings_pct": p.savings}));
+    }
+    Output {
+        json: json!({"workloads": rows}),
+        text,
+        charts: Vec::new(),
+    }
+}
+
+fn kstaled(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "kstaled-like baseline (1 s Accessed-bit scans of 4 KiB pages, idle 10 s = cold) vs Thermostat at 3%\n\
+         model              kstaled: cold  slowdown  slow/s    mgr CPU | thermostat: cold  slowdown\n",
+    );
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    for m in MODELS {
+        let k = get(res, &kstaled_run(m));
+        let t = get(res, &thermostat_run(m, 0.03));
+        let kc = time_mean(k, cold_fraction);
+        let tc = time_mean(t, cold_fraction);
+        let ks = tail_mean(k, |w| w.slow_tier_faults_per_s);
+        let _ = writeln!(
+            text,
+            "{m:<18} {:>13.1}% {:>8.2}% {ks:>7.0} {:>9.1}% | {:>15.1}% {:>8.2}%",
+            kc * 100.0,
+            k.slowdown * 100.0,
+            k.manager_cpu_util * 100.0,
+            tc * 100.0,
+            t.slowdown * 100.0
+        );
+        rows.push(
+            json!({"workload": m, "kstaled": {"mean_cold_fraction": kc, "slowdown": k.slowdown,
+            "slow_faults_per_s_last_third": ks, "manager_cpu_util": k.manager_cpu_util,
+            "exceeds_3pct": k.slowdown > 0.03},
+            "thermostat": {"mean_cold_fraction": tc, "slowdown": t.slowdown}}),
+        );
+        series.push(Series {
+            name: m.to_string(),
+            points: binned(k, 30.0, |w| w.slow_tier_faults_per_s),
+        });
+    }
+    Output {
+        json: json!({"workloads": rows}),
+        text,
+        charts: vec![(
+            "thermostat-kstaled-rate.svg".into(),
+            LineChart {
+                title: "kstaled-like baseline: slow-memory access rate (30 s means)".into(),
+                x_label: "time (s)".into(),
+                y_label: "slow accesses (TLB-miss faults) per second".into(),
+                series,
+                target: Some((30_000.0, "3% budget".into())),
+            },
+        )],
+    }
+}
+
+/// Thermostat's reproductions.
+pub fn reproductions() -> Vec<Reproduction> {
+    vec![
+        Reproduction {
+            name: "thermostat-rate",
+            description: "Thermostat Figure 3: slow-memory access rate against the 30 K/s budget, every model",
+            runs: default_runs,
+            summarize: rate,
+        },
+        Reproduction {
+            name: "thermostat-footprint",
+            description: "Thermostat Figures 5-10: cold 2 MiB / 4 KiB footprint over time per model",
+            runs: default_runs,
+            summarize: footprint,
+        },
+        Reproduction {
+            name: "thermostat-sensitivity",
+            description: "Thermostat Figure 11: cold fraction and achieved slowdown at 3, 6 and 10%",
+            runs: sensitivity_runs,
+            summarize: sensitivity,
+        },
+        Reproduction {
+            name: "thermostat-traffic",
+            description: "Thermostat Tables 3-4: migration / false-classification MB/s and memory-cost savings",
+            runs: default_runs,
+            summarize: traffic,
+        },
+        Reproduction {
+            name: "thermostat-kstaled",
+            description: "kstaled-like Accessed-bit baseline on the same models (Thermostat section 2.1)",
+            runs: kstaled_runs,
+            summarize: kstaled,
+        },
+    ]
+}

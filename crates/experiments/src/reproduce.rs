@@ -1,0 +1,171 @@
+//! `thermocline reproduce NAME...`: regenerate a paper's key figures and
+//! tables from scratch.
+//!
+//! A reproduction names the runs it needs and turns their reports into a
+//! JSON summary, a text table and SVG charts. Runs are shared between the
+//! reproductions asked for together and spread over worker threads; each run
+//! is deterministic, so the output does not depend on the thread count.
+
+use crate::config::{self, RunConfig};
+use crate::plot::LineChart;
+use crate::report::Report;
+use crate::{runner, RunError};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// One run a reproduction needs: a workload, a manager and `--set` overrides.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RunSpec {
+    /// Workload name.
+    pub workload: String,
+    /// Manager name.
+    pub manager: String,
+    /// `KEY=VALUE` overrides, applied in order.
+    pub sets: Vec<String>,
+}
+
+impl RunSpec {
+    /// A run of `manager` on `workload` with `sets`.
+    pub fn new(workload: &str, manager: &str, sets: &[&str]) -> Self {
+        RunSpec {
+            workload: workload.into(),
+            manager: manager.into(),
+            sets: sets.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// Options shared by every reproduction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Caps every run's simulated length (s); `None` runs workloads in full.
+    pub duration_s: Option<f64>,
+    /// The seed of every run.
+    pub seed: u64,
+}
+
+/// The reports of the runs, by spec.
+pub type Results = BTreeMap<RunSpec, Report>;
+
+/// What a reproduction produces.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// Machine-readable summary.
+    pub json: serde_json::Value,
+    /// A table for the terminal.
+    pub text: String,
+    /// Charts, by file name (without directory).
+    pub charts: Vec<(String, LineChart)>,
+}
+
+/// A registered reproduction.
+pub struct Reproduction {
+    /// Name, as given to `reproduce`.
+    pub name: &'static str,
+    /// What it reproduces.
+    pub description: &'static str,
+    /// The runs it needs.
+    pub runs: fn(&Options) -> Vec<RunSpec>,
+    /// Turns the runs' reports into the output.
+    pub summarize: fn(&Options, &Results) -> Output,
+}
+
+/// Every reproduction.
+pub fn all() -> Vec<Reproduction> {
+    crate::repro_thermostat::reproductions()
+}
+
+/// Looks up reproductions by name.
+pub fn find(names: &[String]) -> Result<Vec<Reproduction>, RunError> {
+    let mut all = all();
+    let mut out = Vec::new();
+    for n in names {
+        let i = all.iter().position(|r| r.name == n).ok_or_else(|| {
+            RunError::Config(format!(
+                "unknown reproduction {n:?} (see `thermocline reproduce --list`)"
+            ))
+        })?;
+        out.push(all.swap_remove(i));
+    }
+    Ok(out)
+}
+
+/// The configuration of one run.
+fn config_of(spec: &RunSpec, o: &Options) -> Result<RunConfig, RunError> {
+    let mut sets = vec![
+        format!("run.workload={}", toml_string(&spec.workload)),
+        format!("run.manager={}", toml_string(&spec.manager)),
+        format!("run.seed={}", o.seed),
+    ];
+    if let Some(d) = o.duration_s {
+        sets.push(format!("run.duration_s={d}"));
+    }
+    sets.extend(spec.sets.iter().cloned());
+    config::load(None, &sets)
+}
+
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+/// Runs every spec on `jobs` threads; `progress(done, total, spec)` after each.
+pub fn run_specs(
+    specs: &[RunSpec],
+    o: &Options,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize, &RunSpec) + Sync),
+) -> Result<Results, RunError> {
+    let configs = specs
+        .iter()
+        .map(|s| config_of(s, o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let next = Mutex::new(0usize);
+    let results = Mutex::new(BTreeMap::new());
+    let failure = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, specs.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().expect("no poisoned lock");
+                    if *n >= specs.len() || failure.lock().expect("lock").is_some() {
+                        return;
+                    }
+                    *n += 1;
+                    *n - 1
+                };
+                match runner::run(&configs[i], &mut |_, _| {}) {
+                    Ok(r) => {
+                        let mut res = results.lock().expect("lock");
+                        res.insert(specs[i].clone(), r);
+                        progress(res.len(), specs.len(), &specs[i]);
+                    }
+                    Err(e) => {
+                        *failure.lock().expect("lock") = Some(e);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().expect("lock") {
+        return Err(e);
+    }
+    Ok(results.into_inner().expect("lock"))
+}
+
+/// Runs the union of the reproductions' runs, then summarizes each.
+pub fn reproduce(
+    repros: &[Reproduction],
+    o: &Options,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize, &RunSpec) + Sync),
+) -> Result<Vec<(&'static str, Output)>, RunError> {
+    let mut specs: Vec<RunSpec> = repros.iter().flat_map(|r| (r.runs)(o)).collect();
+    specs.sort();
+    specs.dedup();
+    let results = run_specs(&specs, o, jobs, progress)?;
+    Ok(repros
+        .iter()
+        .map(|r| (r.name, (r.summarize)(o, &results)))
+        .collect())
+}
