@@ -91,3 +91,75 @@ fn list_names_everything() {
         assert!(out.contains(name), "{name}");
     }
 }
+
+#[test]
+fn reproduce_lists_and_rejects_unknown_names() {
+    let (code, out, _) = thermocline(&["reproduce", "--list"]);
+    assert_eq!(code, 0);
+    for name in [
+        "thermostat-rate",
+        "thermostat-footprint",
+        "thermostat-sensitivity",
+        "thermostat-traffic",
+        "thermostat-kstaled",
+    ] {
+        assert!(out.contains(name), "{out}");
+    }
+    let (code, _, err) = thermocline(&["reproduce", "thermostat-nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("thermostat-nope"), "{err}");
+    let (code, _, _) = thermocline(&["reproduce", "thermostat-rate", "--duration", "-1"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn thermostat_runs_on_a_masim_config_and_reports_per_window() {
+    let cfg = tmp(
+        "thermostat.cfg",
+        "a, 8388608\nb, 8388608\n\nphase\n3000\na, 1, 64, 99, rw\nb, 1, 64, 1, ro\n",
+    );
+    let json = std::env::temp_dir().join(format!("tc-cli-{}-t.json", std::process::id()));
+    let json = json.to_str().unwrap();
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--workload",
+        &cfg,
+        "--manager",
+        "thermostat",
+        "--set",
+        "thermostat.slowdown=0.03",
+        "--set",
+        "thermostat.scan_period_s=0.5",
+        "--set",
+        "workload.access_rate=200000",
+        "--json",
+        json,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert!(r["slowdown"].as_f64().is_some());
+    assert_eq!(r["tiers"].as_array().unwrap().len(), 2);
+    let windows = r["windows"].as_array().unwrap();
+    assert!(windows.len() >= 3);
+    for w in windows {
+        assert!(w["slow_tier_accesses_per_s"].as_f64().is_some());
+        assert_eq!(w["resident_bytes"].as_array().unwrap().len(), 2);
+        assert!(w["manager"]["budget_per_s"].as_f64().unwrap() > 29_999.0);
+    }
+    // The cold 1% region ends in the slow tier.
+    let last = windows.last().unwrap();
+    assert!(last["resident_bytes"][1].as_u64().unwrap() > 0, "{last}");
+    // Emulated slow memory needs its own machine.
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--workload",
+        &cfg,
+        "--manager",
+        "thermostat-badgertrap",
+        "--machine",
+        "dram+cxl",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("dram+badgertrap"), "{err}");
+}

@@ -252,24 +252,14 @@ impl Thermostat {
         let mut scratch = Vec::new();
         for u in picked {
             let (asid, base, len) = (self.units[u].asid, self.units[u].base, self.units[u].len);
-            let Some(t) = b.translate(asid, base)? else {
-                // A unit with an unmapped first page may still hold base
-                // pages; the scan below tells.
-                scratch.clear();
-                if b.scan_accessed(asid, base, len, true, &mut scratch)? == 0 {
-                    continue;
-                }
-                self.begin_sampling(b, u, false)?;
-                units.push(Sampled {
-                    unit: u,
-                    accessed: 0,
-                    poisoned: Vec::new(),
-                });
-                continue;
-            };
-            self.begin_sampling(b, u, t.size == PageSize::Huge)?;
+            let huge = matches!(b.translate(asid, base)?, Some(t) if t.size == PageSize::Huge);
+            self.begin_sampling(b, u, huge)?;
             scratch.clear();
-            b.scan_accessed(asid, base, len, true, &mut scratch)?;
+            if b.scan_accessed(asid, base, len, true, &mut scratch)? == 0 {
+                // Nothing mapped yet: nothing to sample.
+                self.units[u].in_batch = false;
+                continue;
+            }
             units.push(Sampled {
                 unit: u,
                 accessed: 0,
@@ -540,5 +530,46 @@ impl Manager for Thermostat {
                 self.totals.promoted_by_sampling_bytes as f64,
             ),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_papers_and_the_budget_is_30k_per_second() {
+        let p = ThermostatParams::default();
+        assert_eq!(
+            (p.scan_period_s, p.sample_fraction, p.poison_max),
+            (30.0, 0.05, 50)
+        );
+        // Section 3.4: 3% and 1 us give 30 K accesses per second.
+        assert!((p.budget_per_s() - 30_000.0).abs() < 1e-6);
+        let p = ThermostatParams {
+            slowdown: 0.10,
+            ..p
+        };
+        assert!((p.budget_per_s() - 100_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn bad_parameters_are_refused() {
+        for p in [
+            ThermostatParams {
+                slowdown: 0.0,
+                ..Default::default()
+            },
+            ThermostatParams {
+                sample_fraction: 1.5,
+                ..Default::default()
+            },
+            ThermostatParams {
+                poison_max: 0,
+                ..Default::default()
+            },
+        ] {
+            assert!(p.validate().is_err(), "{p:?}");
+        }
     }
 }
