@@ -56,6 +56,9 @@ pub struct MachineSection {
     pub costs: CostTable,
     /// Slow-tier capacity; by default it holds the whole footprint.
     pub slow_capacity: Option<String>,
+    /// Soft-saturation exponent of the performance model (default: the
+    /// machine preset's, else a hard knee).
+    pub saturation_exponent: Option<f64>,
 }
 
 /// `[workload]`: how workloads are turned into accesses.

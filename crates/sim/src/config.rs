@@ -84,6 +84,12 @@ pub struct PerfConfig {
     pub compute_ns: f64,
     /// Threads running the workload, one per core; set from the workload.
     pub threads: usize,
+    /// How latency-bound and bandwidth-bound time combine: `None` takes the
+    /// larger (a hard knee); `Some(n)` takes (lat^n + bw^n)^(1/n), which
+    /// rounds the knee as queueing does near saturation (fitted to Ambix's
+    /// IWB tables for the `dram+dcpmm-ambix` machine).
+    #[serde(default)]
+    pub saturation_exponent: Option<f64>,
 }
 
 impl Default for PerfConfig {
@@ -92,6 +98,7 @@ impl Default for PerfConfig {
             mlp: 4.0,
             compute_ns: 0.0,
             threads: 1,
+            saturation_exponent: None,
         }
     }
 }

@@ -13,6 +13,8 @@
 //! `bytes read / read bandwidth + bytes written / write bandwidth`, counting
 //! migration copies too. The epoch lasts `max(T_lat, T_bw)`: below saturation
 //! throughput is latency-bound, at saturation every thread waits for the tier.
+//! With `saturation_exponent = n` it lasts `(T_lat^n + T_bw^n)^(1/n)` instead,
+//! a rounded knee (queueing delay grows before the tier is saturated).
 //!
 //! The *ideal* clock runs the same formula with every access served by the
 //! fast tier and without manager-induced costs (migrations, shootdowns, poison
@@ -105,8 +107,12 @@ impl Epoch {
         let lat = (core_time + stall / perf.mlp + faults) / threads + self.all_core_stall_ns;
         let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
         let bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
-        clock.now_ns += lat.max(bw);
-        clock.ideal_ns += lat_ideal.max(bw_ideal);
+        let combine = |lat: f64, bw: f64| match perf.saturation_exponent {
+            Some(n) if lat > 0.0 || bw > 0.0 => (lat.powf(n) + bw.powf(n)).powf(1.0 / n),
+            _ => lat.max(bw),
+        };
+        clock.now_ns += combine(lat, bw);
+        clock.ideal_ns += combine(lat_ideal, bw_ideal);
         self.reset();
     }
 }

@@ -146,6 +146,40 @@ pub fn badgertrap() -> TierSpec {
     }
 }
 
+/// DRAM of Ambix's machine (../shared/papers/004_5016d0e3a63ff357.txt,
+/// section 3.1: one Xeon Gold 5218 socket, 2 of 6 channels populated), as
+/// fitted to the IWB tables (Figures 2-3, ../shared/reference/ambix-iwb.csv)
+/// by `tools/fit_dcpmm.py`: effective per-thread times of a sequential sweep
+/// (20.95 ns per line read, 0.20 ns per line written, at MLP 4 stored as
+/// 83.8 / 0.81 ns), 15.66 / 10.03 GB/s read / write bandwidth. The latencies
+/// are sequential-stream (prefetched) costs, not idle random latency.
+/// Energy as [`dram`].
+pub fn ambix_dram() -> TierSpec {
+    TierSpec {
+        name: "dram".into(),
+        read_ns: 83.8,
+        write_ns: 0.81,
+        read_gbps: 15.66,
+        write_gbps: 10.03,
+        ..dram()
+    }
+}
+
+/// DCPMM of Ambix's machine (2 DIMMs), fitted with [`ambix_dram`]:
+/// 48.68 / 20.81 ns per line read / written per thread (194.7 / 83.2 ns at
+/// MLP 4), 3.84 / 0.867 GB/s read / write bandwidth: writes cost 4.4x reads
+/// of bandwidth, the asymmetry Ambix is built on. Energy as [`dcpmm`].
+pub fn ambix_dcpmm() -> TierSpec {
+    TierSpec {
+        name: "dcpmm".into(),
+        read_ns: 194.7,
+        write_ns: 83.2,
+        read_gbps: 3.839,
+        write_gbps: 0.8674,
+        ..dcpmm()
+    }
+}
+
 /// A named machine preset: DRAM and one slow tier.
 pub struct MachinePreset {
     /// Name, as given to `--machine`.
@@ -154,35 +188,67 @@ pub struct MachinePreset {
     pub description: &'static str,
     /// Builds the tiers, fastest first.
     pub tiers: fn() -> Vec<TierSpec>,
+    /// Memory-level parallelism the tier latencies were fitted at, if any.
+    pub mlp: Option<f64>,
+    /// The soft-saturation exponent (see `PerfConfig::saturation_exponent`).
+    pub saturation_exponent: Option<f64>,
+    /// The machine's fast-tier size, when it models a specific machine (used
+    /// unless the user or the manager says otherwise).
+    pub fast_capacity: Option<u64>,
 }
 
 /// Every machine preset; the first is the default.
-pub const MACHINE_PRESETS: [MachinePreset; 5] = [
+pub const MACHINE_PRESETS: [MachinePreset; 6] = [
     MachinePreset {
         name: "dram+dcpmm",
         description:
             "DRAM (80 ns) + Optane-DCPMM-like NVM (305 ns reads; 39.4/13.9 GB/s read/write)",
         tiers: || vec![dram(), dcpmm()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
     },
     MachinePreset {
         name: "dram+cxl",
         description: "DRAM (80 ns) + CXL expander (DRAM + 80 ns; 32 GB/s)",
         tiers: || vec![dram(), cxl()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
     },
     MachinePreset {
         name: "dram+pcm",
         description: "DRAM (80 ns) + PCM (150/450 ns read/write; 2 GB/s; 1e7 write endurance)",
         tiers: || vec![dram(), pcm()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
     },
     MachinePreset {
         name: "dram+zswap",
         description: "DRAM (80 ns) + zswap-like compressed pool (6 us fault per TLB miss)",
         tiers: || vec![dram(), zswap()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
     },
     MachinePreset {
         name: "dram+badgertrap",
         description: "DRAM + slow memory emulated as in Thermostat: DRAM-resident pages whose every TLB miss faults for 1 us",
         tiers: || vec![dram(), badgertrap()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
+    },
+    MachinePreset {
+        name: "dram+dcpmm-ambix",
+        description: "Ambix's socket (2-channel DRAM + 2 DCPMM DIMMs) fitted to its IWB tables: 15.7/10.0 GB/s DRAM, 3.8/0.87 GB/s DCPMM read/write; 864 MiB DRAM (27 GB at 1/32 scale)",
+        tiers: || vec![ambix_dram(), ambix_dcpmm()],
+        mlp: Some(4.0),
+        saturation_exponent: Some(1.599),
+        // 27 GB usable of 32 (section 3.1), at the 1/32 scale of the Ambix
+        // workloads (`thermocline_workloads::ambix_bench`).
+        fast_capacity: Some(27 << 25),
     },
 ];
 
