@@ -10,11 +10,13 @@
 //! ([`lackey`]); named presets are in [`presets`].
 #![deny(missing_docs)]
 
+pub mod ambix_bench;
 pub mod apps;
 pub mod lackey;
 pub mod masim;
 pub mod models;
 pub mod presets;
+pub mod sweep;
 pub mod synthetic;
 pub mod trace;
 mod zipf;
@@ -97,6 +99,8 @@ pub enum Stream {
     Synthetic(synthetic::SyntheticStream),
     /// An application model.
     Model(Box<models::ModelStream>),
+    /// Array sweeps.
+    Sweep(sweep::SweepStream),
     /// A binary trace file.
     Trace(trace::TraceReader),
     /// Accesses held in memory (imported lackey traces, tests).
@@ -111,6 +115,7 @@ impl Stream {
             Stream::Masim(s) => Ok(s.fill(buf)),
             Stream::Synthetic(s) => Ok(s.fill(buf)),
             Stream::Model(s) => Ok(s.fill(buf)),
+            Stream::Sweep(s) => Ok(s.fill(buf)),
             Stream::Trace(s) => s.fill(buf),
             Stream::Memory(s) => Ok(s.fill(buf)),
         }

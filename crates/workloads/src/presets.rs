@@ -2,8 +2,10 @@
 //! into a [`Workload`]: a MASIM config path, `lackey:PATH`, `trace:PATH`, or a
 //! preset name.
 
+use crate::ambix_bench;
 use crate::apps;
 use crate::models::{BuiltModel, ModelSpec, ModelStream};
+use crate::sweep::{SweepSpec, SweepStream};
 use crate::synthetic::{Distribution, SyntheticSpec, SyntheticStream};
 use crate::{
     lackey, lay_out, masim, trace, MemoryStream, PhaseMark, Stream, Workload, WorkloadError,
@@ -67,6 +69,7 @@ enum Kind {
     Masim(&'static str),
     Synthetic(fn(f64) -> SyntheticSpec),
     Model(fn() -> ModelSpec),
+    Sweep(fn() -> SweepSpec),
 }
 
 /// A named workload.
@@ -167,7 +170,116 @@ pub const PRESETS: &[Preset] = &[
         description: "web-search-like model (not Solr): 2.2 GiB zipfian posting-block index + heap + stored fields, 8 threads, 600 s",
         kind: Kind::Model(apps::websearch),
     },
+    Preset {
+        name: "npb-bt-small",
+        description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("bt", 0.8, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-bt-medium",
+        description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("bt", 1.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-bt-large",
+        description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("bt", 3.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-ft-small",
+        description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("ft", 0.8, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-ft-medium",
+        description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("ft", 1.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-ft-large",
+        description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("ft", 3.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-mg-small",
+        description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("mg", 0.8, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-mg-medium",
+        description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("mg", 1.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-mg-large",
+        description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("mg", 3.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-cg-small",
+        description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("cg", 0.8, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-cg-medium",
+        description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("cg", 1.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-cg-large",
+        description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        kind: Kind::Sweep(|| ambix_bench::npb("cg", 3.5, NPB_ACCESSES).expect("known kernel")),
+    },
 ];
+
+/// Sweep accesses of an NPB-like run.
+pub const NPB_ACCESSES: u64 = 1_500_000_000;
+
+/// Parses `ambix-iwb:MODE:THREADS` and `ambix-pb:SIZE:ORDER`.
+fn parameterized(spec: &str) -> Option<Result<SweepSpec, WorkloadError>> {
+    let bad = |why: String| {
+        Some(Err(WorkloadError::Invalid(format!(
+            "workload {spec:?}: {why}"
+        ))))
+    };
+    let parts: Vec<&str> = spec.split(':').collect();
+    match parts.as_slice() {
+        ["ambix-iwb", mode, threads] => {
+            let write = match *mode {
+                "ro" => false,
+                "wo" => true,
+                m => return bad(format!("mode must be ro or wo, got {m:?}")),
+            };
+            match threads.parse::<usize>() {
+                Ok(t) if (1..=1024).contains(&t) => Some(Ok(ambix_bench::iwb(write, t, 8_000_000))),
+                _ => bad(format!("threads must be 1..=1024, got {threads:?}")),
+            }
+        }
+        ["ambix-pb", size, order] => {
+            let write_first = match *order {
+                "write-first" => true,
+                "read-first" => false,
+                o => {
+                    return bad(format!(
+                        "order must be write-first or read-first, got {o:?}"
+                    ))
+                }
+            };
+            match size.parse::<f64>() {
+                Ok(x) if x > 0.0 && x <= 64.0 => {
+                    Some(Ok(ambix_bench::pb(x, write_first, 50_000_000)))
+                }
+                _ => bad(format!(
+                    "size must be a multiple of DRAM in (0, 64], got {size:?}"
+                )),
+            }
+        }
+        [first, ..] if *first == "ambix-iwb" || *first == "ambix-pb" => {
+            bad("expected ambix-iwb:ro|wo:THREADS or ambix-pb:SIZE:write-first|read-first".into())
+        }
+        _ => None,
+    }
+}
 
 /// Looks a preset up.
 pub fn preset(name: &str) -> Option<&'static Preset> {
@@ -189,6 +301,16 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     }) = preset(spec)
     {
         return model_workload(spec, f(), o);
+    }
+    if let Some(Preset {
+        kind: Kind::Sweep(f),
+        ..
+    }) = preset(spec)
+    {
+        return sweep_workload(spec, f(), o);
+    }
+    if let Some(s) = parameterized(spec) {
+        return sweep_workload(spec, s?, o);
     }
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {
@@ -236,7 +358,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     if let Some(p) = preset(spec) {
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute),
-            Kind::Model(_) => unreachable!("models are built above"),
+            Kind::Model(_) | Kind::Sweep(_) => unreachable!("built above"),
             Kind::Synthetic(f) => {
                 let s = f(rate);
                 s.validate().map_err(WorkloadError::Invalid)?;
@@ -328,5 +450,46 @@ fn model_workload(
             },
         ],
         stream: Stream::Model(Box::new(stream)),
+    })
+}
+
+/// An array sweep: memory-bound threads (no compute between accesses unless
+/// the options say otherwise); a load phase, then the sweep.
+fn sweep_workload(
+    name: &str,
+    spec: SweepSpec,
+    o: &WorkloadOptions,
+) -> Result<Workload, WorkloadError> {
+    spec.validate().map_err(WorkloadError::Invalid)?;
+    let rate = o.access_rate.unwrap_or(1e9 * o.mlp / o.fast_read_ns);
+    let compute = o
+        .compute_ns
+        .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+    let sizes: Vec<(String, u64)> = spec
+        .arrays
+        .iter()
+        .map(|a| (a.name.clone(), a.bytes))
+        .collect();
+    let regions = lay_out(&sizes, o.thp.unwrap_or(false));
+    let bases = regions.iter().map(|r| r.start).collect();
+    let load = spec.load_accesses();
+    Ok(Workload {
+        name: name.to_string(),
+        threads: spec.threads,
+        access_rate: rate,
+        compute_ns: compute,
+        total_accesses: load + spec.accesses,
+        phases: vec![
+            PhaseMark {
+                name: "load".into(),
+                first_access: 0,
+            },
+            PhaseMark {
+                name: "sweep".into(),
+                first_access: load,
+            },
+        ],
+        stream: Stream::Sweep(SweepStream::new(spec, bases)),
+        regions,
     })
 }
