@@ -249,9 +249,9 @@ fn reproduce_cmd(
         all.insert(name.to_string(), o.json.clone());
         if let Some(dir) = &out {
             std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{dir}: {e}"))?;
-            for (file, chart) in &o.charts {
+            for (file, svg) in &o.charts {
                 let path = format!("{dir}/{file}");
-                write_file(&path, &chart.to_svg())?;
+                write_file(&path, svg)?;
                 eprintln!("wrote {path}");
             }
         }

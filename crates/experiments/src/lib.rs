@@ -13,6 +13,7 @@ pub mod groundtruth;
 pub mod heatmap;
 pub mod plot;
 pub mod report;
+mod repro_ambix;
 mod repro_thermostat;
 pub mod reproduce;
 pub mod runner;

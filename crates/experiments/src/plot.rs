@@ -220,3 +220,104 @@ mod tests {
         );
     }
 }
+
+/// A table of numbers drawn as coloured cells (a heat map), with the best
+/// cell of each column outlined, as Ambix's Figures 2-3 are drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeatTable {
+    /// Title above the table.
+    pub title: String,
+    /// Label of the row axis.
+    pub row_label: String,
+    /// Label of the column axis.
+    pub col_label: String,
+    /// Row labels, top to bottom.
+    pub rows: Vec<String>,
+    /// Column labels, left to right.
+    pub cols: Vec<String>,
+    /// `values[row][col]`.
+    pub values: Vec<Vec<f64>>,
+}
+
+impl HeatTable {
+    /// The table as an SVG document.
+    pub fn to_svg(&self) -> String {
+        let (cw, ch, left, top) = (62.0, 26.0, 110.0, 60.0);
+        let w = left + cw * self.cols.len() as f64 + 20.0;
+        let h = top + ch * self.rows.len() as f64 + 50.0;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="20" text-anchor="middle" font-size="15">{}</text>"#,
+            w / 2.0,
+            escape(&self.title)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="40" text-anchor="middle">{}</text>"#,
+            left + cw * self.cols.len() as f64 / 2.0,
+            escape(&self.col_label)
+        );
+        let _ = writeln!(
+            s,
+            r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            top + ch * self.rows.len() as f64 / 2.0,
+            escape(&self.row_label)
+        );
+        for (j, c) in self.cols.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                left + cw * (j as f64 + 0.5),
+                top - 6.0,
+                escape(c)
+            );
+        }
+        for (j, _) in self.cols.iter().enumerate() {
+            let col: Vec<f64> = self.values.iter().map(|r| r[j]).collect();
+            let (lo, hi) = col
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            let best = col
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+                .map(|b| b.0);
+            for (i, &v) in col.iter().enumerate() {
+                // Red (worst of the column) to green (best), as in the paper.
+                let t = if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
+                let (r, g) = ((230.0 * (1.0 - t) + 40.0) as u8, (200.0 * t + 40.0) as u8);
+                let (x, y) = (left + cw * j as f64, top + ch * i as f64);
+                let stroke = if Some(i) == best {
+                    r#" stroke="black" stroke-width="3""#
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    s,
+                    r#"<rect x="{x:.1}" y="{y:.1}" width="{cw}" height="{ch}" fill="rgb({r},{g},90)"{stroke}/><text x="{:.1}" y="{:.1}" text-anchor="middle">{v:.1}</text>"#,
+                    x + cw / 2.0,
+                    y + ch / 2.0 + 4.0
+                );
+            }
+        }
+        for (i, r) in self.rows.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                r#"<text x="{}" y="{:.1}" text-anchor="end">{}</text>"#,
+                left - 8.0,
+                top + ch * (i as f64 + 0.5) + 4.0,
+                escape(r)
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}

@@ -100,6 +100,8 @@ pub struct Report {
     pub stats: MachineStats,
     /// Workload phases.
     pub phases: Vec<PhaseMark>,
+    /// Simulated time (s) at which each phase that was reached began.
+    pub phase_starts_s: Vec<f64>,
     /// Time series.
     pub windows: Vec<Window>,
 }

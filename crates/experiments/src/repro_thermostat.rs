@@ -209,7 +209,8 @@ fn rate(_: &Options, res: &Results) -> Output {
                 y_label: "slow accesses (TLB-miss faults) per second".into(),
                 series,
                 target: Some((30_000.0, "30K/s target".into())),
-            },
+            }
+            .to_svg(),
         )],
     }
 }
@@ -265,7 +266,8 @@ fn footprint(_: &Options, res: &Results) -> Output {
                     },
                 ],
                 target: None,
-            },
+            }
+            .to_svg(),
         ));
     }
     Output {
@@ -314,7 +316,8 @@ fn sensitivity(_: &Options, res: &Results) -> Output {
                 y_label: "mean cold fraction (%)".into(),
                 series,
                 target: None,
-            },
+            }
+            .to_svg(),
         )],
     }
 }
@@ -407,7 +410,8 @@ fn kstaled(_: &Options, res: &Results) -> Output {
                 y_label: "slow accesses (TLB-miss faults) per second".into(),
                 series,
                 target: Some((30_000.0, "3% budget".into())),
-            },
+            }
+            .to_svg(),
         )],
     }
 }

@@ -7,7 +7,6 @@
 //! is deterministic, so the output does not depend on the thread count.
 
 use crate::config::{self, RunConfig};
-use crate::plot::LineChart;
 use crate::report::Report;
 use crate::{runner, RunError};
 use std::collections::BTreeMap;
@@ -54,8 +53,8 @@ pub struct Output {
     pub json: serde_json::Value,
     /// A table for the terminal.
     pub text: String,
-    /// Charts, by file name (without directory).
-    pub charts: Vec<(String, LineChart)>,
+    /// Charts as SVG documents, by file name (without directory).
+    pub charts: Vec<(String, String)>,
 }
 
 /// A registered reproduction.
@@ -72,7 +71,9 @@ pub struct Reproduction {
 
 /// Every reproduction.
 pub fn all() -> Vec<Reproduction> {
-    crate::repro_thermostat::reproductions()
+    let mut all = crate::repro_thermostat::reproductions();
+    all.extend(crate::repro_ambix::reproductions());
+    all
 }
 
 /// Looks up reproductions by name.

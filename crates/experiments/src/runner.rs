@@ -81,7 +81,11 @@ pub fn run_observed<O: Observer>(
         ))
     })?;
     let mut tiers = (preset.tiers)();
-    let mlp = cfg.machine.mlp.unwrap_or(PerfConfig::default().mlp);
+    let mlp = cfg
+        .machine
+        .mlp
+        .or(preset.mlp)
+        .unwrap_or(PerfConfig::default().mlp);
     let opts = WorkloadOptions {
         seed: r.seed,
         access_rate: cfg.workload.access_rate,
@@ -97,6 +101,7 @@ pub fn run_observed<O: Observer>(
         Some(t) => parse_capacity("fast capacity", t)?,
         None => manager
             .default_fast_capacity()
+            .or(preset.fast_capacity.map(CapacitySpec::Bytes))
             .unwrap_or(CapacitySpec::PercentOfFootprint(50.0)),
     };
     let mut fast = fast_spec.resolve(footprint);
@@ -130,6 +135,10 @@ pub fn run_observed<O: Observer>(
             mlp,
             compute_ns: workload.compute_ns,
             threads: workload.threads,
+            saturation_exponent: cfg
+                .machine
+                .saturation_exponent
+                .or(preset.saturation_exponent),
         },
         costs: cfg.machine.costs.clone(),
         seed: r.seed,
@@ -167,7 +176,13 @@ pub fn run_observed<O: Observer>(
     let mut done = 0u64;
     let mut batches = 0u64;
     progress(0, limit);
+    let mut phase_starts_s = Vec::new();
     while done < limit {
+        while phase_starts_s.len() < workload.phases.len()
+            && workload.phases[phase_starts_s.len()].first_access <= done
+        {
+            phase_starts_s.push(m.time_ns() / 1e9);
+        }
         let want = ((limit - done) as usize).min(BATCH);
         let n = workload.stream.fill(&mut buf[..want])?;
         if n == 0 {
@@ -204,6 +219,7 @@ pub fn run_observed<O: Observer>(
     }
     let mut report = build_report(cfg, &workload, &m, windows, &scores, footprint);
     report.machine = machine_name;
+    report.phase_starts_s = phase_starts_s;
     Ok(report)
 }
 
@@ -334,6 +350,7 @@ fn build_report(
         mean_recall: mean(scores.iter().filter_map(|s| s.recall)),
         stats: st,
         phases: workload.phases.clone(),
+        phase_starts_s: Vec::new(),
         windows,
     }
 }

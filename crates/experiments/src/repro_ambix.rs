@@ -1,0 +1,246 @@
+//! Ambix's microbenchmarks and NPB comparison
+//! (../shared/papers/004_5016d0e3a63ff357.txt, sections 3.2, 3.3 and 5.5) on
+//! the `dram+dcpmm-ambix` machine, whose tiers are fitted to the IWB tables
+//! (`tools/fit_dcpmm.py`).
+//!
+//! - `ambix-iwb`: throughput of a sequential sweep by 1-32 threads with 0-100%
+//!   of pages in DRAM, read-only and write-only, beside Figures 2-3;
+//! - `ambix-pb`: 2R1W arrays of 0.5x-2.5x DRAM under write-first-touch,
+//!   read-first-touch, interleave and DCPMM-only placement (Figure 4);
+//! - `ambix-npb`: every configuration on the NPB-like models (Figure 6).
+//!
+//! Workload sizes are scaled 1/32 (`thermocline_workloads::ambix_bench`);
+//! throughput is accesses of the measured phase over its simulated time.
+
+use crate::plot::HeatTable;
+use crate::report::Report;
+use crate::reproduce::{Options, Output, Reproduction, Results, RunSpec};
+use serde_json::json;
+use std::fmt::Write;
+
+const MACHINE: &str = "run.machine=dram+dcpmm-ambix";
+const THREADS: [usize; 10] = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+const DRAM_PCT: [u32; 8] = [0, 70, 75, 80, 85, 90, 95, 100];
+const PB_SIZES: [f64; 6] = [0.5, 0.75, 1.0, 1.5, 2.0, 2.5];
+/// The paper's IWB tables (a copy of ../shared/reference/ambix-iwb.csv).
+const IWB_PAPER: &str = include_str!("../data/ambix-iwb.csv");
+
+/// Million accesses per second of the phase after the load phase.
+pub(crate) fn measured_throughput(r: &Report) -> f64 {
+    let (first, start) = match (r.phases.last(), r.phase_starts_s.last()) {
+        (Some(p), Some(&s)) if r.phases.len() == r.phase_starts_s.len() => (p.first_access, s),
+        _ => (0, 0.0),
+    };
+    let secs = r.sim_time_s - start;
+    if secs > 0.0 {
+        (r.accesses - first) as f64 / secs / 1e6
+    } else {
+        0.0
+    }
+}
+
+fn paper_iwb(mode: &str, pct: u32, threads: usize) -> Option<f64> {
+    IWB_PAPER
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("mode"))
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f.len() == 4 && f[0] == mode && f[1].parse() == Ok(pct) && f[2].parse() == Ok(threads))
+                .then(|| f[3].parse().ok())
+                .flatten()
+        })
+}
+
+fn iwb_run(mode: &str, threads: usize, pct: u32) -> RunSpec {
+    let p = format!("random.fast_probability={}", f64::from(pct) / 100.0);
+    RunSpec::new(
+        &format!("ambix-iwb:{mode}:{threads}"),
+        "random",
+        &[MACHINE, "run.fast_capacity=100%", p.as_str()],
+    )
+}
+
+fn iwb_runs(_: &Options) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    for mode in ["ro", "wo"] {
+        for t in THREADS {
+            for p in DRAM_PCT {
+                v.push(iwb_run(mode, t, p));
+            }
+        }
+    }
+    v
+}
+
+fn iwb(_: &Options, res: &Results) -> Output {
+    let mut cells = Vec::new();
+    let mut text = String::new();
+    let mut charts = Vec::new();
+    let mut best = serde_json::Map::new();
+    let mut errors = Vec::new();
+    for mode in ["ro", "wo"] {
+        let _ = writeln!(
+            text,
+            "IWB {} (million accesses/s; ours / paper; * = best share of the column)",
+            if mode == "ro" {
+                "read-only"
+            } else {
+                "write-only"
+            }
+        );
+        let _ = write!(text, "DRAM % ");
+        for t in THREADS {
+            let _ = write!(text, "{t:>13}");
+        }
+        text.push('\n');
+        let mut grid = Vec::new();
+        for p in DRAM_PCT {
+            let row: Vec<f64> = THREADS
+                .iter()
+                .map(|&t| measured_throughput(&res[&iwb_run(mode, t, p)]))
+                .collect();
+            grid.push(row);
+        }
+        let best_of = |g: &dyn Fn(usize, usize) -> f64, j: usize| {
+            (0..DRAM_PCT.len())
+                .max_by(|&a, &b| g(a, j).total_cmp(&g(b, j)))
+                .map_or(0, |i| DRAM_PCT[i])
+        };
+        let ours = |i: usize, j: usize| grid[i][j];
+        let paper = |i: usize, j: usize| paper_iwb(mode, DRAM_PCT[i], THREADS[j]).unwrap_or(0.0);
+        for (i, p) in DRAM_PCT.iter().enumerate() {
+            let _ = write!(text, "{p:>6} ");
+            for (j, &t) in THREADS.iter().enumerate() {
+                let pv = paper(i, j);
+                let star = if best_of(&ours, j) == *p { '*' } else { ' ' };
+                let _ = write!(text, "{:>6.0}/{:<5.0}{star}", grid[i][j], pv);
+                if pv > 0.0 {
+                    errors.push((grid[i][j] - pv).abs() / pv);
+                }
+                cells.push(json!({"mode": mode, "threads": t, "dram_pct": p,
+                    "maccesses_per_s": grid[i][j], "paper_maccesses_per_s": pv}));
+            }
+            text.push('\n');
+        }
+        let ours_best: Vec<u32> = (0..THREADS.len()).map(|j| best_of(&ours, j)).collect();
+        let paper_best: Vec<u32> = (0..THREADS.len()).map(|j| best_of(&paper, j)).collect();
+        let _ = writeln!(text, "best DRAM % by threads: ours  {ours_best:?}");
+        let _ = writeln!(text, "                        paper {paper_best:?}\n");
+        best.insert(
+            mode.to_string(),
+            json!({"threads": THREADS, "ours": ours_best, "paper": paper_best}),
+        );
+        charts.push((
+            format!("ambix-iwb-{mode}.svg"),
+            HeatTable {
+                title: format!(
+                    "IWB {} throughput (M accesses/s), dram+dcpmm-ambix",
+                    if mode == "ro" {
+                        "read-only"
+                    } else {
+                        "write-only"
+                    }
+                ),
+                row_label: "pages in DRAM (%)".into(),
+                col_label: "threads".into(),
+                rows: DRAM_PCT.iter().map(|p| p.to_string()).collect(),
+                cols: THREADS.iter().map(|t| t.to_string()).collect(),
+                values: grid,
+            }
+            .to_svg(),
+        ));
+    }
+    let mean = errors.iter().sum::<f64>() / errors.len().max(1) as f64;
+    let max = errors.iter().copied().fold(0.0, f64::max);
+    let _ = writeln!(
+        text,
+        "cells against the paper: mean relative error {:.1}%, max {:.1}%",
+        mean * 100.0,
+        max * 100.0
+    );
+    Output {
+        json: json!({"cells": cells, "best_dram_pct": best,
+            "mean_relative_error": mean, "max_relative_error": max}),
+        text,
+        charts,
+    }
+}
+
+/// PB policies: (label, workload order, manager).
+const PB_POLICIES: [(&str, &str, &str); 4] = [
+    ("write-first-touch", "write-first", "first-touch"),
+    ("read-first-touch", "read-first", "first-touch"),
+    ("interleave", "write-first", "interleave"),
+    ("dcpmm-only", "write-first", "all-slow"),
+];
+
+fn pb_run(size: f64, order: &str, manager: &str) -> RunSpec {
+    RunSpec::new(&format!("ambix-pb:{size}:{order}"), manager, &[MACHINE])
+}
+
+fn pb_runs(_: &Options) -> Vec<RunSpec> {
+    PB_SIZES
+        .iter()
+        .flat_map(|&x| PB_POLICIES.iter().map(move |p| pb_run(x, p.1, p.2)))
+        .collect()
+}
+
+/// Joules per million accesses over the whole run.
+fn energy_per_maccess(r: &Report) -> f64 {
+    let j: f64 = r.tiers.iter().map(|t| t.energy_j).sum();
+    j / (r.accesses as f64 / 1e6)
+}
+
+fn pb(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "PB, 2R1W, 32 threads (M accesses/s | J per M accesses); DRAM = 864 MiB usable of 1 GiB (27 of 32 GB, scaled 1/32)\n\
+         size x DRAM  write-first-touch    read-first-touch     interleave           dcpmm-only\n",
+    );
+    let mut rows = Vec::new();
+    for x in PB_SIZES {
+        let _ = write!(text, "{x:>11} ");
+        let mut cells = Vec::new();
+        for (label, order, manager) in PB_POLICIES {
+            let r = &res[&pb_run(x, order, manager)];
+            let (t, e) = (measured_throughput(r), energy_per_maccess(r));
+            let _ = write!(text, " {t:>8.1} | {e:>7.3}   ");
+            cells.push(json!({"policy": label, "maccesses_per_s": t, "joules_per_maccess": e}));
+        }
+        text.push('\n');
+        rows.push(json!({"size_x_dram": x, "policies": cells}));
+    }
+    let ratio = {
+        let w = measured_throughput(&res[&pb_run(1.5, "write-first", "first-touch")]);
+        let r = measured_throughput(&res[&pb_run(1.5, "read-first", "first-touch")]);
+        w / r.max(1e-9)
+    };
+    let _ = writeln!(
+        text,
+        "write-first-touch / read-first-touch at 1.5x: {ratio:.1}x (paper: ~5x)"
+    );
+    Output {
+        json: json!({"sizes": rows, "wrft_over_rdft_at_1_5x": ratio}),
+        text,
+        charts: Vec::new(),
+    }
+}
+
+/// Ambix's reproductions.
+pub fn reproductions() -> Vec<Reproduction> {
+    vec![
+        Reproduction {
+            name: "ambix-iwb",
+            description:
+                "Ambix Figures 2-3: IWB throughput by threads and DRAM share, read- and write-only",
+            runs: iwb_runs,
+            summarize: iwb,
+        },
+        Reproduction {
+            name: "ambix-pb",
+            description:
+                "Ambix Figure 4: PB 2R1W throughput and energy by size and placement policy",
+            runs: pb_runs,
+            summarize: pb,
+        },
+    ]
+}
