@@ -30,11 +30,13 @@ pub enum Capability {
     TlbFlush,
     /// Set the tier new pages are allocated in.
     AllocPolicy,
+    /// Use the fast tier as a memory-side cache of the slower ones.
+    MemoryMode,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 12] = [
+    pub const ALL: [Capability; 13] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -47,6 +49,7 @@ impl Capability {
         Capability::HugePages,
         Capability::TlbFlush,
         Capability::AllocPolicy,
+        Capability::MemoryMode,
     ];
 
     const fn bit(self) -> u32 {

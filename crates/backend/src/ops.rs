@@ -123,6 +123,15 @@ pub trait Backend {
     /// Sets the tier that newly touched pages of `asid` are allocated in.
     fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()>;
 
+    /// Turns the fast tier into a direct-mapped, line-granular, write-back
+    /// cache of the slower tiers (Optane's Memory Mode) when `on`: pages
+    /// should then live in the slow tier, and every access to them goes
+    /// through the cache.
+    fn set_memory_mode(&mut self, on: bool) -> Result<()> {
+        let _ = on;
+        Err(BackendError::Unsupported(crate::Capability::MemoryMode))
+    }
+
     /// Charges `ns` of manager CPU time for work the manager does itself
     /// (sorting, bookkeeping) that the backend cannot see.
     fn charge_manager(&mut self, ns: f64);

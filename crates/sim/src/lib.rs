@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod dram_cache;
 pub mod frames;
 pub mod llc;
 mod machine;

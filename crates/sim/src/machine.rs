@@ -4,6 +4,7 @@
 //! performance model in [`crate::perf`].
 
 use crate::config::MachineConfig;
+use crate::dram_cache::CacheOutcome;
 use crate::frames::TierFrames;
 use crate::llc::{Llc, LlcOutcome};
 use crate::pagetable::{self as pt, PageTable};
@@ -118,6 +119,8 @@ pub struct Machine {
     pub(crate) cores: Vec<Core>,
     pub(crate) frames: Vec<TierFrames>,
     llc: Option<Llc>,
+    /// DRAM as a memory-side cache of the slow tiers (Memory Mode), if on.
+    pub(crate) dram_cache: Option<crate::dram_cache::DramCache>,
     pub(crate) epoch: Epoch,
     pub(crate) clock: Clock,
     /// Cumulative traffic per tier: application and migration.
@@ -205,6 +208,7 @@ impl Machine {
             cores: vec![core; cfg.perf.threads],
             frames,
             llc,
+            dram_cache: None,
             epoch: Epoch::new(ntiers),
             clock: Clock::default(),
             counters: vec![TierCounters::default(); ntiers],
@@ -264,7 +268,8 @@ impl Machine {
                 + self.cfg.tlb.l1_huge_entries
                 + self.cfg.tlb.stlb_entries)
             * std::mem::size_of::<TlbEntry>();
-        spaces + frames + tlbs
+        let cache = self.dram_cache.as_ref().map_or(0, |c| c.host_bytes());
+        spaces + frames + tlbs + cache
     }
 
     /// Advances simulated time over the accesses since the last call.
@@ -310,11 +315,34 @@ impl Machine {
             }
         };
         if memory {
-            let t = e.tier as usize;
+            let mut t = e.tier as usize;
+            let mut store = a.write && self.llc.is_none();
+            if t != 0 {
+                if let Some(dc) = self.dram_cache.as_mut() {
+                    let pline =
+                        ((e.frame << 12) + (a.va & if e.huge { 0x1f_ffff } else { 0xfff })) >> 6;
+                    match dc.access(pline, store) {
+                        CacheOutcome::Hit => t = 0,
+                        CacheOutcome::Miss { writeback } => {
+                            // The fill is written into DRAM and a dirty victim
+                            // back to the slow tier: bandwidth, not latency.
+                            // A store lands in DRAM: the slow tier sees a read.
+                            self.epoch.migration_writes[0] += 1;
+                            self.counters[0].writes += 1;
+                            if writeback {
+                                self.epoch.migration_writes[t] += 1;
+                                self.app_counters[t].writes += 1;
+                                self.counters[t].writes += 1;
+                            }
+                            store = false;
+                        }
+                    }
+                }
+            }
             // With an LLC a store miss reads the line for ownership; the
             // write reaches memory later, at eviction. Without one, the
             // access itself is the memory access.
-            if a.write && self.llc.is_none() {
+            if store {
                 self.epoch.writes[t] += 1;
                 self.app_counters[t].writes += 1;
                 self.counters[t].writes += 1;

@@ -464,6 +464,12 @@ impl Backend for Machine {
         Ok(())
     }
 
+    fn set_memory_mode(&mut self, on: bool) -> Result<()> {
+        self.dram_cache =
+            on.then(|| crate::dram_cache::DramCache::new(self.frames[0].count() * 4096));
+        Ok(())
+    }
+
     fn charge_manager(&mut self, ns: f64) {
         self.manager_ns += ns.max(0.0);
     }
