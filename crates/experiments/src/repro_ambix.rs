@@ -225,9 +225,111 @@ fn pb(_: &Options, res: &Results) -> Output {
     }
 }
 
+const CONFIGS: [&str; 5] = [
+    "adm-default",
+    "memory-mode",
+    "autonuma-tiering",
+    "memos-placement",
+    "ambix",
+];
+const KERNELS: [&str; 4] = ["bt", "ft", "mg", "cg"];
+const SIZES: [&str; 3] = ["small", "medium", "large"];
+
+fn npb_run(kernel: &str, size: &str, config: &str) -> RunSpec {
+    RunSpec::new(&format!("npb-{kernel}-{size}"), config, &[MACHINE])
+}
+
+fn npb_runs(_: &Options) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    for k in KERNELS {
+        for s in SIZES {
+            for c in CONFIGS {
+                v.push(npb_run(k, s, c));
+            }
+        }
+    }
+    v
+}
+
+/// (share of all accesses, share of writes) served by DRAM.
+fn dram_shares(r: &Report) -> (f64, f64) {
+    let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
+    let writes: u64 = r.tiers.iter().map(|t| t.writes).sum();
+    let d = &r.tiers[0];
+    (
+        (d.reads + d.writes) as f64 / all.max(1) as f64,
+        d.writes as f64 / writes.max(1) as f64,
+    )
+}
+
+fn npb(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "NPB-like models, 32 threads, dram+dcpmm-ambix (M accesses/s of the sweep; DRAM share of accesses / of writes)\n",
+    );
+    let mut rows = Vec::new();
+    let mut speedups: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); CONFIGS.len()]; SIZES.len()];
+    for k in KERNELS {
+        for (si, s) in SIZES.iter().enumerate() {
+            let _ = write!(text, "{:<16}", format!("npb-{k}-{s}"));
+            let base = measured_throughput(&res[&npb_run(k, s, "adm-default")]);
+            let mut cells = Vec::new();
+            for (ci, c) in CONFIGS.iter().enumerate() {
+                let r = &res[&npb_run(k, s, c)];
+                let t = measured_throughput(r);
+                let (da, dw) = dram_shares(r);
+                let _ = write!(
+                    text,
+                    " {c}: {t:>6.1} ({:.0}%/{:.0}%)",
+                    da * 100.0,
+                    dw * 100.0
+                );
+                speedups[si][ci].push(t / base.max(1e-9));
+                cells.push(
+                    json!({"config": c, "maccesses_per_s": t, "dram_access_share": da,
+                    "dram_write_share": dw, "speedup_over_adm_default": t / base.max(1e-9)}),
+                );
+            }
+            text.push('\n');
+            rows.push(json!({"kernel": k, "size": s, "configs": cells}));
+        }
+    }
+    // NPBAVG: geometric mean of the four kernels' speedups over adm-default.
+    let paper: [[Option<f64>; 5]; 3] = [
+        [Some(1.0), Some(0.986), None, Some(0.18), None],
+        [Some(1.0), Some(1.5), Some(1.3), None, Some(2.7)],
+        [Some(1.0), Some(2.8), Some(1.8), None, Some(4.4)],
+    ];
+    let _ = writeln!(text, "\nNPBAVG (geometric mean of speedups over adm-default; paper in brackets where the text gives it)");
+    let mut avg = Vec::new();
+    for (si, s) in SIZES.iter().enumerate() {
+        let _ = write!(text, "{s:<8}");
+        let mut cells = Vec::new();
+        for (ci, c) in CONFIGS.iter().enumerate() {
+            let v = &speedups[si][ci];
+            let g = (v.iter().map(|x| x.ln()).sum::<f64>() / v.len().max(1) as f64).exp();
+            let p = paper[si][ci].map_or(String::new(), |p| format!(" [{p:.2}]"));
+            let _ = write!(text, " {c}: {g:.2}x{p}");
+            cells.push(json!({"config": c, "geomean_speedup": g, "paper": paper[si][ci]}));
+        }
+        text.push('\n');
+        avg.push(json!({"size": s, "configs": cells}));
+    }
+    Output {
+        json: json!({"workloads": rows, "npbavg": avg}),
+        text,
+        charts: Vec::new(),
+    }
+}
+
 /// Ambix's reproductions.
 pub fn reproductions() -> Vec<Reproduction> {
     vec![
+        Reproduction {
+            name: "ambix-npb",
+            description: "Ambix Figure 6: every configuration on the NPB-like models, NPBAVG, DRAM share of accesses and writes",
+            runs: npb_runs,
+            summarize: npb,
+        },
         Reproduction {
             name: "ambix-iwb",
             description:

@@ -11,10 +11,12 @@
 //! parameters; the paper systems will each get their own module here.
 #![deny(missing_docs)]
 
+pub mod ambix;
 pub mod baselines;
 pub mod kstaled;
 pub mod registry;
 pub mod thermostat;
+pub mod tiering;
 
 use thermocline_backend::{Backend, BackendError};
 use thermocline_vocab::{Asid, CapacitySpec};

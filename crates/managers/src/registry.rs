@@ -1,8 +1,10 @@
 //! The one place where manager names become managers.
 
+use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
 use crate::kstaled::{Kstaled, KstaledParams};
 use crate::thermostat::{Thermostat, ThermostatParams};
+use crate::tiering::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::{Manager, ManagerError};
 use serde::de::DeserializeOwned;
 
@@ -33,6 +35,10 @@ fn with_params<M: Manager + DeserializeOwned + 'static>(
     params: toml::Table,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(parse::<M>(name, params)?))
+}
+
+fn ambix(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+    Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
 }
 
 fn kstaled(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
@@ -90,6 +96,31 @@ pub const MANAGERS: &[Entry] = &[
         name: "kstaled",
         description: "kstaled-like baseline: Accessed-bit scan every 1 s of 4 KiB pages (huge pages split); idle 10 s -> slow tier, accessed -> back; no slowdown target",
         build: kstaled,
+    },
+    Entry {
+        name: "ambix",
+        description: "Ambix: every 2 s, DEMOTE / PROMOTE / PROMOTE_INT / SWITCH by DRAM usage (0.95) and DCPMM writes (50 MB/s); write-intensive pages kept in DRAM",
+        build: ambix,
+    },
+    Entry {
+        name: "adm-default",
+        description: "App Direct, node-local policy: DRAM until full, then DCPMM; no migration (Ambix's baseline)",
+        build: with_params::<AdmDefault>,
+    },
+    Entry {
+        name: "memory-mode",
+        description: "Optane Memory Mode: DRAM as a direct-mapped 64 B-line write-back cache of DCPMM, caching on every access",
+        build: with_params::<MemoryMode>,
+    },
+    Entry {
+        name: "autonuma-tiering",
+        description: "NUMA-balancing tiering (tiering-0.4/TPP-like): kswapd demotes inactive pages under a watermark; hint faults promote",
+        build: with_params::<AutonumaTiering>,
+    },
+    Entry {
+        name: "memos-placement",
+        description: "Memos' placement as Ambix evaluated it: all pages start in NVM; hot, write-dominated first, up to 10 000 promoted per period",
+        build: with_params::<MemosPlacement>,
     },
 ];
 

@@ -233,7 +233,7 @@ pub const PRESETS: &[Preset] = &[
 ];
 
 /// Sweep accesses of an NPB-like run.
-pub const NPB_ACCESSES: u64 = 1_500_000_000;
+pub const NPB_ACCESSES: u64 = 1_000_000_000;
 
 /// Parses `ambix-iwb:MODE:THREADS` and `ambix-pb:SIZE:ORDER`.
 fn parameterized(spec: &str) -> Option<Result<SweepSpec, WorkloadError>> {

@@ -1,0 +1,428 @@
+//! Ambix (../shared/papers/004_5016d0e3a63ff357.txt, section 4): read/write-
+//! asymmetry-aware placement on DRAM + DCPMM.
+//!
+//! **Control** (4.2.1) runs every 2 s. It reads DRAM usage and DCPMM's write
+//! throughput (tier counters, as PCMon does for the paper) and decides:
+//!
+//! - DCPMM writes above 50 MB/s: if DRAM is above its 0.95 usage threshold,
+//!   SWITCH (exchange intensive DCPMM pages with cold DRAM pages); otherwise
+//!   PROMOTE_INT (promote intensive pages up to the threshold);
+//! - otherwise: if DRAM has room below the threshold, PROMOTE (any DCPMM
+//!   pages, intensive first); if it is above, DEMOTE (cold pages first).
+//!
+//! Before any request that promotes, DCPMM_CLEAR clears the R/D bits of
+//! every DCPMM page and Control waits the 50 ms delay: pages referenced in
+//! the delay are read-intensive, modified ones write-intensive.
+//!
+//! **SelMo** (4.2.2) walks the page tables with one callback per mode,
+//! sorting pages into priority, backup and retain groups, and resumes each
+//! tier's walk where the last one stopped. DEMOTE is Algorithm 1: priority =
+//! not referenced (cold), backup = referenced but clean (read-intensive);
+//! written pages are retained, never demoted. PROMOTE: priority = modified,
+//! backup = any other DCPMM page. PROMOTE_INT: priority = modified, backup =
+//! referenced. SWITCH runs PROMOTE_INT on DCPMM then DEMOTE on DRAM for as
+//! many pages, and pairs a backup page only with a priority page of the
+//! other tier; the pairs are exchanged.
+//!
+//! Deviations and inferences:
+//! - The text says DEMOTE clears the R/D bits of every page it does not pick;
+//!   Algorithm 1 clears them only for backup pages. We follow the text
+//!   (CLOCK-like: a written page is retained once, then judged again).
+//!   Promotion callbacks leave bits alone, as the text says.
+//! - After clearing bits we flush the TLBs so later accesses set them again
+//!   (on x86 a cached translation would not); the paper does not say.
+//! - The paper does not bound SWITCH: by default it exchanges every
+//!   intensive DCPMM page it finds (at most DRAM's size);
+//!   `switch_max_pages` sets a bound.
+//! - Pages are 4 KiB PTEs (Ambix's callbacks see PTEs); huge pages are
+//!   walked as one leaf.
+
+use crate::{HotSet, Manager};
+use serde::Deserialize;
+use thermocline_backend::{Backend, BackendError, Flush, MemPolicy};
+use thermocline_vocab::{Asid, Level, TierId};
+
+/// Ambix's parameters; defaults are section 5.2.3's.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AmbixParams {
+    /// Control's period (s): 2.
+    pub period_s: f64,
+    /// DRAM usage above which it is full: 0.95.
+    pub dram_threshold: f64,
+    /// DCPMM write throughput that signals write-intensive pages there (MB/s): 50.
+    pub dcpmm_write_threshold_mb_s: f64,
+    /// Delay between DCPMM_CLEAR and a promoting PageFind (ms): 50.
+    pub clear_delay_ms: f64,
+    /// Pages SWITCH exchanges at most per period (0: no bound, as in the
+    /// paper: every intensive DCPMM page found, up to DRAM's size).
+    pub switch_max_pages: u64,
+}
+
+impl Default for AmbixParams {
+    fn default() -> Self {
+        AmbixParams {
+            period_s: 2.0,
+            dram_threshold: 0.95,
+            dcpmm_write_threshold_mb_s: 50.0,
+            clear_delay_ms: 50.0,
+            switch_max_pages: 0,
+        }
+    }
+}
+
+/// A PageFind mode (Table 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Cold pages out of DRAM.
+    Demote,
+    /// Any DCPMM pages in, intensive first.
+    Promote,
+    /// Only intensive DCPMM pages in.
+    PromoteInt,
+    /// Intensive DCPMM pages for cold DRAM pages.
+    Switch,
+}
+
+/// Pages a walk selected.
+#[derive(Debug, Default)]
+struct Found {
+    priority: Vec<(Asid, u64)>,
+    backup: Vec<(Asid, u64)>,
+}
+
+/// The Ambix manager.
+#[derive(Debug)]
+pub struct Ambix {
+    p: AmbixParams,
+    /// (asid, start, end) of every region, in walk order.
+    ranges: Vec<(Asid, u64, u64)>,
+    /// Where each tier's next walk starts, as a byte offset into the
+    /// concatenated ranges.
+    cursor: [u64; 2],
+    slow: TierId,
+    last_dcpmm_writes: u64,
+    /// A promoting decision waiting for the clear delay: (mode, pages).
+    pending: Option<(Mode, u64)>,
+    ticks: u64,
+    counts: [u64; 4],
+}
+
+impl Ambix {
+    /// Ambix with `p`.
+    pub fn new(p: AmbixParams) -> Self {
+        Ambix {
+            p,
+            ranges: Vec::new(),
+            cursor: [0; 2],
+            slow: TierId(1),
+            last_dcpmm_writes: 0,
+            pending: None,
+            ticks: 0,
+            counts: [0; 4],
+        }
+    }
+
+    fn ticks_per_period(&self) -> u64 {
+        (self.p.period_s * 1e3 / self.p.clear_delay_ms)
+            .round()
+            .max(1.0) as u64
+    }
+
+    /// Walks the pages of `tier` from where its last walk stopped, one lap
+    /// at most, calling `visit(backend, asid, va, young, dirty)`; a `true`
+    /// from `visit` stops the walk there.
+    fn walk(
+        &mut self,
+        b: &mut dyn Backend,
+        tier: TierId,
+        mut visit: impl FnMut(&mut dyn Backend, Asid, u64, bool, bool) -> Result<bool, BackendError>,
+    ) -> Result<(), BackendError> {
+        let total: u64 = self.ranges.iter().map(|r| r.2 - r.1).sum();
+        if total == 0 {
+            return Ok(());
+        }
+        let slot = usize::from(tier != TierId::FAST);
+        let mut pos = self.cursor[slot] % total;
+        let mut walked = 0;
+        while walked < total {
+            // Linear position -> (range, address).
+            let (mut r, mut off) = (0, pos);
+            while off >= self.ranges[r].2 - self.ranges[r].1 {
+                off -= self.ranges[r].2 - self.ranges[r].1;
+                r += 1;
+            }
+            let (asid, start, end) = self.ranges[r];
+            let va = start + off;
+            let step = match b.translate(asid, va)? {
+                None => 4096,
+                Some(t) => {
+                    let next = (t.size.align_down(va) + t.size.bytes()).min(end);
+                    if t.tier == tier {
+                        let young = b.accessed(asid, va, Level::Pte, false)?;
+                        let dirty = b.dirty(asid, va, false)?;
+                        if visit(b, asid, va, young, dirty)? {
+                            self.cursor[slot] = pos;
+                            return Ok(());
+                        }
+                    }
+                    next - va
+                }
+            };
+            pos = (pos + step) % total;
+            walked += step;
+        }
+        self.cursor[slot] = pos;
+        Ok(())
+    }
+
+    fn clear_bits(b: &mut dyn Backend, asid: Asid, va: u64) -> Result<(), BackendError> {
+        b.accessed(asid, va, Level::Pte, true)?;
+        b.dirty(asid, va, true)?;
+        Ok(())
+    }
+
+    /// Algorithm 1 over DRAM: `want` pages, cold first, read-intensive as
+    /// backup; every page not picked has its R/D bits cleared.
+    fn find_demote(&mut self, b: &mut dyn Backend, want: u64) -> Result<Found, BackendError> {
+        let mut f = Found::default();
+        if want == 0 {
+            return Ok(f);
+        }
+        self.walk(b, TierId::FAST, |b, asid, va, young, dirty| {
+            if f.priority.len() as u64 >= want {
+                return Ok(true);
+            }
+            if !young {
+                f.priority.push((asid, va));
+                return Ok(false);
+            }
+            if !dirty && (f.backup.len() as u64) < want - f.priority.len() as u64 {
+                f.backup.push((asid, va));
+            }
+            Self::clear_bits(b, asid, va)?;
+            Ok(false)
+        })?;
+        Ok(f)
+    }
+
+    /// PROMOTE / PROMOTE_INT over DCPMM: modified pages first; then any
+    /// (PROMOTE) or referenced (PROMOTE_INT) pages as backup.
+    fn find_promote(
+        &mut self,
+        b: &mut dyn Backend,
+        want: u64,
+        intensive_only: bool,
+    ) -> Result<Found, BackendError> {
+        let mut f = Found::default();
+        if want == 0 {
+            return Ok(f);
+        }
+        let slow = self.slow;
+        self.walk(b, slow, |_, asid, va, young, dirty| {
+            if f.priority.len() as u64 >= want {
+                return Ok(true);
+            }
+            if dirty {
+                f.priority.push((asid, va));
+            } else if (young || !intensive_only) && (f.backup.len() as u64) < want {
+                f.backup.push((asid, va));
+            }
+            Ok(false)
+        })?;
+        Ok(f)
+    }
+
+    fn take(mut f: Found, want: u64) -> Vec<(Asid, u64)> {
+        f.priority.truncate(want as usize);
+        let room = want as usize - f.priority.len();
+        f.priority.extend(f.backup.into_iter().take(room));
+        f.priority
+    }
+
+    fn migrate(b: &mut dyn Backend, pages: &[(Asid, u64)], to: TierId) -> Result<(), BackendError> {
+        let mut i = 0;
+        while i < pages.len() {
+            let asid = pages[i].0;
+            let j = pages[i..]
+                .iter()
+                .position(|p| p.0 != asid)
+                .map_or(pages.len(), |k| i + k);
+            let vas: Vec<u64> = pages[i..j].iter().map(|p| p.1).collect();
+            b.migrate(asid, &vas, to)?;
+            i = j;
+        }
+        Ok(())
+    }
+
+    /// DCPMM_CLEAR: R/D bits of every DCPMM page cleared.
+    fn dcpmm_clear(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let slow = self.slow;
+        let saved = self.cursor[1];
+        self.walk(b, slow, |b, asid, va, _, _| {
+            Self::clear_bits(b, asid, va)?;
+            Ok(false)
+        })?;
+        self.cursor[1] = saved;
+        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
+        asids.dedup();
+        for a in asids {
+            b.flush_tlb(a, Flush::All)?;
+        }
+        Ok(())
+    }
+
+    fn switch(&mut self, b: &mut dyn Backend, max: u64) -> Result<(), BackendError> {
+        let up = self.find_promote(b, max, true)?;
+        let n = (up.priority.len() + up.backup.len()) as u64;
+        let down = self.find_demote(b, n)?;
+        // Pair: priority with priority, then priority with the other tier's
+        // backup; a backup page never pairs with a backup page.
+        let mut pairs = Vec::new();
+        let (mut up_p, mut up_b) = (up.priority.into_iter(), up.backup.into_iter());
+        let (mut down_p, mut down_b) = (down.priority.into_iter(), down.backup.into_iter());
+        let mut up_left = Vec::new();
+        for u in up_p.by_ref() {
+            match down_p.next().or_else(|| down_b.next()) {
+                Some(d) => pairs.push((u, d)),
+                None => up_left.push(u),
+            }
+        }
+        for d in down_p {
+            match up_b.next() {
+                Some(u) => pairs.push((u, d)),
+                None => break,
+            }
+        }
+        for ((ua, uva), (da, dva)) in pairs {
+            if ua == da {
+                b.exchange(ua, uva, dva)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Control's decision for this period: (mode, pages).
+    fn decide(&mut self, b: &mut dyn Backend) -> Result<Option<(Mode, u64)>, BackendError> {
+        let tiers = b.tiers();
+        let dram = &tiers[0];
+        let used = dram.capacity_bytes - dram.free_bytes;
+        let limit = (dram.capacity_bytes as f64 * self.p.dram_threshold) as u64;
+        let writes = b.tier_counters(self.slow)?.writes;
+        let mb_s = (writes - self.last_dcpmm_writes) as f64 * 64.0 / 1e6 / self.p.period_s;
+        self.last_dcpmm_writes = writes;
+        let pages = |bytes: u64| bytes / 4096;
+        Ok(if mb_s > self.p.dcpmm_write_threshold_mb_s {
+            if used > limit {
+                let max = if self.p.switch_max_pages > 0 {
+                    self.p.switch_max_pages
+                } else {
+                    pages(dram.capacity_bytes)
+                };
+                Some((Mode::Switch, max))
+            } else {
+                Some((Mode::PromoteInt, pages(limit - used)))
+            }
+        } else if used < limit {
+            Some((Mode::Promote, pages(limit - used)))
+        } else if used > limit {
+            Some((Mode::Demote, pages(used - limit)))
+        } else {
+            None
+        })
+    }
+
+    fn act(&mut self, b: &mut dyn Backend, mode: Mode, n: u64) -> Result<(), BackendError> {
+        self.counts[mode as usize] += 1;
+        match mode {
+            Mode::Demote => {
+                let f = self.find_demote(b, n)?;
+                let pages = Self::take(f, n);
+                Self::migrate(b, &pages, self.slow)
+            }
+            Mode::Promote | Mode::PromoteInt => {
+                let f = self.find_promote(b, n, mode == Mode::PromoteInt)?;
+                let pages = Self::take(f, n);
+                Self::migrate(b, &pages, TierId::FAST)
+            }
+            Mode::Switch => self.switch(b, n),
+        }
+    }
+}
+
+impl Default for Ambix {
+    fn default() -> Self {
+        Ambix::new(AmbixParams::default())
+    }
+}
+
+impl Manager for Ambix {
+    fn name(&self) -> &'static str {
+        "ambix"
+    }
+
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let p = &self.p;
+        let valid = p.period_s > 0.0
+            && p.clear_delay_ms > 0.0
+            && p.clear_delay_ms < p.period_s * 1e3
+            && p.dram_threshold > 0.0
+            && p.dram_threshold <= 1.0;
+        if !valid {
+            return Err(BackendError::Invalid {
+                va: 0,
+                why: "ambix: need period_s > clear_delay_ms / 1000 > 0 and 0 < dram_threshold <= 1",
+            });
+        }
+        self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        self.ranges = b
+            .regions()
+            .iter()
+            .map(|r| (r.asid, r.start, r.end()))
+            .collect();
+        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
+        asids.dedup();
+        for a in asids {
+            // ADM's default: the local DRAM node first, then DCPMM.
+            b.set_policy(a, MemPolicy::PreferFast)?;
+        }
+        self.last_dcpmm_writes = b.tier_counters(self.slow)?.writes;
+        Ok(())
+    }
+
+    fn tick_ns(&self) -> Option<u64> {
+        Some((self.p.clear_delay_ms * 1e6) as u64)
+    }
+
+    fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+        self.ticks += 1;
+        if let Some((mode, n)) = self.pending.take() {
+            // The clear delay has passed: pages touched since are intensive.
+            self.act(b, mode, n)?;
+        }
+        if !self.ticks.is_multiple_of(self.ticks_per_period()) {
+            return Ok(None);
+        }
+        match self.decide(b)? {
+            Some((mode, n)) if mode != Mode::Demote => {
+                self.dcpmm_clear(b)?;
+                self.pending = Some((mode, n));
+            }
+            Some((mode, n)) => self.act(b, mode, n)?,
+            None => {}
+        }
+        Ok(None)
+    }
+
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("demote_count", self.counts[Mode::Demote as usize] as f64),
+            ("promote_count", self.counts[Mode::Promote as usize] as f64),
+            (
+                "promote_int_count",
+                self.counts[Mode::PromoteInt as usize] as f64,
+            ),
+            ("switch_count", self.counts[Mode::Switch as usize] as f64),
+        ]
+    }
+}
