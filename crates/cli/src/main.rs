@@ -325,16 +325,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Cmd::List => {
             println!("workloads (also: a MASIM config path, lackey:PATH, trace:PATH):");
             for p in thermocline_workloads::presets::PRESETS {
-                println!("  {:<16} {}", p.name, p.description);
+                println!("  {:<22} {}", p.name, p.description);
             }
             println!("managers:");
             for m in thermocline_managers::registry::MANAGERS {
-                println!("  {:<16} {}", m.name, m.description);
+                println!("  {:<22} {}", m.name, m.description);
             }
             println!("machines:");
             for (i, m) in thermocline_sim::MACHINE_PRESETS.iter().enumerate() {
                 let d = if i == 0 { " (default)" } else { "" };
-                println!("  {:<16} {}{d}", m.name, m.description);
+                println!("  {:<22} {}{d}", m.name, m.description);
             }
         }
         Cmd::Reproduce {

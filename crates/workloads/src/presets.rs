@@ -132,7 +132,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "redis-hotspot",
-        description: "Redis-like model (not Redis): 17.2 GiB hash table + ETC-sized objects, 0.01% of keys get 90% of 188 K ops/s, 1 thread, 600 s",
+        description: "Redis-like model (not Redis): 17.1 GiB of dict, entries, keys and ETC-sized values, 0.01% of keys get 90% of 188 K ops/s, 1 thread, 600 s",
         kind: Kind::Model(apps::redis_hotspot),
     },
     Preset {
