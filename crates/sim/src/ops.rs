@@ -401,16 +401,7 @@ impl Backend for Machine {
         if in_place {
             // The base pages still are the split huge page's frames (a
             // PTE-mapped THP): map the block by the PMD again, no copy.
-            let space = self.space_mut(asid)?;
-            let path = space.pt.path(va);
-            let (pmd, leaf) = (path.pmd.expect("mapped"), path.leaf.expect("mapped"));
-            let mut flags = 0;
-            for pte in space.pt.pte[leaf as usize].iter_mut() {
-                flags |= *pte & (pt::A | pt::D);
-                *pte = 0;
-            }
-            space.pt.pmd[pmd as usize][Level::Pmd.index(va)] =
-                pt::entry(first, pt::P | pt::RW | pt::PS | flags);
+            self.map_by_pmd(asid, va, first)?;
             self.drop_poison_counts(asid, base);
             self.note_huge();
             self.manager_ns += self.cfg.costs.entry_access_ns * PAGES_PER_HUGE as f64;
@@ -424,16 +415,7 @@ impl Backend for Machine {
         let new = self.frames[target_tier]
             .alloc_huge()
             .ok_or(BackendError::TierFull(TierId(target_tier as u8)))?;
-        let space = self.space_mut(asid)?;
-        let path = space.pt.path(va);
-        let (pmd, leaf) = (path.pmd.expect("mapped"), path.leaf.expect("mapped"));
-        let mut flags = 0;
-        for pte in space.pt.pte[leaf as usize].iter_mut() {
-            flags |= *pte & (pt::A | pt::D);
-            *pte = 0;
-        }
-        space.pt.pmd[pmd as usize][Level::Pmd.index(va)] =
-            pt::entry(new, pt::P | pt::RW | pt::PS | flags);
+        self.map_by_pmd(asid, va, new)?;
         for (frame, tier) in frames {
             self.frames[tier.index()].free_base(frame);
             self.epoch.migration_reads[tier.index()] += 64;
@@ -476,6 +458,22 @@ impl Backend for Machine {
 }
 
 impl Machine {
+    /// Maps the 2 MiB range of `va` by its PMD onto the block at `frame`,
+    /// clearing the 512 PTEs and ORing their Accessed and Dirty bits into it.
+    fn map_by_pmd(&mut self, asid: Asid, va: u64, frame: u64) -> Result<()> {
+        let space = self.space_mut(asid)?;
+        let path = space.pt.path(va);
+        let (pmd, leaf) = (path.pmd.expect("mapped"), path.leaf.expect("mapped"));
+        let mut flags = 0;
+        for pte in space.pt.pte[leaf as usize].iter_mut() {
+            flags |= *pte & (pt::A | pt::D);
+            *pte = 0;
+        }
+        space.pt.pmd[pmd as usize][Level::Pmd.index(va)] =
+            pt::entry(frame, pt::P | pt::RW | pt::PS | flags);
+        Ok(())
+    }
+
     /// Forgets the poison counters of the base pages of the 2 MiB range at
     /// `base` (collapsing drops the PTEs that carried the poison).
     fn drop_poison_counts(&mut self, asid: Asid, base: u64) {

@@ -142,6 +142,38 @@ impl MemoryStream {
     }
 }
 
+/// Accesses generated an operation (or step) at a time and handed out in
+/// order, so a generator can emit more accesses than a buffer holds.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    accesses: Vec<Access>,
+    at: usize,
+}
+
+impl Pending {
+    /// Whether everything generated has been handed out.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.at == self.accesses.len()
+    }
+
+    /// Empties the buffer for the next batch (call when `is_empty`).
+    pub(crate) fn refill(&mut self) -> &mut Vec<Access> {
+        self.accesses.clear();
+        self.at = 0;
+        &mut self.accesses
+    }
+
+    /// Copies pending accesses into `buf`, at most `left`; returns how many.
+    pub(crate) fn drain(&mut self, buf: &mut [Access], left: u64) -> usize {
+        let take = (self.accesses.len() - self.at)
+            .min(buf.len())
+            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        buf[..take].copy_from_slice(&self.accesses[self.at..self.at + take]);
+        self.at += take;
+        take
+    }
+}
+
 /// Compute time per access that makes an all-fast, TLB-hitting run issue
 /// `rate` accesses per second per thread: `1/rate - fast_read_ns / mlp`, at least 0.
 pub fn compute_ns_for_rate(rate: f64, fast_read_ns: f64, mlp: f64) -> f64 {

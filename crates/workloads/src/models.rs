@@ -22,7 +22,7 @@
 
 use crate::synthetic::{Distribution, Scatter};
 use crate::zipf::Zipf;
-use crate::Access;
+use crate::{Access, Pending};
 use thermocline_vocab::Rng;
 
 /// How a region's items are sized.
@@ -333,8 +333,7 @@ pub struct ModelStream {
     load_region: usize,
     load_at: u64,
     left: u64,
-    pending: Vec<Access>,
-    pending_at: usize,
+    pending: Pending,
     next_core: u16,
 }
 
@@ -390,8 +389,7 @@ impl ModelStream {
             recent,
             cumulative,
             rng: Rng::derive(seed, "model"),
-            pending: Vec::with_capacity(64),
-            pending_at: 0,
+            pending: Pending::default(),
             next_core: 0,
             spec,
             regions,
@@ -547,19 +545,12 @@ impl ModelStream {
             n += 1;
         }
         while n < buf.len() && self.left > 0 {
-            if self.pending_at == self.pending.len() {
+            if self.pending.is_empty() {
                 let mut p = std::mem::take(&mut self.pending);
-                p.clear();
-                self.op(&mut p);
+                self.op(p.refill());
                 self.pending = p;
-                self.pending_at = 0;
             }
-            let take = (self.pending.len() - self.pending_at)
-                .min(buf.len() - n)
-                .min(self.left as usize);
-            buf[n..n + take]
-                .copy_from_slice(&self.pending[self.pending_at..self.pending_at + take]);
-            self.pending_at += take;
+            let take = self.pending.drain(&mut buf[n..], self.left);
             self.left -= take as u64;
             n += take;
         }

@@ -10,7 +10,7 @@
 //! of every 4 KiB page in `init_order`, so that first-touch policies place
 //! arrays in that order.
 
-use crate::Access;
+use crate::{Access, Pending};
 
 /// One array of a sweep.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,8 +87,7 @@ pub struct SweepStream {
     load_array: usize,
     load_at: u64,
     left: u64,
-    pending: Vec<Access>,
-    pending_at: usize,
+    pending: Pending,
     next_thread: usize,
 }
 
@@ -103,15 +102,14 @@ impl SweepStream {
             left: spec.accesses,
             cursor,
             bases,
-            pending: Vec::with_capacity(256),
-            pending_at: 0,
+            pending: Pending::default(),
             next_thread: 0,
             spec,
         }
     }
 
-    /// The accesses of one step of thread `t`.
-    fn step(&mut self, t: usize) {
+    /// Appends the accesses of one step of thread `t` to `out`.
+    fn step(&mut self, t: usize, out: &mut Vec<Access>) {
         let threads = self.spec.threads as u64;
         for (i, a) in self.spec.arrays.iter().enumerate() {
             let lines = a.bytes / 64;
@@ -123,7 +121,7 @@ impl SweepStream {
                 let va = self.bases[i] + (first + *c) * 64;
                 *c = (*c + 1) % slice.max(1);
                 for _ in 0..reads {
-                    self.pending.push(Access {
+                    out.push(Access {
                         va,
                         asid: 0,
                         core: t as u16,
@@ -131,7 +129,7 @@ impl SweepStream {
                     });
                 }
                 for _ in 0..a.writes {
-                    self.pending.push(Access {
+                    out.push(Access {
                         va,
                         asid: 0,
                         core: t as u16,
@@ -165,19 +163,14 @@ impl SweepStream {
             n += 1;
         }
         while n < buf.len() && self.left > 0 {
-            if self.pending_at == self.pending.len() {
-                self.pending.clear();
-                self.pending_at = 0;
+            if self.pending.is_empty() {
                 let t = self.next_thread;
                 self.next_thread = (t + 1) % self.spec.threads;
-                self.step(t);
+                let mut p = std::mem::take(&mut self.pending);
+                self.step(t, p.refill());
+                self.pending = p;
             }
-            let take = (self.pending.len() - self.pending_at)
-                .min(buf.len() - n)
-                .min(self.left as usize);
-            buf[n..n + take]
-                .copy_from_slice(&self.pending[self.pending_at..self.pending_at + take]);
-            self.pending_at += take;
+            let take = self.pending.drain(&mut buf[n..], self.left);
             self.left -= take as u64;
             n += take;
         }
