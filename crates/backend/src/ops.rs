@@ -84,6 +84,15 @@ pub trait Backend {
     /// Poisoning flushes the page's TLB entries.
     fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()>;
 
+    /// Marks the page of `va` so that its next access faults once and the
+    /// fault restores the mapping (a NUMA hint fault: PROT_NONE, not a
+    /// reserved bit); [`Backend::poison_faults`] then reads 1. Flushes the
+    /// page's TLB entries.
+    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
+        let _ = (asid, va);
+        Err(BackendError::Unsupported(crate::Capability::Poison))
+    }
+
     /// Faults counted on the page of `va` since it was poisoned or last read with
     /// `reset`.
     fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64>;

@@ -11,9 +11,9 @@
 //!   DRAM pages (Accessed bit clear since its last pass; blind to reads vs
 //!   writes) whenever DRAM free memory falls under the low watermark, until
 //!   it is back over the high one; NUMA hint faults sample DCPMM pages (a
-//!   scan window of `scan_size_mb` per `scan_period_s` is marked, here by
-//!   poisoning) and a page that faults within the hot threshold after being
-//!   marked is promoted, at most `rate_limit_mb_s`.
+//!   scan window of `scan_size_mb` per `scan_period_s` is marked; the first
+//!   access to a marked page faults once) and a page that faults within the
+//!   hot threshold after being marked is promoted, at most `rate_limit_mb_s`.
 //! - `memos-placement`: Memos' placement algorithm as Ambix evaluated it
 //!   ("a simplified version, strictly focusing on the proposed placement
 //!   algorithm, relying on the mechanisms implemented in Ambix to classify
@@ -223,7 +223,7 @@ impl Manager for AutonumaTiering {
         if !slow.is_empty() {
             for i in 0..window.min(slow.len()) {
                 let (a, va) = slow[(self.cursor + i) % slow.len()];
-                b.set_poison(a, va, true)?;
+                b.arm_hint_fault(a, va)?;
                 self.marked.push((a, va));
             }
             self.cursor = (self.cursor + window) % slow.len();

@@ -133,6 +133,8 @@ pub struct Machine {
     sampler: Option<Sampler>,
     /// Fault counts of poisoned pages, by (asid, page base).
     pub(crate) poison: BTreeMap<(u16, u64), u64>,
+    /// Poisoned pages whose first fault unpoisons them (NUMA hint faults).
+    pub(crate) hint_once: std::collections::BTreeSet<(u16, u64)>,
     rng: Rng,
 }
 
@@ -218,6 +220,7 @@ impl Machine {
             any_huge: false,
             sampler: None,
             poison: BTreeMap::new(),
+            hint_once: std::collections::BTreeSet::new(),
             rng: Rng::derive(cfg.seed, "machine"),
             cfg,
         })
@@ -586,6 +589,13 @@ impl Machine {
                 self.epoch.poison_faults += 1;
             }
             *self.poison.entry((a.asid, page)).or_insert(0) += 1;
+            if self.hint_once.remove(&(a.asid, page)) {
+                // A NUMA hint fault restores the mapping: no further faults.
+                entry &= !pt::POISON;
+                if let Some(e) = self.spaces[a.asid as usize].pt.leaf_mut(a.va) {
+                    *e &= !pt::POISON;
+                }
+            }
         }
         if tier_faults {
             self.stats.tier_faults += 1;

@@ -220,9 +220,18 @@ impl Backend for Machine {
             self.poison.entry(key).or_insert(0);
         } else {
             self.poison.remove(&key);
+            self.hint_once.remove(&key);
         }
         self.invalidate_page(asid.0, va);
         self.shootdown(1);
+        Ok(())
+    }
+
+    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
+        self.set_poison(asid, va, true)?;
+        let huge = self.space_mut(asid)?.pt.path(va).huge;
+        let size = if huge { PageSize::Huge } else { PageSize::Base };
+        self.hint_once.insert((asid.0, size.align_down(va)));
         Ok(())
     }
 

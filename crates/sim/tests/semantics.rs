@@ -554,3 +554,24 @@ fn collapse_of_an_untouched_split_is_in_place() {
     m.collapse_huge(A0, BASE).unwrap();
     assert!(m.tier_counters(TierId::FAST).unwrap().reads >= reads_before + 64 * 511);
 }
+
+/// A NUMA hint fault fires once: the fault restores the mapping.
+#[test]
+fn hint_faults_fire_once() {
+    let mut m = machine(4 << 20, false, 8 << 20);
+    touch(&mut m, BASE, false);
+    m.arm_hint_fault(A0, BASE).unwrap();
+    for _ in 0..3 {
+        m.flush_tlb(A0, Flush::All).unwrap();
+        touch(&mut m, BASE + 64, false);
+    }
+    assert_eq!(m.poison_faults(A0, BASE, true).unwrap(), 1);
+    assert_eq!(m.stats().poison_faults, 1);
+    // Plain poisoning keeps faulting on every TLB miss.
+    m.set_poison(A0, BASE, true).unwrap();
+    for _ in 0..3 {
+        m.flush_tlb(A0, Flush::All).unwrap();
+        touch(&mut m, BASE + 64, false);
+    }
+    assert_eq!(m.poison_faults(A0, BASE, false).unwrap(), 3);
+}

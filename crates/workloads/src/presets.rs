@@ -232,11 +232,11 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// Sweep accesses of an NPB-like run: 20-90 s of simulated time, tens of
+/// Sweep accesses of an NPB-like run: 15-70 s of simulated time, tens of
 /// Ambix's 2 s periods (the paper's NPB runs last minutes; with 1 G accesses
 /// Ambix had not converged: 1.04x adm-default on the medium sizes against
 /// 1.40x on MG-medium with 4 G).
-pub const NPB_ACCESSES: u64 = 4_000_000_000;
+pub const NPB_ACCESSES: u64 = 3_000_000_000;
 
 /// Parses `ambix-iwb:MODE:THREADS` and `ambix-pb:SIZE:ORDER`.
 fn parameterized(spec: &str) -> Option<Result<SweepSpec, WorkloadError>> {
