@@ -274,7 +274,7 @@ fn gib(b: f64) -> String {
 
 fn print_table(reports: &[Report]) {
     println!(
-        "{:<14} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
+        "{:<21} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
         "manager",
         "slowdown",
         "sim time",
@@ -288,7 +288,7 @@ fn print_table(reports: &[Report]) {
         let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
         let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
         println!(
-            "{:<14} {:>8.1}% {:>9.3}s {:>11} {:>11.1}% {:>12.1} {:>8.3}% {:>7}",
+            "{:<21} {:>8.1}% {:>9.3}s {:>11} {:>11.1}% {:>12.1} {:>8.3}% {:>7}",
             r.manager,
             r.slowdown * 100.0,
             r.sim_time_s,
