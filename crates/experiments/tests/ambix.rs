@@ -82,3 +82,29 @@ fn memory_mode_caches_what_fits_and_thrashes_what_does_not() {
     // 8 MiB of cache over 64 MiB of random lines: about 1 hit in 8.
     assert!((0.08..0.2).contains(&share(&b)), "{}", share(&b));
 }
+
+/// DEMOTE frees the 5% buffer, counted in bytes: huge pages are 512 base
+/// pages' worth, so DRAM is not emptied to free a few megabytes.
+#[test]
+fn ambix_demotes_only_the_buffer_with_huge_pages() {
+    let cfg = "a, 67108864\n\nrandom\n6000\na, 1, 64, 1, ro\n";
+    let r = run(
+        "ambix-thp",
+        cfg,
+        &[
+            "run.manager=ambix",
+            "run.fast_capacity=32MiB",
+            "workload.thp=true",
+            "workload.access_rate=500000",
+        ],
+    );
+    let cap = r.tiers[0].capacity_bytes as f64;
+    for w in &r.windows {
+        assert!(
+            w.resident_bytes[0] as f64 >= 0.8 * cap,
+            "{:?}",
+            w.resident_bytes
+        );
+    }
+    assert!(r.windows.last().unwrap().manager["demote_count"] >= 1.0);
+}

@@ -84,11 +84,28 @@ pub enum Mode {
     Switch,
 }
 
-/// Pages a walk selected.
+/// A selected page: address space, address, size in 4 KiB pages.
+type Pick = (Asid, u64, u64);
+
+/// Pages a walk selected, with their sizes summed in 4 KiB pages.
 #[derive(Debug, Default)]
 struct Found {
-    priority: Vec<(Asid, u64)>,
-    backup: Vec<(Asid, u64)>,
+    priority: Vec<Pick>,
+    backup: Vec<Pick>,
+    priority_pages: u64,
+    backup_pages: u64,
+}
+
+impl Found {
+    fn add_priority(&mut self, p: Pick) {
+        self.priority_pages += p.2;
+        self.priority.push(p);
+    }
+
+    fn add_backup(&mut self, p: Pick) {
+        self.backup_pages += p.2;
+        self.backup.push(p);
+    }
 }
 
 /// The Ambix manager.
@@ -130,13 +147,13 @@ impl Ambix {
     }
 
     /// Walks the pages of `tier` from where its last walk stopped, one lap
-    /// at most, calling `visit(backend, asid, va, young, dirty)`; a `true`
+    /// at most, calling `visit(backend, page, young, dirty)`; a `true`
     /// from `visit` stops the walk there.
     fn walk(
         &mut self,
         b: &mut dyn Backend,
         tier: TierId,
-        mut visit: impl FnMut(&mut dyn Backend, Asid, u64, bool, bool) -> Result<bool, BackendError>,
+        mut visit: impl FnMut(&mut dyn Backend, Pick, bool, bool) -> Result<bool, BackendError>,
     ) -> Result<(), BackendError> {
         let total: u64 = self.ranges.iter().map(|r| r.2 - r.1).sum();
         if total == 0 {
@@ -161,7 +178,8 @@ impl Ambix {
                     if t.tier == tier {
                         let young = b.accessed(asid, va, Level::Pte, false)?;
                         let dirty = b.dirty(asid, va, false)?;
-                        if visit(b, asid, va, young, dirty)? {
+                        let pages = t.size.bytes() / 4096;
+                        if visit(b, (asid, va, pages), young, dirty)? {
                             self.cursor[slot] = pos;
                             return Ok(());
                         }
@@ -182,25 +200,26 @@ impl Ambix {
         Ok(())
     }
 
-    /// Algorithm 1 over DRAM: `want` pages, cold first, read-intensive as
-    /// backup; every page not picked has its R/D bits cleared.
+    /// Algorithm 1 over DRAM: `want` 4 KiB pages' worth, cold first,
+    /// read-intensive as backup; every page not picked has its R/D bits
+    /// cleared.
     fn find_demote(&mut self, b: &mut dyn Backend, want: u64) -> Result<Found, BackendError> {
         let mut f = Found::default();
         if want == 0 {
             return Ok(f);
         }
-        self.walk(b, TierId::FAST, |b, asid, va, young, dirty| {
-            if f.priority.len() as u64 >= want {
+        self.walk(b, TierId::FAST, |b, page, young, dirty| {
+            if f.priority_pages >= want {
                 return Ok(true);
             }
             if !young {
-                f.priority.push((asid, va));
+                f.add_priority(page);
                 return Ok(false);
             }
-            if !dirty && (f.backup.len() as u64) < want - f.priority.len() as u64 {
-                f.backup.push((asid, va));
+            if !dirty && f.backup_pages < want - f.priority_pages {
+                f.add_backup(page);
             }
-            Self::clear_bits(b, asid, va)?;
+            Self::clear_bits(b, page.0, page.1)?;
             Ok(false)
         })?;
         Ok(f)
@@ -219,25 +238,32 @@ impl Ambix {
             return Ok(f);
         }
         let slow = self.slow;
-        self.walk(b, slow, |_, asid, va, young, dirty| {
-            if f.priority.len() as u64 >= want {
+        self.walk(b, slow, |_, page, young, dirty| {
+            if f.priority_pages >= want {
                 return Ok(true);
             }
             if dirty {
-                f.priority.push((asid, va));
-            } else if (young || !intensive_only) && (f.backup.len() as u64) < want {
-                f.backup.push((asid, va));
+                f.add_priority(page);
+            } else if (young || !intensive_only) && f.backup_pages < want {
+                f.add_backup(page);
             }
             Ok(false)
         })?;
         Ok(f)
     }
 
-    fn take(mut f: Found, want: u64) -> Vec<(Asid, u64)> {
-        f.priority.truncate(want as usize);
-        let room = want as usize - f.priority.len();
-        f.priority.extend(f.backup.into_iter().take(room));
-        f.priority
+    /// Priority pages, then backup pages, up to `want` 4 KiB pages' worth.
+    fn take(f: Found, want: u64) -> Vec<(Asid, u64)> {
+        let mut out = Vec::new();
+        let mut got = 0;
+        for p in f.priority.into_iter().chain(f.backup) {
+            if got >= want {
+                break;
+            }
+            got += p.2;
+            out.push((p.0, p.1));
+        }
+        out
     }
 
     fn migrate(b: &mut dyn Backend, pages: &[(Asid, u64)], to: TierId) -> Result<(), BackendError> {
@@ -259,8 +285,8 @@ impl Ambix {
     fn dcpmm_clear(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let slow = self.slow;
         let saved = self.cursor[1];
-        self.walk(b, slow, |b, asid, va, _, _| {
-            Self::clear_bits(b, asid, va)?;
+        self.walk(b, slow, |b, page, _, _| {
+            Self::clear_bits(b, page.0, page.1)?;
             Ok(false)
         })?;
         self.cursor[1] = saved;
@@ -274,30 +300,30 @@ impl Ambix {
 
     fn switch(&mut self, b: &mut dyn Backend, max: u64) -> Result<(), BackendError> {
         let up = self.find_promote(b, max, true)?;
-        let n = (up.priority.len() + up.backup.len()) as u64;
-        let down = self.find_demote(b, n)?;
-        // Pair: priority with priority, then priority with the other tier's
-        // backup; a backup page never pairs with a backup page.
+        let down = self.find_demote(b, up.priority_pages + up.backup_pages)?;
+        // Pair priority with priority, then priority with the other tier's
+        // backup; a backup page never pairs with a backup page. Exchanged
+        // pages must be of one size.
+        let mut down_p: Vec<Pick> = down.priority;
+        let mut down_b: Vec<Pick> = down.backup;
         let mut pairs = Vec::new();
-        let (mut up_p, mut up_b) = (up.priority.into_iter(), up.backup.into_iter());
-        let (mut down_p, mut down_b) = (down.priority.into_iter(), down.backup.into_iter());
-        let mut up_left = Vec::new();
-        for u in up_p.by_ref() {
-            match down_p.next().or_else(|| down_b.next()) {
-                Some(d) => pairs.push((u, d)),
-                None => up_left.push(u),
+        for u in up.priority {
+            let pick = |v: &mut Vec<Pick>| {
+                v.iter()
+                    .position(|d| d.0 == u.0 && d.2 == u.2)
+                    .map(|i| v.remove(i))
+            };
+            if let Some(d) = pick(&mut down_p).or_else(|| pick(&mut down_b)) {
+                pairs.push((u, d));
             }
         }
-        for d in down_p {
-            match up_b.next() {
-                Some(u) => pairs.push((u, d)),
-                None => break,
+        for u in up.backup {
+            if let Some(i) = down_p.iter().position(|d| d.0 == u.0 && d.2 == u.2) {
+                pairs.push((u, down_p.remove(i)));
             }
         }
-        for ((ua, uva), (da, dva)) in pairs {
-            if ua == da {
-                b.exchange(ua, uva, dva)?;
-            }
+        for (u, d) in pairs {
+            b.exchange(u.0, u.1, d.1)?;
         }
         Ok(())
     }
