@@ -8,7 +8,8 @@ use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, MemPolicy};
 use thermocline_vocab::{CapacitySpec, TierId};
 
-fn set_all(b: &mut dyn Backend, policy: MemPolicy) -> Result<(), BackendError> {
+/// Sets `policy` for every address space of the backend's regions.
+pub(crate) fn set_all(b: &mut dyn Backend, policy: MemPolicy) -> Result<(), BackendError> {
     let mut asids: Vec<_> = b.regions().iter().map(|r| r.asid).collect();
     asids.dedup();
     for a in asids {

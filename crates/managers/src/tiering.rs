@@ -32,6 +32,7 @@
 //! 1000 MB/s); Memos' period (Ambix's 2 s) and its bandwidth target (80% of
 //! traffic in DRAM: the read-bandwidth-optimal split IWB measures).
 
+use crate::baselines::set_all;
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush, MemPolicy};
@@ -41,13 +42,6 @@ fn asids(b: &dyn Backend) -> Vec<Asid> {
     let mut v: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
     v.dedup();
     v
-}
-
-fn set_all(b: &mut dyn Backend, p: MemPolicy) -> Result<(), BackendError> {
-    for a in asids(b) {
-        b.set_policy(a, p)?;
-    }
-    Ok(())
 }
 
 fn slow_tier(b: &dyn Backend) -> TierId {
