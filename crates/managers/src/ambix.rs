@@ -18,7 +18,7 @@
 //! sorting pages into priority, backup and retain groups, and resumes each
 //! tier's walk where the last one stopped. DEMOTE is Algorithm 1: priority =
 //! not referenced (cold), backup = referenced but clean (read-intensive);
-//! written pages are retained, never demoted. PROMOTE: priority = modified,
+//! pages written since the last walk are retained, never demoted. PROMOTE: priority = modified,
 //! backup = any other DCPMM page. PROMOTE_INT: priority = modified, backup =
 //! referenced. SWITCH runs PROMOTE_INT on DCPMM then DEMOTE on DRAM for as
 //! many pages, and pairs a backup page only with a priority page of the
