@@ -325,12 +325,6 @@ fn npb(_: &Options, res: &Results) -> Output {
 pub fn reproductions() -> Vec<Reproduction> {
     vec![
         Reproduction {
-            name: "ambix-npb",
-            description: "Ambix Figure 6: every configuration on the NPB-like models, NPBAVG, DRAM share of accesses and writes",
-            runs: npb_runs,
-            summarize: npb,
-        },
-        Reproduction {
             name: "ambix-iwb",
             description:
                 "Ambix Figures 2-3: IWB throughput by threads and DRAM share, read- and write-only",
@@ -343,6 +337,12 @@ pub fn reproductions() -> Vec<Reproduction> {
                 "Ambix Figure 4: PB 2R1W throughput and energy by size and placement policy",
             runs: pb_runs,
             summarize: pb,
+        },
+        Reproduction {
+            name: "ambix-npb",
+            description: "Ambix Figure 6: every configuration on the NPB-like models, NPBAVG, DRAM share of accesses and writes",
+            runs: npb_runs,
+            summarize: npb,
         },
     ]
 }
