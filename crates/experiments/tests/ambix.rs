@@ -1,23 +1,12 @@
 //! Ambix and Memory Mode on small MASIM workloads.
 
-use thermocline_experiments::config;
+mod common;
+
 use thermocline_experiments::report::Report;
-use thermocline_experiments::runner;
 
 fn run(name: &str, cfg_text: &str, sets: &[&str]) -> Report {
-    let path = std::env::temp_dir().join(format!(
-        "thermocline-ambix-test-{}-{name}.cfg",
-        std::process::id()
-    ));
-    std::fs::write(&path, cfg_text).unwrap();
-    let mut all = vec![
-        format!("run.workload={}", path.display()),
-        "run.machine=dram+dcpmm-ambix".to_string(),
-    ];
-    all.extend(sets.iter().map(|s| s.to_string()));
-    let r = runner::run(&config::load(None, &all).unwrap(), &mut |_, _| {}).unwrap();
-    std::fs::remove_file(&path).ok();
-    r
+    let all = [&["run.machine=dram+dcpmm-ambix"], sets].concat();
+    common::run_masim(&format!("ambix-{name}"), cfg_text, &all)
 }
 
 fn dram_write_share(r: &Report) -> f64 {

@@ -3,9 +3,9 @@
 //! region that turns hot comes back, and Accessed-bit idleness misses the
 //! target Thermostat keeps.
 
-use thermocline_experiments::config;
+mod common;
+
 use thermocline_experiments::report::Report;
-use thermocline_experiments::runner;
 
 /// 16 MiB hot, 32 MiB "later" (cold, then hot), 80 MiB cold; 2 x 30 s.
 const CFG: &str = "\
@@ -27,22 +27,17 @@ cold, 1, 64, 20, ro
 ";
 
 fn run(manager: &str, extra: &[&str]) -> Report {
-    let path = std::env::temp_dir().join(format!(
-        "thermocline-thermostat-test-{}-{manager}.cfg",
-        std::process::id()
-    ));
-    std::fs::write(&path, CFG).unwrap();
-    let mut sets: Vec<String> = vec![
-        format!("run.workload={}", path.display()),
-        format!("run.manager={manager}"),
-        "workload.thp=true".into(),
-        "workload.access_rate=300000".into(),
-    ];
-    sets.extend(extra.iter().map(|s| s.to_string()));
-    let cfg = config::load(None, &sets).unwrap();
-    let r = runner::run(&cfg, &mut |_, _| {}).unwrap();
-    std::fs::remove_file(&path).ok();
-    r
+    let manager_set = format!("run.manager={manager}");
+    let sets = [
+        &[
+            manager_set.as_str(),
+            "workload.thp=true",
+            "workload.access_rate=300000",
+        ],
+        extra,
+    ]
+    .concat();
+    common::run_masim(&format!("thermostat-{manager}"), CFG, &sets)
 }
 
 fn gauge(r: &Report, at_s: f64, k: &str) -> f64 {
@@ -130,19 +125,15 @@ later, 1, 64, 50, ro
 
 #[test]
 fn kstaled_demotes_idle_pages_and_promotes_accessed_ones() {
-    let path = std::env::temp_dir().join(format!(
-        "thermocline-kstaled-test-{}.cfg",
-        std::process::id()
-    ));
-    std::fs::write(&path, IDLE_CFG).unwrap();
-    let sets: Vec<String> = vec![
-        format!("run.workload={}", path.display()),
-        "run.manager=kstaled".into(),
-        "workload.thp=true".into(),
-        "workload.access_rate=200000".into(),
-    ];
-    let r = runner::run(&config::load(None, &sets).unwrap(), &mut |_, _| {}).unwrap();
-    std::fs::remove_file(&path).ok();
+    let r = common::run_masim(
+        "kstaled",
+        IDLE_CFG,
+        &[
+            "run.manager=kstaled",
+            "workload.thp=true",
+            "workload.access_rate=200000",
+        ],
+    );
     let at = |t: f64| r.windows.iter().find(|w| w.t_s >= t).unwrap();
     // Idle for 10 scans after 5 s: later + cold (24 MiB) are slow by 17 s.
     assert!(

@@ -10,7 +10,13 @@ const BASE: u64 = 1 << 30;
 const A0: Asid = Asid(0);
 
 fn machine(len: u64, thp: bool, fast: u64) -> Machine {
-    let mut t = vec![tiers::dram(), tiers::dcpmm()];
+    machine_with(tiers::dcpmm(), 2, len, thp, fast)
+}
+
+/// DRAM of `fast` bytes and `slow` sized to the region, one region of `len`
+/// bytes at BASE, `threads` threads.
+fn machine_with(slow: tiers::TierSpec, threads: usize, len: u64, thp: bool, fast: u64) -> Machine {
+    let mut t = vec![tiers::dram(), slow];
     t[0].capacity_bytes = fast;
     t[1].capacity_bytes = len + (4 << 20);
     let cfg = MachineConfig {
@@ -18,7 +24,7 @@ fn machine(len: u64, thp: bool, fast: u64) -> Machine {
         tlb: Default::default(),
         llc: Default::default(),
         perf: PerfConfig {
-            threads: 2,
+            threads,
             ..Default::default()
         },
         costs: Default::default(),
@@ -484,26 +490,7 @@ proptest! {
 /// charged once (the monitoring fault is the emulation fault).
 #[test]
 fn badgertrap_tier_faults_once_per_tlb_miss_and_keeps_the_page() {
-    let mut t = vec![tiers::dram(), tiers::badgertrap()];
-    t[0].capacity_bytes = 16 << 20;
-    t[1].capacity_bytes = 16 << 20;
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: PerfConfig::default(),
-        costs: Default::default(),
-        seed: 1,
-    };
-    let region = RegionInfo {
-        asid: A0,
-        name: "r".into(),
-        start: BASE,
-        len: 4 << 20,
-        page_type: PageType::Anon,
-        thp: false,
-    };
-    let mut m = Machine::new(cfg, vec![region]).unwrap();
+    let mut m = machine_with(tiers::badgertrap(), 1, 4 << 20, false, 16 << 20);
     m.set_policy(A0, MemPolicy::Bind { tier: TierId(1) })
         .unwrap();
     touch(&mut m, BASE, false);

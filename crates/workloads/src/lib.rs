@@ -174,6 +174,55 @@ impl Pending {
     }
 }
 
+/// A load phase: one store to every 4 KiB page of some ranges, in order, the
+/// threads taking turns, as an application populates its data.
+#[derive(Debug, Default)]
+pub(crate) struct LoadPhase {
+    /// (base address, bytes) of each range, in touch order.
+    ranges: Vec<(u64, u64)>,
+    range: usize,
+    at: u64,
+}
+
+impl LoadPhase {
+    pub(crate) fn new(ranges: Vec<(u64, u64)>) -> Self {
+        LoadPhase {
+            ranges,
+            range: 0,
+            at: 0,
+        }
+    }
+
+    /// Accesses the phase makes in all.
+    pub(crate) fn accesses(ranges: &[(u64, u64)]) -> u64 {
+        ranges.iter().map(|r| r.1.div_ceil(4096)).sum()
+    }
+
+    /// Fills `buf` with the next touches; `core` is the round-robin thread
+    /// counter the caller keeps going afterwards. Returns how many.
+    pub(crate) fn fill(&mut self, buf: &mut [Access], core: &mut usize, threads: usize) -> usize {
+        let mut n = 0;
+        while n < buf.len() && self.range < self.ranges.len() {
+            let (base, bytes) = self.ranges[self.range];
+            if self.at >= bytes {
+                self.range += 1;
+                self.at = 0;
+                continue;
+            }
+            buf[n] = Access {
+                va: base + self.at,
+                asid: 0,
+                core: *core as u16,
+                write: true,
+            };
+            *core = (*core + 1) % threads;
+            self.at += 4096;
+            n += 1;
+        }
+        n
+    }
+}
+
 /// Compute time per access that makes an all-fast, TLB-hitting run issue
 /// `rate` accesses per second per thread: `1/rate - fast_read_ns / mlp`, at least 0.
 pub fn compute_ns_for_rate(rate: f64, fast_read_ns: f64, mlp: f64) -> f64 {

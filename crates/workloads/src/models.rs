@@ -22,7 +22,7 @@
 
 use crate::synthetic::{Distribution, Scatter};
 use crate::zipf::Zipf;
-use crate::{Access, Pending};
+use crate::{Access, LoadPhase, Pending};
 use thermocline_vocab::Rng;
 
 /// How a region's items are sized.
@@ -270,11 +270,13 @@ impl BuiltModel {
 
     /// Accesses of the load phase (one per 4 KiB page of preloaded regions).
     pub fn load_accesses(&self) -> u64 {
-        self.regions
+        let ranges: Vec<(u64, u64)> = self
+            .regions
             .iter()
             .filter(|r| r.preload)
-            .map(|r| r.bytes / 4096)
-            .sum()
+            .map(|r| (r.base, r.bytes))
+            .collect();
+        LoadPhase::accesses(&ranges)
     }
 
     /// Accesses per second of the whole application.
@@ -329,12 +331,10 @@ pub struct ModelStream {
     recent: Vec<Option<Zipf>>,
     cumulative: Vec<f64>,
     rng: Rng,
-    load_left: u64,
-    load_region: usize,
-    load_at: u64,
+    load: LoadPhase,
     left: u64,
     pending: Pending,
-    next_core: u16,
+    next_core: usize,
 }
 
 impl ModelStream {
@@ -381,9 +381,15 @@ impl ModelStream {
             .collect();
         ModelStream {
             scatter: Scatter::new(spec.keys),
-            load_left: if load { m.load_accesses() } else { 0 },
-            load_region: 0,
-            load_at: 0,
+            load: LoadPhase::new(if load {
+                regions
+                    .iter()
+                    .filter(|r| r.preload)
+                    .map(|r| (r.base, r.bytes))
+                    .collect()
+            } else {
+                Vec::new()
+            }),
             left: accesses,
             zipf,
             recent,
@@ -425,8 +431,8 @@ impl ModelStream {
             .position(|&c| u < c)
             .unwrap_or(self.spec.ops.len() - 1);
         let key = self.key();
-        let core = self.next_core;
-        self.next_core = (self.next_core + 1) % self.spec.threads as u16;
+        let core = self.next_core as u16;
+        self.next_core = (self.next_core + 1) % self.spec.threads;
         for i in 0..self.spec.ops[kind].steps.len() {
             let step = self.spec.ops[kind].steps[i];
             self.step(step, key, core, out);
@@ -525,25 +531,7 @@ impl ModelStream {
 
     /// Fills `buf`; returns how many accesses were written (0 at the end).
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let mut n = 0;
-        while n < buf.len() && self.load_left > 0 {
-            let r = &self.regions[self.load_region];
-            if !r.preload || self.load_at >= r.bytes {
-                self.load_region += 1;
-                self.load_at = 0;
-                continue;
-            }
-            buf[n] = Access {
-                va: r.base + self.load_at,
-                asid: 0,
-                core: self.next_core,
-                write: true,
-            };
-            self.next_core = (self.next_core + 1) % self.spec.threads as u16;
-            self.load_at += 4096;
-            self.load_left -= 1;
-            n += 1;
-        }
+        let mut n = self.load.fill(buf, &mut self.next_core, self.spec.threads);
         while n < buf.len() && self.left > 0 {
             if self.pending.is_empty() {
                 let mut p = std::mem::take(&mut self.pending);

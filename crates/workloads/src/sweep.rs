@@ -10,7 +10,7 @@
 //! of every 4 KiB page in `init_order`, so that first-touch policies place
 //! arrays in that order.
 
-use crate::{Access, Pending};
+use crate::{Access, LoadPhase, Pending};
 
 /// One array of a sweep.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,12 +57,22 @@ impl SweepSpec {
         Ok(())
     }
 
-    /// Accesses of the load phase.
-    pub fn load_accesses(&self) -> u64 {
+    /// (base, bytes) of the arrays at `bases`, in first-touch order.
+    fn init_ranges(&self, bases: &[u64]) -> Vec<(u64, u64)> {
         self.init_order
             .iter()
-            .map(|&i| self.arrays[i].bytes.div_ceil(4096))
-            .sum()
+            .map(|&i| (bases[i], self.arrays[i].bytes))
+            .collect()
+    }
+
+    /// Accesses of the load phase.
+    pub fn load_accesses(&self) -> u64 {
+        let sizes: Vec<(u64, u64)> = self
+            .init_order
+            .iter()
+            .map(|&i| (0, self.arrays[i].bytes))
+            .collect();
+        LoadPhase::accesses(&sizes)
     }
 
     /// Loads and stores per step of one thread.
@@ -83,9 +93,7 @@ pub struct SweepStream {
     bases: Vec<u64>,
     /// Per thread and array: next line offset within the thread's slice.
     cursor: Vec<Vec<u64>>,
-    load_left: u64,
-    load_array: usize,
-    load_at: u64,
+    load: LoadPhase,
     left: u64,
     pending: Pending,
     next_thread: usize,
@@ -96,9 +104,7 @@ impl SweepStream {
     pub fn new(spec: SweepSpec, bases: Vec<u64>) -> Self {
         let cursor = vec![vec![0; spec.arrays.len()]; spec.threads];
         SweepStream {
-            load_left: spec.load_accesses(),
-            load_array: 0,
-            load_at: 0,
+            load: LoadPhase::new(spec.init_ranges(&bases)),
             left: spec.accesses,
             cursor,
             bases,
@@ -142,26 +148,9 @@ impl SweepStream {
 
     /// Fills `buf`; returns how many accesses were written (0 at the end).
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let mut n = 0;
-        while n < buf.len() && self.load_left > 0 {
-            let i = self.spec.init_order[self.load_array];
-            let a = &self.spec.arrays[i];
-            if self.load_at >= a.bytes {
-                self.load_array += 1;
-                self.load_at = 0;
-                continue;
-            }
-            buf[n] = Access {
-                va: self.bases[i] + self.load_at,
-                asid: 0,
-                core: self.next_thread as u16,
-                write: true,
-            };
-            self.next_thread = (self.next_thread + 1) % self.spec.threads;
-            self.load_at += 4096;
-            self.load_left -= 1;
-            n += 1;
-        }
+        let mut n = self
+            .load
+            .fill(buf, &mut self.next_thread, self.spec.threads);
         while n < buf.len() && self.left > 0 {
             if self.pending.is_empty() {
                 let t = self.next_thread;
