@@ -12,12 +12,15 @@
 
 pub mod ambix_bench;
 pub mod apps;
+pub mod kv;
 pub mod lackey;
 pub mod masim;
 pub mod models;
 pub mod presets;
+pub mod rates;
 pub mod sweep;
 pub mod synthetic;
+pub mod telescope_bench;
 pub mod trace;
 mod zipf;
 
@@ -82,6 +85,10 @@ pub struct Workload {
     pub phases: Vec<PhaseMark>,
     /// The generator.
     pub stream: Stream,
+    /// The same workload as access rates, for the rate-driven machine; `None`
+    /// for sources that only exist access by access (traces, application
+    /// models, sweeps).
+    pub rates: Option<rates::RateProfile>,
 }
 
 impl Workload {
@@ -105,6 +112,8 @@ pub enum Stream {
     Trace(trace::TraceReader),
     /// Accesses held in memory (imported lackey traces, tests).
     Memory(MemoryStream),
+    /// A rate profile replayed access by access.
+    Rate(rates::RateStream),
 }
 
 impl Stream {
@@ -118,6 +127,7 @@ impl Stream {
             Stream::Sweep(s) => Ok(s.fill(buf)),
             Stream::Trace(s) => s.fill(buf),
             Stream::Memory(s) => Ok(s.fill(buf)),
+            Stream::Rate(s) => Ok(s.fill(buf)),
         }
     }
 }

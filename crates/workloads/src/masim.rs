@@ -15,6 +15,7 @@
 //! advances its own cursor by the stride and wraps. `rw` makes each access a
 //! load or a store with equal chance.
 
+use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::{lay_out, Access, PhaseMark, WorkloadError};
 use thermocline_backend::RegionInfo;
 use thermocline_vocab::Rng;
@@ -325,6 +326,44 @@ impl MasimStream {
     }
 }
 
+/// The config as access rates ([`crate::rates`]): each pattern becomes a
+/// uniform segment over its region with its share of the phase's accesses
+/// (sequential patterns by their time-averaged rate); phases issue as many
+/// accesses as [`MasimStream`] does at `rate`.
+pub fn rate_profile(cfg: &MasimConfig, regions: &[RegionInfo], rate: f64) -> RateProfile {
+    let phases = cfg
+        .phases
+        .iter()
+        .map(|p| {
+            let total: u64 = p.patterns.iter().map(|x| x.probability).sum();
+            RatePhase {
+                name: p.name.clone(),
+                accesses: (p.duration_ms as f64 / 1000.0 * rate).round() as u64,
+                segments: p
+                    .patterns
+                    .iter()
+                    .filter(|x| x.probability > 0)
+                    .map(|x| {
+                        let r = &regions[x.region];
+                        RateSegment {
+                            asid: r.asid,
+                            start: r.start,
+                            len: r.len,
+                            share: x.probability as f64 / total as f64,
+                            write_fraction: match x.mode {
+                                RwMode::ReadOnly => 0.0,
+                                RwMode::WriteOnly => 1.0,
+                                RwMode::ReadWrite => 0.5,
+                            },
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    RateProfile { phases }
+}
+
 /// Loads a config file into a workload.
 pub fn load(path: &str, thp: bool) -> Result<(MasimConfig, Vec<RegionInfo>), WorkloadError> {
     let text = std::fs::read_to_string(path).map_err(|e| WorkloadError::File {
@@ -381,6 +420,20 @@ mod tests {
         let offs: Vec<u64> = buf[..n].iter().map(|a| a.va - regions[0].start).collect();
         assert_eq!(offs, vec![0, 4096, 8192, 12288, 0, 4096]);
         assert!(buf[..n].iter().all(|a| !a.write));
+    }
+
+    #[test]
+    fn rate_profile_matches_the_stream_plan() {
+        let c = parse(DEMO, "demo.cfg").unwrap();
+        let regions = lay_out(&c.regions, false);
+        let p = rate_profile(&c, &regions, 1000.0);
+        p.validate(&regions).unwrap();
+        let s = MasimStream::new(c, &regions, 1000.0, 1);
+        assert_eq!(p.total_accesses(), s.plan().0);
+        assert_eq!(p.marks(), s.plan().1);
+        assert_eq!(p.phases[0].segments.len(), 2);
+        assert!((p.phases[0].segments[0].share - 0.5).abs() < 1e-12);
+        assert_eq!(p.phases[1].segments[0].write_fraction, 1.0);
     }
 
     proptest::proptest! {

@@ -4,9 +4,12 @@
 
 use crate::ambix_bench;
 use crate::apps;
+use crate::kv::{self, KvSpec};
 use crate::models::{BuiltModel, ModelSpec, ModelStream};
+use crate::rates::RateStream;
 use crate::sweep::{SweepSpec, SweepStream};
 use crate::synthetic::{Distribution, SyntheticSpec, SyntheticStream};
+use crate::telescope_bench;
 use crate::{
     lackey, lay_out, masim, trace, MemoryStream, PhaseMark, Stream, Workload, WorkloadError,
 };
@@ -67,6 +70,8 @@ d, 1, 64, 50, ro
 
 enum Kind {
     Masim(&'static str),
+    MasimText(fn() -> String),
+    Kv(fn() -> KvSpec),
     Synthetic(fn(f64) -> SyntheticSpec),
     Model(fn() -> ModelSpec),
     Sweep(fn() -> SweepSpec),
@@ -230,6 +235,51 @@ pub const PRESETS: &[Preset] = &[
         description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix_bench::npb("cg", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
+    Preset {
+        name: "telescope-multiphase",
+        description: "Telescope 6.2.1 (MASIM): 5 TiB heap; random loads in one 10 GiB region, another, then two (80 s each)",
+        kind: Kind::MasimText(telescope_bench::multiphase),
+    },
+    Preset {
+        name: "telescope-subtb-1g",
+        description: "Telescope 6.2.2 (MASIM): 1 GiB heap, random loads in a 10% hot region (60 s)",
+        kind: Kind::MasimText(|| telescope_bench::subtb(1)),
+    },
+    Preset {
+        name: "telescope-subtb-10g",
+        description: "Telescope 6.2.2 (MASIM): 10 GiB heap, random loads in a 10% hot region (60 s)",
+        kind: Kind::MasimText(|| telescope_bench::subtb(10)),
+    },
+    Preset {
+        name: "telescope-subtb-100g",
+        description: "Telescope 6.2.2 (MASIM): 100 GiB heap, random loads in a 10% hot region (60 s)",
+        kind: Kind::MasimText(|| telescope_bench::subtb(100)),
+    },
+    Preset {
+        name: "telescope-needle",
+        description: "Telescope 6.2.3 (MASIM): a 50 MiB hot region in a 5 TiB heap (120 s)",
+        kind: Kind::MasimText(telescope_bench::needle),
+    },
+    Preset {
+        name: "memcached-memtier",
+        description: "Memcached-like model (not Memcached) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 4 threads (300 s)",
+        kind: Kind::Kv(|| kv::memtier(4)),
+    },
+    Preset {
+        name: "redis-memtier",
+        description: "Redis-like model (not Redis) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 1 thread (300 s)",
+        kind: Kind::Kv(|| kv::memtier(1)),
+    },
+    Preset {
+        name: "memcached-ycsb",
+        description: "Memcached-like model (not Memcached) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 4 threads (300 s)",
+        kind: Kind::Kv(|| kv::ycsb(4)),
+    },
+    Preset {
+        name: "redis-ycsb",
+        description: "Redis-like model (not Redis) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 1 thread (300 s)",
+        kind: Kind::Kv(|| kv::ycsb(1)),
+    },
 ];
 
 /// Sweep accesses of an NPB-like run: 15-70 s of simulated time, tens of
@@ -340,6 +390,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                 first_access: 0,
             }],
             stream: Stream::Memory(MemoryStream::new(accesses)),
+            rates: None,
         });
     }
     if let Some(path) = spec.strip_prefix("trace:") {
@@ -356,11 +407,14 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                 first_access: 0,
             }],
             stream: Stream::Trace(reader),
+            rates: None,
         });
     }
     if let Some(p) = preset(spec) {
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute),
+            Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute),
+            Kind::Kv(f) => kv_workload(spec, &f(), o, rate, compute)?,
             Kind::Model(_) | Kind::Sweep(_) => unreachable!("built above"),
             Kind::Synthetic(f) => {
                 let s = f(rate);
@@ -378,6 +432,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                     }],
                     stream: Stream::Synthetic(SyntheticStream::new(s, regions[0].start, o.seed)),
                     regions,
+                    rates: None,
                 }
             }
         });
@@ -402,9 +457,11 @@ fn masim_workload(
 ) -> Workload {
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let regions = lay_out(&cfg.regions, o.thp == Some(true));
+    let rates = masim::rate_profile(&cfg, &regions, rate);
     let stream = masim::MasimStream::new(cfg, &regions, rate, o.seed);
     let (total, phases) = stream.plan();
     Workload {
+        rates: Some(rates),
         name: name.to_string(),
         regions,
         threads: 1,
@@ -414,6 +471,29 @@ fn masim_workload(
         phases,
         stream: Stream::Masim(stream),
     }
+}
+
+/// A key-value model: its rate profile, replayed access by access on the
+/// exact machine.
+fn kv_workload(
+    name: &str,
+    spec: &KvSpec,
+    o: &WorkloadOptions,
+    rate: f64,
+    compute: f64,
+) -> Result<Workload, WorkloadError> {
+    let (regions, profile) = kv::build(spec, o.thp == Some(true), rate, o.seed)?;
+    Ok(Workload {
+        name: name.to_string(),
+        regions,
+        threads: spec.threads,
+        access_rate: rate,
+        compute_ns: compute,
+        total_accesses: profile.total_accesses(),
+        phases: profile.marks(),
+        stream: Stream::Rate(RateStream::new(profile.clone(), spec.threads, o.seed)),
+        rates: Some(profile),
+    })
 }
 
 /// An application model: its own rate and THP unless the options override
@@ -453,6 +533,7 @@ fn model_workload(
             },
         ],
         stream: Stream::Model(Box::new(stream)),
+        rates: None,
     })
 }
 
@@ -494,5 +575,6 @@ fn sweep_workload(
         ],
         stream: Stream::Sweep(SweepStream::new(spec, bases)),
         regions,
+        rates: None,
     })
 }
