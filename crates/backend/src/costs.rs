@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CostTable {
-    /// Software read (and optional clear) of one page-table entry, including the
-    /// walk to it from the root: *inferred*, ~4 dependent cache-hitting loads.
+    /// Software read (and optional clear) of one leaf page-table entry,
+    /// including the walk to it from the root: *inferred*, ~4 dependent
+    /// cache-hitting loads. An upper-level entry costs its share of the walk
+    /// ([`CostTable::entry_access_at`]).
     pub entry_access_ns: f64,
     /// INVLPG of one page on one core: *inferred* (~250 cycles at 2.5 GHz).
     pub invlpg_ns: f64,
@@ -63,6 +65,19 @@ impl Default for CostTable {
 }
 
 impl CostTable {
+    /// Cost of reading an entry at `level`: the walk from the root stops
+    /// there, so a PGD entry costs a quarter of a PTE (*inferred*).
+    pub fn entry_access_at(&self, level: thermocline_vocab::Level) -> f64 {
+        use thermocline_vocab::Level::*;
+        let depth = match level {
+            Pgd => 1.0,
+            Pud => 2.0,
+            Pmd => 3.0,
+            Pte => 4.0,
+        };
+        self.entry_access_ns * depth / 4.0
+    }
+
     /// Cost in ns of migrating one 4 KiB page when `batch` pages move together.
     pub fn base_page_migration_ns(&self, batch: u64) -> f64 {
         let t = &self.migration_table;

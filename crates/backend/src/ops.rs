@@ -144,4 +144,8 @@ pub trait Backend {
     /// Charges `ns` of manager CPU time for work the manager does itself
     /// (sorting, bookkeeping) that the backend cannot see.
     fn charge_manager(&mut self, ns: f64);
+
+    /// Manager CPU time charged so far (ns): what a technique reports as its
+    /// own cost.
+    fn manager_ns(&self) -> f64;
 }

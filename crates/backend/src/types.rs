@@ -92,6 +92,31 @@ pub enum SampleEvent {
     LlcMissStores,
     /// Both of the above.
     LlcMissAll,
+    /// Every retired load (MEM_INST_RETIRED.ALL_LOADS-like).
+    RetiredLoads,
+    /// Every retired store (MEM_INST_RETIRED.ALL_STORES-like).
+    RetiredStores,
+    /// Both of the above.
+    RetiredAll,
+}
+
+impl SampleEvent {
+    /// Whether only accesses that miss the LLC count.
+    pub fn llc_misses_only(self) -> bool {
+        matches!(
+            self,
+            SampleEvent::LlcMissLoads | SampleEvent::LlcMissStores | SampleEvent::LlcMissAll
+        )
+    }
+
+    /// Whether an access that is a store (`write`) counts.
+    pub fn counts(self, write: bool) -> bool {
+        match self {
+            SampleEvent::LlcMissLoads | SampleEvent::RetiredLoads => !write,
+            SampleEvent::LlcMissStores | SampleEvent::RetiredStores => write,
+            SampleEvent::LlcMissAll | SampleEvent::RetiredAll => true,
+        }
+    }
 }
 
 /// Configuration of PEBS-like sampling.

@@ -36,4 +36,5 @@ pub mod tlb;
 
 pub use config::{LlcConfig, MachineConfig, PerfConfig, TlbConfig};
 pub use machine::{Access, ConfigError, Machine, MachineStats};
+pub use perf::{epoch_time, EpochEvents};
 pub use tiers::{machine_preset, MachinePreset, TierSpec, MACHINE_PRESETS};

@@ -355,7 +355,9 @@ impl Machine {
                 self.counters[t].reads += 1;
             }
             self.stats.llc_misses += 1;
-            if self.sampler.is_some() {
+        }
+        if let Some(s) = &self.sampler {
+            if memory || !s.cfg.event.llc_misses_only() {
                 self.sample(a, e.tier);
             }
         }
@@ -364,17 +366,11 @@ impl Machine {
 
     #[cold]
     fn sample(&mut self, a: Access, tier: u8) {
-        use thermocline_backend::SampleEvent::*;
         let now = self.clock.now_ns as u64;
         let Some(s) = self.sampler.as_mut() else {
             return;
         };
-        let counts = match s.cfg.event {
-            LlcMissLoads => !a.write,
-            LlcMissStores => a.write,
-            LlcMissAll => true,
-        };
-        if !counts {
+        if !s.cfg.event.counts(a.write) {
             return;
         }
         s.countdown -= 1;

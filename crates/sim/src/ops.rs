@@ -99,7 +99,7 @@ impl Backend for Machine {
     }
 
     fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool> {
-        self.manager_ns += self.cfg.costs.entry_access_ns;
+        self.manager_ns += self.cfg.costs.entry_access_at(level);
         let space = self.space_mut(asid)?;
         let e = space
             .pt
@@ -463,6 +463,10 @@ impl Backend for Machine {
 
     fn charge_manager(&mut self, ns: f64) {
         self.manager_ns += ns.max(0.0);
+    }
+
+    fn manager_ns(&self) -> f64 {
+        self.manager_ns
     }
 }
 

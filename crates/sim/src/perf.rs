@@ -78,46 +78,103 @@ impl Epoch {
 
     /// Converts the epoch's events into time on both clocks, then resets.
     pub(crate) fn settle(&mut self, cfg: &MachineConfig, clock: &mut Clock) {
-        let perf = &cfg.perf;
-        let costs = &cfg.costs;
-        let threads = perf.threads as f64;
-        let core_time = self.accesses as f64 * perf.compute_ns
-            + self.stlb_hits as f64 * cfg.tlb.stlb_hit_ns
-            + self.walk_entries as f64 * cfg.tlb.walk_level_ns
-            + self.llc_hits as f64 * cfg.llc.hit_ns
-            + self.first_touch_faults as f64 * costs.first_touch_fault_ns;
-        let mut stall = 0.0;
-        let mut bw = 0.0f64;
-        let mut faults = self.poison_faults as f64 * costs.poison_fault_ns
-            + self.samples as f64 * costs.sample_ns;
-        let (mut all_reads, mut all_writes) = (0u64, 0u64);
-        for (t, spec) in cfg.tiers.iter().enumerate() {
-            stall += self.reads[t] as f64 * spec.read_ns + self.writes[t] as f64 * spec.write_ns;
-            all_reads += self.reads[t];
-            all_writes += self.writes[t];
-            bw = bw.max(bandwidth_ns(
-                spec,
-                self.reads[t] + self.migration_reads[t],
-                self.writes[t] + self.migration_writes[t],
-            ));
-            faults += self.tier_faults[t] as f64 * spec.fault_on_access_ns.unwrap_or(0.0);
-        }
-        let fast = &cfg.tiers[0];
-        let stall_ideal = all_reads as f64 * fast.read_ns + all_writes as f64 * fast.write_ns;
-        let lat = (core_time + stall / perf.mlp + faults) / threads + self.all_core_stall_ns;
-        let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
-        let bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
-        let combine = |lat: f64, bw: f64| match perf.saturation_exponent {
-            Some(n) if lat > 0.0 || bw > 0.0 => (lat.powf(n) + bw.powf(n)).powf(1.0 / n),
-            _ => lat.max(bw),
+        let f = |v: &[u64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+        let events = EpochEvents {
+            accesses: self.accesses as f64,
+            stlb_hits: self.stlb_hits as f64,
+            walk_entries: self.walk_entries as f64,
+            llc_hits: self.llc_hits as f64,
+            first_touch_faults: self.first_touch_faults as f64,
+            poison_faults: self.poison_faults as f64,
+            samples: self.samples as f64,
+            reads: f(&self.reads),
+            writes: f(&self.writes),
+            migration_reads: f(&self.migration_reads),
+            migration_writes: f(&self.migration_writes),
+            tier_faults: f(&self.tier_faults),
+            all_core_stall_ns: self.all_core_stall_ns,
         };
-        clock.now_ns += combine(lat, bw);
-        clock.ideal_ns += combine(lat_ideal, bw_ideal);
+        let (now, ideal) = epoch_time(cfg, &events);
+        clock.now_ns += now;
+        clock.ideal_ns += ideal;
         self.reset();
     }
 }
 
+/// Events of an epoch as (possibly fractional) counts: what the exact
+/// machine counted, or what the rate-driven machine expects.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EpochEvents {
+    /// Workload accesses.
+    pub accesses: f64,
+    /// L1 dTLB misses that hit the STLB.
+    pub stlb_hits: f64,
+    /// Page-table entries read by hardware walks.
+    pub walk_entries: f64,
+    /// LLC hits.
+    pub llc_hits: f64,
+    /// First-touch faults.
+    pub first_touch_faults: f64,
+    /// Poison faults.
+    pub poison_faults: f64,
+    /// PEBS-like samples.
+    pub samples: f64,
+    /// Application line reads per tier.
+    pub reads: Vec<f64>,
+    /// Application line writes per tier.
+    pub writes: Vec<f64>,
+    /// Migration (and cache-fill) line reads per tier.
+    pub migration_reads: Vec<f64>,
+    /// Migration (and cache-fill) line writes per tier.
+    pub migration_writes: Vec<f64>,
+    /// Faults on TLB misses to pages of faulting tiers, per tier.
+    pub tier_faults: Vec<f64>,
+    /// Stall of every core at once (ns).
+    pub all_core_stall_ns: f64,
+}
+
+/// The time (actual, ideal) in ns that `e` takes on a machine `cfg`: the
+/// model in this module's documentation. Both results scale linearly with
+/// the counts, which the rate-driven machine relies on.
+pub fn epoch_time(cfg: &MachineConfig, e: &EpochEvents) -> (f64, f64) {
+    let perf = &cfg.perf;
+    let costs = &cfg.costs;
+    let threads = perf.threads as f64;
+    let core_time = e.accesses * perf.compute_ns
+        + e.stlb_hits * cfg.tlb.stlb_hit_ns
+        + e.walk_entries * cfg.tlb.walk_level_ns
+        + e.llc_hits * cfg.llc.hit_ns
+        + e.first_touch_faults * costs.first_touch_fault_ns;
+    let mut stall = 0.0;
+    let mut bw = 0.0f64;
+    let mut faults = e.poison_faults * costs.poison_fault_ns + e.samples * costs.sample_ns;
+    let (mut all_reads, mut all_writes) = (0.0, 0.0);
+    let at = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
+    for (t, spec) in cfg.tiers.iter().enumerate() {
+        let (r, w) = (at(&e.reads, t), at(&e.writes, t));
+        stall += r * spec.read_ns + w * spec.write_ns;
+        all_reads += r;
+        all_writes += w;
+        bw = bw.max(bandwidth_ns(
+            spec,
+            r + at(&e.migration_reads, t),
+            w + at(&e.migration_writes, t),
+        ));
+        faults += at(&e.tier_faults, t) * spec.fault_on_access_ns.unwrap_or(0.0);
+    }
+    let fast = &cfg.tiers[0];
+    let stall_ideal = all_reads * fast.read_ns + all_writes * fast.write_ns;
+    let lat = (core_time + stall / perf.mlp + faults) / threads + e.all_core_stall_ns;
+    let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
+    let bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
+    let combine = |lat: f64, bw: f64| match perf.saturation_exponent {
+        Some(n) if lat > 0.0 || bw > 0.0 => (lat.powf(n) + bw.powf(n)).powf(1.0 / n),
+        _ => lat.max(bw),
+    };
+    (combine(lat, bw), combine(lat_ideal, bw_ideal))
+}
+
 /// Time (ns) a tier needs to move `reads` and `writes` lines at full bandwidth.
-fn bandwidth_ns(spec: &crate::tiers::TierSpec, reads: u64, writes: u64) -> f64 {
-    (reads * 64) as f64 / spec.read_gbps + (writes * 64) as f64 / spec.write_gbps
+fn bandwidth_ns(spec: &crate::tiers::TierSpec, reads: f64, writes: f64) -> f64 {
+    reads * 64.0 / spec.read_gbps + writes * 64.0 / spec.write_gbps
 }
