@@ -1,0 +1,337 @@
+//! One phase's access rates as disjoint pieces of uniform density, with prefix
+//! sums, so that the mass of accesses (or of stores, or of TLB misses) under
+//! any virtual range is two binary searches: O(log pieces), whatever the size
+//! of the range (../shared/reference/rate-model.md, "upper-level entry").
+
+use crate::che::{characteristic_time, miss_probability, ItemGroup};
+use thermocline_backend::RegionInfo;
+use thermocline_sim::{LlcConfig, TlbConfig};
+use thermocline_workloads::rates::RatePhase;
+
+/// Which mass a query sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mass {
+    /// Every access.
+    All = 0,
+    /// Stores.
+    Writes = 1,
+    /// Accesses that miss the STLB (hardware walks).
+    Walks = 2,
+    /// Accesses that miss the L1 dTLB.
+    L1Misses = 3,
+    /// Accesses that miss the LLC (all of them when no LLC is modelled).
+    LlcMisses = 4,
+    /// Loads.
+    Reads = 5,
+    /// Page-table entries read by hardware walks.
+    WalkEntries = 6,
+}
+
+const KINDS: usize = 7;
+
+/// A range of one address space with uniform access density.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Piece {
+    /// Address space.
+    pub asid: u16,
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// Fraction of the phase's accesses per byte, by [`Mass`] kind.
+    pub density: [f64; KINDS],
+    /// Whether the region is backed by huge pages.
+    pub huge: bool,
+}
+
+/// The index of one phase.
+#[derive(Clone, Debug, Default)]
+pub struct PhaseIndex {
+    pieces: Vec<Piece>,
+    /// Mass before each piece, by kind; one extra entry for the total.
+    cum: Vec<[f64; KINDS]>,
+}
+
+fn key(asid: u16, va: u64) -> (u16, u64) {
+    (asid, va)
+}
+
+impl PhaseIndex {
+    /// Builds the index of `phase` over `regions` with the machine's TLB and LLC.
+    pub fn new(
+        phase: &RatePhase,
+        regions: &[RegionInfo],
+        tlb: &TlbConfig,
+        llc: &LlcConfig,
+    ) -> Self {
+        // Sweep over segment boundaries per address space: densities add up
+        // where segments overlap.
+        let mut events: Vec<(u16, u64, f64, f64, i32)> = Vec::new();
+        for s in &phase.segments {
+            if s.share <= 0.0 || s.len == 0 {
+                continue;
+            }
+            let d = s.share / s.len as f64;
+            events.push((s.asid.0, s.start, d, d * s.write_fraction, 1));
+            events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1));
+        }
+        events.sort_by_key(|e| (e.0, e.1));
+        let mut pieces: Vec<Piece> = Vec::new();
+        let (mut d, mut w, mut active) = (0.0f64, 0.0f64, 0i32);
+        let mut i = 0;
+        while i < events.len() {
+            let (asid, at) = (events[i].0, events[i].1);
+            while i < events.len() && events[i].0 == asid && events[i].1 == at {
+                d += events[i].2;
+                w += events[i].3;
+                active += events[i].4;
+                i += 1;
+            }
+            if active == 0 {
+                (d, w) = (0.0, 0.0);
+            }
+            let Some(next) = events.get(i).filter(|e| e.0 == asid).map(|e| e.1) else {
+                continue;
+            };
+            if active > 0 && d > 0.0 {
+                let huge = regions
+                    .iter()
+                    .any(|r| r.asid.0 == asid && r.start <= at && at < r.end() && r.thp);
+                let mut density = [0.0; KINDS];
+                density[Mass::All as usize] = d;
+                density[Mass::Writes as usize] = w.clamp(0.0, d);
+                density[Mass::Reads as usize] = d - density[Mass::Writes as usize];
+                pieces.push(Piece {
+                    asid,
+                    start: at,
+                    end: next,
+                    density,
+                    huge,
+                });
+            }
+        }
+        apply_tlb_and_llc(&mut pieces, tlb, llc);
+        let mut cum = Vec::with_capacity(pieces.len() + 1);
+        let mut acc = [0.0; KINDS];
+        for p in &pieces {
+            cum.push(acc);
+            for (k, a) in acc.iter_mut().enumerate() {
+                *a += p.density[k] * (p.end - p.start) as f64;
+            }
+        }
+        cum.push(acc);
+        PhaseIndex { pieces, cum }
+    }
+
+    /// The pieces with positive density, sorted.
+    pub fn pieces(&self) -> &[Piece] {
+        &self.pieces
+    }
+
+    /// The piece containing `va`, if it has any mass.
+    pub fn piece_at(&self, asid: u16, va: u64) -> Option<&Piece> {
+        let i = self
+            .pieces
+            .partition_point(|p| key(p.asid, p.start) <= key(asid, va));
+        let p = self.pieces.get(i.checked_sub(1)?)?;
+        (p.asid == asid && va < p.end).then_some(p)
+    }
+
+    /// Mass of `kind` over all pieces (1 for `Mass::All` in a phase with accesses).
+    pub fn total(&self, kind: Mass) -> f64 {
+        self.cum.last().map_or(0.0, |c| c[kind as usize])
+    }
+
+    /// Mass of `kind` below `va` in address space `asid` (and in lower ones).
+    fn cdf(&self, asid: u16, va: u64, kind: Mass) -> f64 {
+        let i = self
+            .pieces
+            .partition_point(|p| key(p.asid, p.start) <= key(asid, va));
+        if i == 0 {
+            return 0.0;
+        }
+        let p = &self.pieces[i - 1];
+        let k = kind as usize;
+        if p.asid == asid && va < p.end {
+            self.cum[i - 1][k] + p.density[k] * (va - p.start) as f64
+        } else {
+            self.cum[i][k]
+        }
+    }
+
+    /// Fraction of the phase's accesses of `kind` that fall in `[start, end)`.
+    pub fn mass(&self, asid: u16, start: u64, end: u64, kind: Mass) -> f64 {
+        if end <= start {
+            return 0.0;
+        }
+        (self.cdf(asid, end, kind) - self.cdf(asid, start, kind)).max(0.0)
+    }
+
+    /// The address at which the cumulative mass of `kind` reaches `u` times
+    /// the total (inverse CDF): how samples are drawn. `None` if there is no mass.
+    pub fn locate(&self, u: f64, kind: Mass) -> Option<(u16, u64)> {
+        let k = kind as usize;
+        let total = self.total(kind);
+        if total <= 0.0 || self.pieces.is_empty() {
+            return None;
+        }
+        let target = u.clamp(0.0, 1.0) * total;
+        let i = self
+            .cum
+            .partition_point(|c| c[k] <= target)
+            .saturating_sub(1)
+            .min(self.pieces.len() - 1);
+        let p = &self.pieces[i];
+        let d = p.density[k];
+        let off = if d > 0.0 {
+            ((target - self.cum[i][k]) / d) as u64
+        } else {
+            0
+        };
+        Some((p.asid, (p.start + off).min(p.end - 1)))
+    }
+}
+
+/// Sets the walk, L1-miss and LLC-miss densities of each piece by Che's
+/// approximation. The L1 dTLBs hold 4 KiB and 2 MiB translations apart; the
+/// STLB holds both. Items straddling pieces are counted fractionally, and
+/// the L1 and STLB are treated as independent LRU caches (inclusion ignored).
+fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
+    let item = |p: &Piece| if p.huge { 2u64 << 20 } else { 4096 } as f64;
+    let group = |p: &Piece, bytes: f64| ItemGroup {
+        count: (p.end - p.start) as f64 / bytes,
+        p: p.density[0] * bytes,
+    };
+    let all: Vec<ItemGroup> = pieces.iter().map(|p| group(p, item(p))).collect();
+    let of = |huge: bool| -> Vec<ItemGroup> {
+        pieces
+            .iter()
+            .filter(|p| p.huge == huge)
+            .map(|p| group(p, item(p)))
+            .collect()
+    };
+    let t_stlb = characteristic_time(&all, tlb.stlb_entries as f64);
+    let t_l1_base = characteristic_time(&of(false), tlb.l1_base_entries as f64);
+    let t_l1_huge = characteristic_time(&of(true), tlb.l1_huge_entries as f64);
+    // Paging-structure caches, fed by walks: PDE cache entries per 2 MiB,
+    // PDPTE per 1 GiB, PML4 per 512 GiB of address space.
+    let walk_groups = |bytes: f64| -> Vec<ItemGroup> {
+        pieces
+            .iter()
+            .map(|p| {
+                let walk = p.density[0] * miss_probability(p.density[0] * item(p), t_stlb);
+                ItemGroup {
+                    count: ((p.end - p.start) as f64 / bytes).max(1.0),
+                    p: walk * bytes.min((p.end - p.start) as f64),
+                }
+            })
+            .collect()
+    };
+    let psc_bytes = [
+        (2u64 << 20) as f64,
+        (1u64 << 30) as f64,
+        (1u64 << 39) as f64,
+    ];
+    let t_psc: Vec<Option<f64>> = psc_bytes
+        .iter()
+        .zip([tlb.psc_entries[2], tlb.psc_entries[1], tlb.psc_entries[0]])
+        .map(|(&b, n)| characteristic_time(&walk_groups(b), n as f64))
+        .collect();
+    let lines: Vec<ItemGroup> = pieces.iter().map(|p| group(p, 64.0)).collect();
+    let t_llc = (llc.bytes > 0).then(|| characteristic_time(&lines, (llc.bytes / 64) as f64));
+    for p in pieces.iter_mut() {
+        let pi = p.density[0] * item(p);
+        let l1 = miss_probability(pi, if p.huge { t_l1_huge } else { t_l1_base });
+        let walk = miss_probability(pi, t_stlb).min(l1);
+        let llc_miss = match t_llc {
+            None => 1.0,
+            Some(t) => miss_probability(p.density[0] * 64.0, t),
+        };
+        p.density[Mass::Walks as usize] = p.density[0] * walk;
+        // Entries a walk reads: it starts below the deepest PSC hit (a 2 MiB
+        // leaf PDE is not cached in the PDE cache).
+        let w = p.density[0] * walk;
+        let hit = |i: usize| {
+            let bytes = psc_bytes[i].min((p.end - p.start) as f64);
+            1.0 - miss_probability(w * bytes, t_psc[i])
+        };
+        let (pde, pdpte, pml4) = (if p.huge { 0.0 } else { hit(0) }, hit(1), hit(2));
+        let levels = if p.huge { 3.0 } else { 4.0 };
+        let entries = pde * (levels - 3.0)
+            + (1.0 - pde)
+                * (pdpte * (levels - 2.0)
+                    + (1.0 - pdpte) * (pml4 * (levels - 1.0) + (1.0 - pml4) * levels));
+        p.density[Mass::WalkEntries as usize] = w * entries;
+        p.density[Mass::L1Misses as usize] = p.density[0] * l1;
+        p.density[Mass::LlcMisses as usize] = p.density[0] * llc_miss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_vocab::Asid;
+    use thermocline_workloads::lay_out;
+    use thermocline_workloads::rates::RateSegment;
+
+    fn phase(segs: &[(u64, u64, f64, f64)]) -> RatePhase {
+        RatePhase {
+            name: "p".into(),
+            accesses: 1,
+            segments: segs
+                .iter()
+                .map(|&(start, len, share, w)| RateSegment {
+                    asid: Asid(0),
+                    start,
+                    len,
+                    share,
+                    write_fraction: w,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn overlapping_segments_add_and_masses_are_exact() {
+        let r = lay_out(&[("a".into(), 1 << 30)], false);
+        let b = r[0].start;
+        let ph = phase(&[(b, 1 << 30, 0.5, 0.0), (b + (1 << 29), 1 << 20, 0.5, 1.0)]);
+        let ix = PhaseIndex::new(&ph, &r, &TlbConfig::default(), &LlcConfig::default());
+        assert_eq!(ix.pieces().len(), 3);
+        assert!((ix.total(Mass::All) - 1.0).abs() < 1e-12);
+        assert!((ix.total(Mass::Writes) - 0.5).abs() < 1e-12);
+        let hot = ix.mass(0, b + (1 << 29), b + (1 << 29) + (1 << 20), Mass::All);
+        assert!((hot - (0.5 + 0.5 / 1024.0)).abs() < 1e-9, "{hot}");
+        let quarter = ix.mass(0, b, b + (1 << 28), Mass::All);
+        assert!((quarter - 0.125).abs() < 1e-12);
+        assert_eq!(ix.mass(0, 0, b, Mass::All), 0.0);
+        assert_eq!(ix.mass(1, b, b + (1 << 30), Mass::All), 0.0);
+        // Inverse CDF: half of the mass lies below the hot megabyte's middle.
+        let (_, va) = ix.locate(0.5, Mass::All).unwrap();
+        assert!(
+            va >= b + (1 << 29) && va < b + (1 << 29) + (1 << 20),
+            "{va:#x}"
+        );
+    }
+
+    #[test]
+    fn a_footprint_larger_than_the_tlb_walks_and_a_small_one_does_not() {
+        let r = lay_out(&[("a".into(), 1 << 30), ("b".into(), 1 << 20)], false);
+        let big = PhaseIndex::new(
+            &phase(&[(r[0].start, 1 << 30, 1.0, 0.0)]),
+            &r,
+            &TlbConfig::default(),
+            &LlcConfig::default(),
+        );
+        let w = big.total(Mass::Walks);
+        assert!((w - (1.0 - 1536.0 / 262_144.0)).abs() < 1e-6, "{w}");
+        let small = PhaseIndex::new(
+            &phase(&[(r[1].start, 1 << 20, 1.0, 0.0)]),
+            &r,
+            &TlbConfig::default(),
+            &LlcConfig::default(),
+        );
+        assert_eq!(small.total(Mass::Walks), 0.0);
+        assert!(small.total(Mass::L1Misses) > 0.5);
+    }
+}

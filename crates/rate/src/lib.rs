@@ -1,0 +1,47 @@
+//! The rate-driven simulated machine (`backend: "rate"`): terabyte footprints
+//! for minutes of simulated time, at a cost proportional to the telemetry
+//! work done rather than to the accesses simulated.
+//!
+//! The workload is a [`thermocline_workloads::rates::RateProfile`]: per phase,
+//! segments of uniform access density (the independent reference model).
+//! The machine advances a clock from those rates with the exact machine's
+//! performance model ([`thermocline_sim::epoch_time`]), and answers every
+//! telemetry primitive lazily and exactly in distribution
+//! (../shared/reference/rate-model.md):
+//! - TLB (L1 and STLB) and LLC hit probabilities from Che's approximation
+//!   over the phase's rate distribution ([`che`]);
+//! - an Accessed bit cleared at progress `a0` is next set after an
+//!   exponential amount of the entry's mass: the mass of TLB misses under a
+//!   leaf entry (accesses that hit the TLB do not walk), or of all its
+//!   accesses once its page is flushed; for an upper-level entry, the TLB-miss
+//!   mass of every page under it (prefix sums over the phase's pieces, [`index`]);
+//! - Dirty bits likewise from the store mass; poison fault counts and
+//!   PEBS-like samples as Poisson draws from the TLB-miss and event masses.
+//!
+//! Time is kept in workload *progress* (accesses issued) as well as in ns, and
+//! every draw is made in progress, seeded by (seed, entry, progress at the
+//! clear): answers do not depend on how placement changed the clock, and the
+//! same inputs give the same answers.
+//!
+//! Deviations and simplifications (each also noted where it is made):
+//! - every region is mapped (initialised) before the first access, by its
+//!   address space's allocation policy in address order; frames are not
+//!   modelled (a translation's frame is its virtual page number);
+//! - upper-level Accessed bits are answered as if the paging-structure caches
+//!   had been flushed after the clear (Telescope flushes them; the exact
+//!   machine models them);
+//! - TLB reach follows each region's THP setting, not later splits/collapses;
+//!   walks cost 4 (4 KiB) or 3 (2 MiB) entry reads, without PSC hits;
+//! - migration traffic is counted per tier but costs the application only its
+//!   TLB shootdown, not bandwidth; hint faults cost no application time;
+//! - MASIM sequential patterns are IRM segments (see `rates`).
+#![deny(missing_docs)]
+
+mod bits;
+pub mod che;
+pub mod index;
+mod machine;
+mod ops;
+mod placement;
+
+pub use machine::{RateConfigError, RateMachine};

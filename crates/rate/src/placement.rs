@@ -1,0 +1,190 @@
+//! Where pages live, as runs of pages with one home: memory proportional to
+//! the number of placement decisions, not to the footprint.
+
+use crate::bits::uniform;
+use std::collections::BTreeMap;
+
+/// Where the pages of a run live.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Home {
+    /// All in one tier.
+    Tier(u8),
+    /// Page `i` (by page number) in tier `i mod tiers` (MPOL_INTERLEAVE).
+    Interleave,
+    /// Each page in the fast tier with this probability, else the slowest.
+    Random(f64),
+}
+
+/// A run of pages of one size and home.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Run {
+    /// One past the last byte.
+    pub end: u64,
+    /// Home of its pages.
+    pub home: Home,
+    /// Mapped by 2 MiB pages.
+    pub huge: bool,
+}
+
+/// The placement of every mapped page.
+pub struct Placement {
+    runs: BTreeMap<(u16, u64), Run>,
+    used: Vec<f64>,
+    tiers: usize,
+    seed: u64,
+}
+
+impl Placement {
+    /// Nothing mapped yet.
+    pub fn new(tiers: usize, seed: u64) -> Self {
+        Placement {
+            runs: BTreeMap::new(),
+            used: vec![0.0; tiers],
+            tiers,
+            seed,
+        }
+    }
+
+    /// Bytes mapped per tier (interleaved and random runs by expectation).
+    pub fn used(&self) -> &[f64] {
+        &self.used
+    }
+
+    /// The runs, in address order.
+    pub fn runs(&self) -> impl Iterator<Item = (u16, u64, &Run)> {
+        self.runs.iter().map(|(&(a, s), r)| (a, s, r))
+    }
+
+    /// Runs in the map.
+    pub fn run_count(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Fraction of a run's bytes in each tier.
+    pub fn shares(&self, home: Home) -> Vec<f64> {
+        let mut s = vec![0.0; self.tiers];
+        match home {
+            Home::Tier(t) => s[t as usize] = 1.0,
+            Home::Interleave => s.iter_mut().for_each(|x| *x = 1.0 / self.tiers as f64),
+            Home::Random(p) => {
+                s[0] = p;
+                s[self.tiers - 1] += 1.0 - p;
+            }
+        }
+        s
+    }
+
+    /// The run containing `va`: (start, run).
+    pub fn find(&self, asid: u16, va: u64) -> Option<(u64, Run)> {
+        let (&(a, start), run) = self.runs.range(..=(asid, va)).next_back()?;
+        (a == asid && va < run.end).then_some((start, *run))
+    }
+
+    /// The page containing `va`: (base, bytes, tier).
+    pub fn page(&self, asid: u16, va: u64) -> Option<(u64, u64, u8)> {
+        let (_, run) = self.find(asid, va)?;
+        let bytes = if run.huge { 2u64 << 20 } else { 4096 };
+        let base = va & !(bytes - 1);
+        let tier = match run.home {
+            Home::Tier(t) => t,
+            Home::Interleave => ((base / bytes) % self.tiers as u64) as u8,
+            Home::Random(p) => {
+                if uniform(self.seed, u64::from(asid), base, 7) <= p {
+                    0
+                } else {
+                    (self.tiers - 1) as u8
+                }
+            }
+        };
+        Some((base, bytes, tier))
+    }
+
+    fn account(&mut self, len: u64, home: Home, sign: f64) {
+        for (t, s) in self.shares(home).into_iter().enumerate() {
+            self.used[t] += sign * s * len as f64;
+        }
+    }
+
+    /// Splits the run containing `at` (if any) so that a run starts at `at`.
+    fn cut(&mut self, asid: u16, at: u64) {
+        if let Some((start, run)) = self.find(asid, at) {
+            if start < at {
+                self.runs.get_mut(&(asid, start)).expect("found").end = at;
+                self.runs.insert((asid, at), run);
+            }
+        }
+    }
+
+    /// Maps `[start, end)` (or re-homes it) with `home` and page size `huge`.
+    /// Pages of the range that were not mapped become mapped.
+    pub fn set(&mut self, asid: u16, start: u64, end: u64, home: Home, huge: bool) {
+        if end <= start {
+            return;
+        }
+        self.cut(asid, start);
+        self.cut(asid, end);
+        let old: Vec<(u64, Run)> = self
+            .runs
+            .range((asid, start)..(asid, end))
+            .map(|(&(_, s), r)| (s, *r))
+            .collect();
+        for (s, r) in old {
+            self.account(r.end - s, r.home, -1.0);
+            self.runs.remove(&(asid, s));
+        }
+        self.account(end - start, home, 1.0);
+        self.runs.insert((asid, start), Run { end, home, huge });
+        self.merge_around(asid, start);
+    }
+
+    /// Merges the run at `start` with equal neighbours.
+    fn merge_around(&mut self, asid: u16, start: u64) {
+        let mut start = start;
+        let Some(run) = self.runs.get(&(asid, start)).copied() else {
+            return;
+        };
+        if let Some((&(a, ps), prev)) = self.runs.range(..(asid, start)).next_back() {
+            if a == asid && prev.end == start && prev.home == run.home && prev.huge == run.huge {
+                self.runs.remove(&(asid, start));
+                self.runs.get_mut(&(asid, ps)).expect("prev").end = run.end;
+                start = ps;
+            }
+        }
+        let run = self.runs[&(asid, start)];
+        if let Some(next) = self.runs.get(&(asid, run.end)).copied() {
+            if next.home == run.home && next.huge == run.huge {
+                self.runs.remove(&(asid, run.end));
+                self.runs.get_mut(&(asid, start)).expect("run").end = next.end;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_splits_merges_and_accounts() {
+        let mut p = Placement::new(2, 1);
+        p.set(0, 0, 1 << 30, Home::Tier(1), false);
+        p.set(0, 4096, 8192, Home::Tier(0), false);
+        assert_eq!(p.run_count(), 3);
+        assert_eq!(p.page(0, 5000), Some((4096, 4096, 0)));
+        assert_eq!(p.page(0, 9000), Some((8192, 4096, 1)));
+        assert_eq!(p.used()[0], 4096.0);
+        p.set(0, 4096, 8192, Home::Tier(1), false);
+        assert_eq!(p.run_count(), 1);
+        assert_eq!(p.used()[1], (1u64 << 30) as f64);
+        assert_eq!(p.page(1, 0), None);
+    }
+
+    #[test]
+    fn interleave_alternates_pages() {
+        let mut p = Placement::new(2, 1);
+        p.set(0, 0, 1 << 20, Home::Interleave, false);
+        let tiers: Vec<u8> = (0..4).map(|i| p.page(0, i * 4096).unwrap().2).collect();
+        assert_eq!(tiers, vec![0, 1, 0, 1]);
+        assert_eq!(p.used()[0], (1u64 << 19) as f64);
+    }
+}
