@@ -111,6 +111,10 @@ struct Common {
     /// The one seed.
     #[arg(long)]
     seed: Option<u64>,
+    /// Machine backend: exact (access by access), rate (from access rates, for
+    /// terabyte footprints) or auto (rate above 64 GiB when the workload has rates).
+    #[arg(long)]
+    backend: Option<String>,
     /// TOML configuration file.
     #[arg(long)]
     config: Option<String>,
@@ -145,6 +149,9 @@ impl Common {
         }
         if let Some(s) = self.seed {
             cfg.run.seed = s;
+        }
+        if let Some(b) = &self.backend {
+            cfg.run.backend = Some(b.clone());
         }
         if let Some(m) = manager {
             cfg.run.manager = m.to_string();

@@ -27,6 +27,9 @@ pub struct RunSection {
     pub duration_s: Option<f64>,
     /// The one seed.
     pub seed: u64,
+    /// `exact`, `rate` or `auto` (the rate machine above 64 GiB when the
+    /// workload has a rate description).
+    pub backend: Option<String>,
 }
 
 impl Default for RunSection {
@@ -38,6 +41,7 @@ impl Default for RunSection {
             fast_capacity: None,
             duration_s: None,
             seed: 1,
+            backend: None,
         }
     }
 }

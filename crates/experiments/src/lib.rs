@@ -12,6 +12,7 @@ pub mod config;
 pub mod groundtruth;
 pub mod heatmap;
 pub mod plot;
+mod rate_runner;
 pub mod report;
 mod repro_ambix;
 mod repro_thermostat;

@@ -5,7 +5,9 @@ use crate::groundtruth::{self, Score};
 use crate::report::{MigrationTotals, Report, TierReport, Window};
 use crate::RunError;
 use thermocline_backend::Backend;
+use thermocline_managers::HotSet;
 use thermocline_managers::Manager;
+use thermocline_rate::RateMachine;
 use thermocline_sim::{machine_preset, Access, Machine, MachineConfig, PerfConfig};
 use thermocline_vocab::{CapacitySpec, HUGE_PAGE};
 use thermocline_workloads::presets::{self as wl, WorkloadOptions};
@@ -17,6 +19,9 @@ const BATCH: usize = 256;
 /// Sees every access of a run (heatmaps). Generic, so the default observer
 /// costs nothing on the per-access path.
 pub trait Observer {
+    /// Whether it observes anything (the rate machine has no accesses to show).
+    const OBSERVES: bool = true;
+
     /// Called before the machine simulates `a`, at simulated time `now_ns`.
     fn on_access(&mut self, a: &Access, now_ns: f64);
 }
@@ -25,6 +30,8 @@ pub trait Observer {
 pub struct NoObserver;
 
 impl Observer for NoObserver {
+    const OBSERVES: bool = false;
+
     #[inline(always)]
     fn on_access(&mut self, _: &Access, _: f64) {}
 }
@@ -65,14 +72,56 @@ fn resolve_machine(asked: Option<&str>, manager: &dyn Manager) -> Result<String,
     }
 }
 
-/// Runs `cfg`, showing every access to `obs`.
-pub fn run_observed<O: Observer>(
-    cfg: &RunConfig,
-    progress: &mut dyn FnMut(u64, u64),
-    obs: &mut O,
-) -> Result<Report, RunError> {
+/// Footprints above this run on the rate-driven machine when the backend is
+/// `auto` and the workload has a rate description.
+pub const RATE_THRESHOLD_BYTES: u64 = 64 << 30;
+
+/// Which machine a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The exact machine: accesses one by one.
+    Exact,
+    /// The rate-driven machine.
+    Rate,
+}
+
+/// Everything a run needs, resolved from its configuration.
+pub(crate) struct Setup {
+    pub(crate) manager: Box<dyn Manager>,
+    pub(crate) machine_name: String,
+    pub(crate) mcfg: MachineConfig,
+    pub(crate) workload: thermocline_workloads::Workload,
+    pub(crate) footprint: u64,
+    pub(crate) window_ns: f64,
+    pub(crate) limit: u64,
+    pub(crate) backend: BackendKind,
+}
+
+/// The backend `cfg` asks for (`exact`, `rate` or `auto`) for a workload.
+fn choose_backend(
+    asked: Option<&str>,
+    workload: &thermocline_workloads::Workload,
+    footprint: u64,
+) -> Result<BackendKind, RunError> {
+    let has_rates = workload.rates.is_some();
+    match asked.unwrap_or("auto") {
+        "exact" => Ok(BackendKind::Exact),
+        "rate" if has_rates => Ok(BackendKind::Rate),
+        "rate" => Err(RunError::Config(format!(
+            "workload {} has no rate description (traces, application models and sweeps exist only access by access); use --backend exact",
+            workload.name
+        ))),
+        "auto" if has_rates && footprint > RATE_THRESHOLD_BYTES => Ok(BackendKind::Rate),
+        "auto" => Ok(BackendKind::Exact),
+        other => Err(RunError::Config(format!(
+            "unknown backend {other:?}: exact, rate or auto"
+        ))),
+    }
+}
+
+fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
     let r = &cfg.run;
-    let mut manager =
+    let manager =
         thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager))?;
     let machine_name = resolve_machine(r.machine.as_deref(), manager.as_ref())?;
     let preset = machine_preset(&machine_name).ok_or_else(|| {
@@ -94,7 +143,7 @@ pub fn run_observed<O: Observer>(
         fast_read_ns: tiers[0].read_ns,
         mlp,
     };
-    let mut workload = wl::load(&r.workload, &opts)?;
+    let workload = wl::load(&r.workload, &opts)?;
     let footprint = workload.footprint_bytes();
 
     let fast_spec = match &r.fast_capacity {
@@ -143,8 +192,7 @@ pub fn run_observed<O: Observer>(
         costs: cfg.machine.costs.clone(),
         seed: r.seed,
     };
-    let mut m = Machine::new(mcfg, workload.regions.clone())
-        .map_err(|e| RunError::Config(e.to_string()))?;
+    let backend = choose_backend(r.backend.as_deref(), &workload, footprint)?;
 
     let window_ns = cfg.metrics.window_s * 1e9;
     if !(window_ns.is_finite() && window_ns >= 1e3) {
@@ -165,6 +213,76 @@ pub fn run_observed<O: Observer>(
         None => workload.total_accesses,
     };
 
+    Ok(Setup {
+        manager,
+        machine_name,
+        mcfg,
+        workload,
+        footprint,
+        window_ns,
+        limit,
+        backend,
+    })
+}
+
+/// Runs `cfg`, showing every access to `obs` (exact machine only).
+pub fn run_observed<O: Observer>(
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64, u64),
+    obs: &mut O,
+) -> Result<Report, RunError> {
+    run_with(cfg, progress, obs, &mut |_, _| {})
+}
+
+/// Runs `cfg`, handing every hot set the manager reports (with the time in
+/// simulated seconds) to `on_report`.
+pub fn run_reporting(
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64, u64),
+    on_report: &mut dyn FnMut(f64, &HotSet),
+) -> Result<Report, RunError> {
+    run_with(cfg, progress, &mut NoObserver, on_report)
+}
+
+fn run_with<O: Observer>(
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64, u64),
+    obs: &mut O,
+    on_report: &mut dyn FnMut(f64, &HotSet),
+) -> Result<Report, RunError> {
+    let s = setup(cfg)?;
+    match s.backend {
+        BackendKind::Exact => run_exact(cfg, s, progress, obs, on_report),
+        BackendKind::Rate => {
+            if O::OBSERVES {
+                return Err(RunError::Config(
+                    "access heatmaps need the exact machine (--backend exact); the rate machine simulates no individual access".into(),
+                ));
+            }
+            crate::rate_runner::run_rate(cfg, s, progress, on_report)
+        }
+    }
+}
+
+fn run_exact<O: Observer>(
+    cfg: &RunConfig,
+    s: Setup,
+    progress: &mut dyn FnMut(u64, u64),
+    obs: &mut O,
+    on_report: &mut dyn FnMut(f64, &HotSet),
+) -> Result<Report, RunError> {
+    let Setup {
+        mut manager,
+        machine_name,
+        mcfg,
+        mut workload,
+        footprint,
+        window_ns,
+        limit,
+        ..
+    } = s;
+    let mut m = Machine::new(mcfg, workload.regions.clone())
+        .map_err(|e| RunError::Config(e.to_string()))?;
     manager.start(&mut m)?;
     let tick_ns = manager.tick_ns().map(|t| t.max(1) as f64);
     let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
@@ -196,6 +314,7 @@ pub fn run_observed<O: Observer>(
         done += n as u64;
         while m.time_ns() >= next_tick {
             if let Some(hot) = manager.tick(&mut m)? {
+                on_report(m.time_ns() / 1e9, &hot);
                 let s = groundtruth::score(&mut m, &hot, cfg.metrics.hot_threshold);
                 win.scores.push(s);
                 scores.push(s);
@@ -223,14 +342,80 @@ pub fn run_observed<O: Observer>(
     Ok(report)
 }
 
-/// Accumulates one window.
-struct WindowAcc {
-    slow_accesses_at_start: u64,
-    tier_faults_at_start: u64,
-    scores: Vec<Score>,
+/// What reports read from a simulated machine, on either backend.
+pub(crate) trait SimView: Backend {
+    fn time_ns(&self) -> f64;
+    fn ideal_time_ns(&self) -> f64;
+    fn app_counters(&self) -> Vec<thermocline_backend::TierCounters>;
+    fn resident_bytes(&self) -> Vec<u64>;
+    fn stats(&self) -> thermocline_sim::MachineStats;
+    fn config(&self) -> &MachineConfig;
+    /// The ground-truth rule, for the report.
+    fn hot_rule(&self, threshold: u64) -> String;
 }
 
-fn slow_accesses(m: &Machine) -> u64 {
+impl SimView for Machine {
+    fn time_ns(&self) -> f64 {
+        Machine::time_ns(self)
+    }
+    fn ideal_time_ns(&self) -> f64 {
+        Machine::ideal_time_ns(self)
+    }
+    fn app_counters(&self) -> Vec<thermocline_backend::TierCounters> {
+        Machine::app_counters(self).to_vec()
+    }
+    fn resident_bytes(&self) -> Vec<u64> {
+        Machine::resident_bytes(self)
+    }
+    fn stats(&self) -> thermocline_sim::MachineStats {
+        Machine::stats(self).clone()
+    }
+    fn config(&self) -> &MachineConfig {
+        Machine::config(self)
+    }
+    fn hot_rule(&self, threshold: u64) -> String {
+        format!(
+            "a 2 MiB unit is hot if it received >= {} accesses since the manager's previous report",
+            threshold.max(1)
+        )
+    }
+}
+
+impl SimView for RateMachine {
+    fn time_ns(&self) -> f64 {
+        RateMachine::time_ns(self)
+    }
+    fn ideal_time_ns(&self) -> f64 {
+        RateMachine::ideal_time_ns(self)
+    }
+    fn app_counters(&self) -> Vec<thermocline_backend::TierCounters> {
+        RateMachine::app_counters(self)
+    }
+    fn resident_bytes(&self) -> Vec<u64> {
+        RateMachine::resident_bytes(self)
+    }
+    fn stats(&self) -> thermocline_sim::MachineStats {
+        RateMachine::stats(self)
+    }
+    fn config(&self) -> &MachineConfig {
+        RateMachine::config(self)
+    }
+    fn hot_rule(&self, threshold: u64) -> String {
+        format!(
+            "a 2 MiB unit is hot if its expected accesses since the manager's previous report (from the workload's rates) are >= {}",
+            threshold.max(1)
+        )
+    }
+}
+
+/// Accumulates one window.
+pub(crate) struct WindowAcc {
+    slow_accesses_at_start: u64,
+    tier_faults_at_start: u64,
+    pub(crate) scores: Vec<Score>,
+}
+
+fn slow_accesses<M: SimView>(m: &M) -> u64 {
     m.app_counters()
         .iter()
         .skip(1)
@@ -238,13 +423,13 @@ fn slow_accesses(m: &Machine) -> u64 {
         .sum()
 }
 
-fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
+pub(crate) fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
     let (s, n) = v.fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
     (n > 0).then(|| s / f64::from(n))
 }
 
 impl WindowAcc {
-    fn new(m: &Machine) -> Self {
+    pub(crate) fn new<M: SimView>(m: &M) -> Self {
         WindowAcc {
             slow_accesses_at_start: slow_accesses(m),
             tier_faults_at_start: m.stats().tier_faults,
@@ -252,7 +437,13 @@ impl WindowAcc {
         }
     }
 
-    fn close(&mut self, m: &Machine, manager: &dyn Manager, t_ns: f64, len_ns: f64) -> Window {
+    pub(crate) fn close<M: SimView>(
+        &mut self,
+        m: &M,
+        manager: &dyn Manager,
+        t_ns: f64,
+        len_ns: f64,
+    ) -> Window {
         let now = slow_accesses(m);
         let w = Window {
             manager: manager
@@ -277,10 +468,10 @@ impl WindowAcc {
     }
 }
 
-fn build_report(
+pub(crate) fn build_report<M: SimView>(
     cfg: &RunConfig,
     workload: &thermocline_workloads::Workload,
-    m: &Machine,
+    m: &M,
     windows: Vec<Window>,
     scores: &[Score],
     footprint: u64,
@@ -338,14 +529,11 @@ fn build_report(
             bytes: st.migrated_bytes,
         },
         manager_cpu_util: if sim_s > 0.0 {
-            m.manager_ns() / 1e9 / sim_s
+            Backend::manager_ns(m) / 1e9 / sim_s
         } else {
             0.0
         },
-        hot_rule: format!(
-            "a 2 MiB unit is hot if it received >= {} accesses since the manager's previous report",
-            cfg.metrics.hot_threshold.max(1)
-        ),
+        hot_rule: m.hot_rule(cfg.metrics.hot_threshold),
         mean_precision: mean(scores.iter().filter_map(|s| s.precision)),
         mean_recall: mean(scores.iter().filter_map(|s| s.recall)),
         stats: st,
