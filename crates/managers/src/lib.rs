@@ -15,6 +15,7 @@ pub mod ambix;
 pub mod baselines;
 pub mod kstaled;
 pub mod registry;
+pub mod telemetry;
 pub mod thermostat;
 pub mod tiering;
 

@@ -3,6 +3,9 @@
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
 use crate::kstaled::{Kstaled, KstaledParams};
+use crate::telemetry::{
+    LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler, RegionSamplerParams,
+};
 use crate::thermostat::{Thermostat, ThermostatParams};
 use crate::tiering::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::{Manager, ManagerError};
@@ -53,6 +56,66 @@ fn thermostat(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager
         p,
         name == "thermostat-badgertrap",
     )))
+}
+
+/// Parses `params` over `defaults`: the table's keys replace the defaults'.
+fn parse_over<P: DeserializeOwned + serde::Serialize>(
+    name: &'static str,
+    defaults: P,
+    params: toml::Table,
+) -> Result<P, ManagerError> {
+    let mut base = toml::Table::try_from(defaults).expect("parameters serialise");
+    merge_tables(&mut base, params);
+    parse(name, base)
+}
+
+fn merge_tables(base: &mut toml::Table, over: toml::Table) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_tables(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+fn linear_scan(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+    let sleep = match name {
+        "linear-scan-aggressive" => 0.0,
+        "linear-scan-moderate" => 10.0,
+        _ => 100.0,
+    };
+    let p = parse_over(name, LinearScanParams::mode(sleep), params)?;
+    Ok(Box::new(LinearScan::new(name, p)))
+}
+
+fn region_sampler(
+    name: &'static str,
+    params: toml::Table,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let (pick, sample_ms) = match name {
+        "damon-aggressive" => (Pick::Leaf, 1.0),
+        "damon-moderate" => (Pick::Leaf, 5.0),
+        "telescope-bounded" => (Pick::Bounded, 5.0),
+        _ => (Pick::Flex, 5.0),
+    };
+    let defaults = RegionSamplerParams {
+        sample_ms,
+        ..RegionSamplerParams::default()
+    };
+    let p = parse_over(name, defaults, params)?;
+    Ok(Box::new(RegionSampler::new(name, pick, p)))
+}
+
+fn pebs(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+    let freq = if name == "pebs-10khz" {
+        10_000.0
+    } else {
+        5_000.0
+    };
+    let p = parse_over(name, PebsParams::at(freq), params)?;
+    Ok(Box::new(Pebs::new(name, p)))
 }
 
 /// Every manager.
@@ -121,6 +184,51 @@ pub const MANAGERS: &[Entry] = &[
         name: "memos-placement",
         description: "Memos' placement as Ambix evaluated it: all pages start in NVM; hot, write-dominated first, up to 10 000 promoted per period",
         build: with_params::<MemosPlacement>,
+    },
+    Entry {
+        name: "linear-scan-aggressive",
+        description: "Telescope 3.1: linear Accessed-bit scan of every leaf entry, 256 MB per batch, no sleep; profile = pages accessed between two passes",
+        build: linear_scan,
+    },
+    Entry {
+        name: "linear-scan-moderate",
+        description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 10 ms sleep after each",
+        build: linear_scan,
+    },
+    Entry {
+        name: "linear-scan-conservative",
+        description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 100 ms sleep after each",
+        build: linear_scan,
+    },
+    Entry {
+        name: "damon-moderate",
+        description: "DAMON vaddr region sampling: 5 ms sample, 200 ms aggregation, 10-1000 regions, random splits, merges of similar neighbours",
+        build: region_sampler,
+    },
+    Entry {
+        name: "damon-aggressive",
+        description: "DAMON vaddr region sampling with a 1 ms sample interval (200 samples per 200 ms window)",
+        build: region_sampler,
+    },
+    Entry {
+        name: "pebs-5khz",
+        description: "PEBS-like sampling of retired loads and stores at 5 kHz (perf frequency mode, kernel throttling), 2 MiB units, 200 ms windows",
+        build: pebs,
+    },
+    Entry {
+        name: "pebs-10khz",
+        description: "PEBS-like sampling of retired loads and stores at 10 kHz",
+        build: pebs,
+    },
+    Entry {
+        name: "telescope-bounded",
+        description: "Telescope (bounded): DAMON-style regions; each 5 ms, per region, the Accessed bit of the highest page-table entry inside the region",
+        build: region_sampler,
+    },
+    Entry {
+        name: "telescope-flex",
+        description: "Telescope (flex): as bounded, but an entry may overshoot its region by 15% (PGD, PUD) or 25% (PMD)",
+        build: region_sampler,
     },
 ];
 

@@ -1,0 +1,168 @@
+//! Hot/cold telemetry techniques compared by Telescope (paper
+//! 002_98026fdc393d1867.txt): linear Accessed-bit scanning (section 3.1),
+//! DAMON's region sampling (3.2, 6.1.1), PEBS-like sampling (3.3, 6.1.1) and
+//! Telescope itself (5). Each reports a hot set every profiling window and,
+//! only when asked (`<name>.migration.enabled = true`), migrates hot regions
+//! to the fast tier with the paper's rules (section 6.3.2).
+//!
+//! Every technique counts the Accessed bits it flipped (a clear of a set bit)
+//! and reports the CPU time the backend charged it as cycles at
+//! [`CPU_GHZ`]; both are cumulative gauges (`bits_flipped_count`,
+//! `cpu_cycles_count`).
+
+mod linear;
+mod pebs;
+mod regions;
+
+pub use linear::{LinearScan, LinearScanParams};
+pub use pebs::{Pebs, PebsParams};
+pub use regions::{Pick, RegionSampler, RegionSamplerParams};
+
+use crate::HotSet;
+use serde::Deserialize;
+use thermocline_backend::{Backend, BackendError};
+use thermocline_vocab::{Asid, TierId};
+
+/// Clock of the paper's machine (Xeon Gold 6238M, 2.1 GHz base), to turn
+/// charged CPU time into cycles as Table 2 reports them.
+pub const CPU_GHZ: f64 = 2.1;
+
+/// Section 6.3.2's migration rules.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Migration {
+    /// Migrate at all (off: pure telemetry, as in the microbenchmarks).
+    pub enabled: bool,
+    /// Initialise the data in the slowest tier (the paper's KV setup).
+    pub start_in_slow: bool,
+    /// No migration before this many simulated seconds (warm-up: 150 s).
+    pub warmup_s: f64,
+    /// A region is hot if its access count is greater than this (5).
+    pub hot_count: f64,
+    /// Regions this large or larger are skipped (4 GiB).
+    pub max_region_bytes: u64,
+    /// At most this many bytes migrated per profiling window (10 GiB).
+    pub max_bytes_per_window: u64,
+}
+
+impl Default for Migration {
+    fn default() -> Self {
+        Migration {
+            enabled: false,
+            start_in_slow: true,
+            warmup_s: 150.0,
+            hot_count: 5.0,
+            max_region_bytes: 4 << 30,
+            max_bytes_per_window: 10 << 30,
+        }
+    }
+}
+
+/// One region of a profile and its access count in the window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Counted {
+    /// Address space.
+    pub asid: Asid,
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// Accesses seen (samples with the Accessed bit set, or PEBS samples).
+    pub count: f64,
+}
+
+/// The ranges with `count >= min` as a hot set.
+pub fn hot_set(profile: &[Counted], min: f64) -> HotSet {
+    HotSet {
+        ranges: profile
+            .iter()
+            .filter(|c| c.count >= min && c.end > c.start)
+            .map(|c| (c.asid, c.start, c.end - c.start))
+            .collect(),
+    }
+}
+
+/// Cumulative costs every technique reports.
+#[derive(Clone, Debug, Default)]
+pub struct Costs {
+    /// Accessed bits cleared that were set.
+    pub bits_flipped: u64,
+    /// Manager time the backend had charged when the technique started (ns).
+    pub ns_at_start: f64,
+    /// Manager time charged since (ns), as of the last tick.
+    pub ns: f64,
+    /// Bytes migrated.
+    pub migrated_bytes: u64,
+}
+
+impl Costs {
+    /// The gauges of a technique.
+    pub fn gauges(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("bits_flipped_count", self.bits_flipped as f64),
+            ("cpu_cycles_count", self.ns * CPU_GHZ),
+            ("migrated_bytes", self.migrated_bytes as f64),
+        ]
+    }
+
+    /// Reads the backend's manager time.
+    pub fn update(&mut self, b: &dyn Backend) {
+        self.ns = b.manager_ns() - self.ns_at_start;
+    }
+}
+
+impl Migration {
+    /// Called at start: binds every address space to the slowest tier if asked.
+    pub fn start(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.enabled && self.start_in_slow {
+            let slow = TierId((b.tiers().len() - 1) as u8);
+            let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
+            asids.dedup();
+            for a in asids {
+                b.set_policy(a, thermocline_backend::MemPolicy::Bind { tier: slow })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies the rules to one window's profile: hot regions (count above
+    /// `hot_count`, smaller than `max_region_bytes`), hottest first, to the
+    /// fast tier until `max_bytes_per_window`. Returns bytes moved.
+    pub fn apply(&self, b: &mut dyn Backend, profile: &[Counted]) -> Result<u64, BackendError> {
+        if !self.enabled || (b.now_ns() as f64) < self.warmup_s * 1e9 {
+            return Ok(0);
+        }
+        let mut hot: Vec<&Counted> = profile
+            .iter()
+            .filter(|c| c.count > self.hot_count && c.end - c.start < self.max_region_bytes)
+            .collect();
+        hot.sort_by(|a, b| b.count.total_cmp(&a.count).then(a.start.cmp(&b.start)));
+        let mut moved = 0u64;
+        let mut vas = Vec::new();
+        for c in hot {
+            if moved >= self.max_bytes_per_window {
+                break;
+            }
+            vas.clear();
+            let mut va = c.start & !4095;
+            let mut planned = 0u64;
+            while va < c.end && moved + planned < self.max_bytes_per_window {
+                let Some(t) = b.translate(c.asid, va)? else {
+                    va += 4096;
+                    continue;
+                };
+                let size = t.size.bytes();
+                let base = t.size.align_down(va);
+                if t.tier != TierId(0) {
+                    vas.push(base);
+                    planned += size;
+                }
+                va = base + size;
+            }
+            if !vas.is_empty() {
+                moved += b.migrate(c.asid, &vas, TierId(0))?.bytes;
+            }
+        }
+        Ok(moved)
+    }
+}
