@@ -214,29 +214,46 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
     let t_l1_base = characteristic_time(&of(false), tlb.l1_base_entries as f64);
     let t_l1_huge = characteristic_time(&of(true), tlb.l1_huge_entries as f64);
     // Paging-structure caches, fed by walks: PDE cache entries per 2 MiB,
-    // PDPTE per 1 GiB, PML4 per 512 GiB of address space.
-    let walk_groups = |bytes: f64| -> Vec<ItemGroup> {
-        pieces
-            .iter()
-            .map(|p| {
-                let walk = p.density[0] * miss_probability(p.density[0] * item(p), t_stlb);
-                ItemGroup {
-                    count: ((p.end - p.start) as f64 / bytes).max(1.0),
-                    p: walk * bytes.min((p.end - p.start) as f64),
+    // PDPTE per 1 GiB, PML4 per 512 GiB of address space. A piece that
+    // spans whole blocks contributes items of its own; pieces that share a
+    // block add their walk mass to that block's item.
+    let walk_density = |p: &Piece| p.density[0] * miss_probability(p.density[0] * item(p), t_stlb);
+    let psc_bytes = [2u64 << 20, 1u64 << 30, 1u64 << 39];
+    let mut block_mass: Vec<std::collections::BTreeMap<(u16, u64), f64>> =
+        vec![Default::default(); 3];
+    let mut t_psc: Vec<Option<f64>> = Vec::new();
+    for (i, &bytes) in psc_bytes.iter().enumerate() {
+        let mut groups = Vec::new();
+        for p in pieces.iter() {
+            let w = walk_density(p);
+            let (first_full, end_full) = (p.start.div_ceil(bytes), p.end / bytes);
+            if end_full > first_full {
+                groups.push(ItemGroup {
+                    count: (end_full - first_full) as f64,
+                    p: w * bytes as f64,
+                });
+            }
+            // Partial blocks at either end (or the one block holding the piece).
+            for blk in [p.start / bytes, (p.end - 1) / bytes] {
+                let lo = p.start.max(blk * bytes);
+                let hi = p.end.min((blk + 1) * bytes);
+                let full = lo == blk * bytes && hi == (blk + 1) * bytes;
+                if !full && hi > lo {
+                    *block_mass[i].entry((p.asid, blk)).or_insert(0.0) += w * (hi - lo) as f64;
                 }
-            })
-            .collect()
-    };
-    let psc_bytes = [
-        (2u64 << 20) as f64,
-        (1u64 << 30) as f64,
-        (1u64 << 39) as f64,
-    ];
-    let t_psc: Vec<Option<f64>> = psc_bytes
-        .iter()
-        .zip([tlb.psc_entries[2], tlb.psc_entries[1], tlb.psc_entries[0]])
-        .map(|(&b, n)| characteristic_time(&walk_groups(b), n as f64))
-        .collect();
+                if p.start / bytes == (p.end - 1) / bytes {
+                    break;
+                }
+            }
+        }
+        groups.extend(
+            block_mass[i]
+                .values()
+                .map(|&m| ItemGroup { count: 1.0, p: m }),
+        );
+        let n = [tlb.psc_entries[2], tlb.psc_entries[1], tlb.psc_entries[0]][i];
+        t_psc.push(characteristic_time(&groups, n as f64));
+    }
     let lines: Vec<ItemGroup> = pieces.iter().map(|p| group(p, 64.0)).collect();
     let t_llc = (llc.bytes > 0).then(|| characteristic_time(&lines, (llc.bytes / 64) as f64));
     for p in pieces.iter_mut() {
@@ -252,8 +269,16 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
         // leaf PDE is not cached in the PDE cache).
         let w = p.density[0] * walk;
         let hit = |i: usize| {
-            let bytes = psc_bytes[i].min((p.end - p.start) as f64);
-            1.0 - miss_probability(w * bytes, t_psc[i])
+            let bytes = psc_bytes[i];
+            let popularity = if p.end - p.start >= bytes {
+                w * bytes as f64
+            } else {
+                block_mass[i]
+                    .get(&(p.asid, p.start / bytes))
+                    .copied()
+                    .unwrap_or(w * (p.end - p.start) as f64)
+            };
+            1.0 - miss_probability(popularity, t_psc[i])
         };
         let (pde, pdpte, pml4) = (if p.huge { 0.0 } else { hit(0) }, hit(1), hit(2));
         let levels = if p.huge { 3.0 } else { 4.0 };

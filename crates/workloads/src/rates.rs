@@ -157,7 +157,8 @@ impl RateStream {
             .collect();
     }
 
-    pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
+    /// Writes up to `buf.len()` accesses; returns how many (0 at the end).
+    pub fn fill(&mut self, buf: &mut [Access]) -> usize {
         let mut n = 0;
         while n < buf.len() {
             while self.left == 0 {
