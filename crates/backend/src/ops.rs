@@ -116,6 +116,41 @@ pub trait Backend {
     /// a full destination fails page by page (counted in the report).
     fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport>;
 
+    /// Moves the pages of `[start, start+len)` that are not in `to` there,
+    /// in address order, until `max_bytes` have moved (an `mbind`-like
+    /// range move). The same as [`Backend::migrate`] on those pages, which
+    /// is what this default does; backends that keep placement by ranges
+    /// answer it without visiting every page.
+    fn migrate_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        to: TierId,
+        max_bytes: u64,
+    ) -> Result<MigrationReport> {
+        let mut vas = Vec::new();
+        let mut planned = 0u64;
+        let mut va = start & !0xfff;
+        let end = start.saturating_add(len);
+        while va < end && planned < max_bytes {
+            let Some(t) = self.translate(asid, va)? else {
+                va += 4096;
+                continue;
+            };
+            let base = t.size.align_down(va);
+            if t.tier != to {
+                vas.push(base);
+                planned += t.size.bytes();
+            }
+            va = base + t.size.bytes();
+        }
+        if vas.is_empty() {
+            return Ok(MigrationReport::default());
+        }
+        self.migrate(asid, &vas, to)
+    }
+
     /// Swaps the tiers of the pages of `a` and `b` (same page size, different
     /// tiers) without needing a free frame.
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()>;

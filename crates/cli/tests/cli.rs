@@ -102,6 +102,10 @@ fn reproduce_lists_and_rejects_unknown_names() {
         "thermostat-sensitivity",
         "thermostat-traffic",
         "thermostat-kstaled",
+        "telescope-multiphase",
+        "telescope-subtb",
+        "telescope-needle",
+        "telescope-kv",
     ] {
         assert!(out.contains(name), "{out}");
     }
@@ -162,4 +166,53 @@ fn thermostat_runs_on_a_masim_config_and_reports_per_window() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("dram+badgertrap"), "{err}");
+}
+
+#[test]
+fn telescope_runs_on_a_multi_terabyte_masim_heap_on_the_rate_backend() {
+    // 3 TiB heap, a 4 GiB hot region in the middle: auto picks the rate machine.
+    let cfg = tmp(
+        "telescope.cfg",
+        "cold0, 1649267441664\nhot, 4294967296\ncold1, 1649267441664\n\nrun\n20000\nhot, 1, 64, 1, ro\n",
+    );
+    let json = std::env::temp_dir().join(format!("tc-cli-{}-tel.json", std::process::id()));
+    let json = json.to_str().unwrap();
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--workload",
+        &cfg,
+        "--manager",
+        "telescope-bounded",
+        "--json",
+        json,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!(r["backend"], "rate");
+    assert!(r["hot_rule"].as_str().unwrap().contains("expected"));
+    let windows = r["windows"].as_array().unwrap();
+    assert!(windows.len() >= 15);
+    // After convergence every window is precise.
+    for w in &windows[5..] {
+        assert!(w["precision"].as_f64().unwrap() > 0.9, "{w}");
+        assert!(w["recall"].as_f64().unwrap() > 0.9, "{w}");
+        assert!(w["manager"]["bits_flipped_count"].as_f64().unwrap() > 0.0);
+    }
+    // The exact machine can be forced, and a workload without rates refuses
+    // the rate machine.
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--workload",
+        "zipf-1g",
+        "--manager",
+        "damon-moderate",
+        "--backend",
+        "rate",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no rate description"), "{err}");
+    let (code, _, err) = thermocline(&["run", "--backend", "fast"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown backend"), "{err}");
 }

@@ -88,6 +88,8 @@ pub struct MetricsSection {
     /// A 2 MiB unit is actually hot in a profiling window if it received at
     /// least this many accesses in it.
     pub hot_threshold: u64,
+    /// Address bins of the report's hot map (0: no map).
+    pub hot_map_bins: usize,
 }
 
 impl Default for MetricsSection {
@@ -95,6 +97,7 @@ impl Default for MetricsSection {
         MetricsSection {
             window_s: 1.0,
             hot_threshold: 1,
+            hot_map_bins: 0,
         }
     }
 }

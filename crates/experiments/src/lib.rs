@@ -15,6 +15,7 @@ pub mod plot;
 mod rate_runner;
 pub mod report;
 mod repro_ambix;
+mod repro_telescope;
 mod repro_thermostat;
 pub mod reproduce;
 pub mod runner;

@@ -321,3 +321,118 @@ impl HeatTable {
         s
     }
 }
+
+/// Reported hot address ranges over time, as Telescope's Figure 7 draws
+/// them: time on x, address offset in the heap on y (0 at the bottom), red
+/// where the technique reported any of a bin hot (darker: more of it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HotMapChart {
+    /// Title above the chart.
+    pub title: String,
+    /// Seconds per column.
+    pub column_s: f64,
+    /// Bytes the y axis spans.
+    pub span_bytes: u64,
+    /// `columns[t][bin]` in [0, 1], bin 0 the lowest addresses.
+    pub columns: Vec<Vec<f32>>,
+    /// Times (s) to mark with a dashed line (phase changes).
+    pub marks_s: Vec<f64>,
+}
+
+impl HotMapChart {
+    /// The chart as an SVG document. Runs of equal (tenth-quantized) cells
+    /// along time are drawn as one rectangle, so a mostly cold map is small.
+    pub fn to_svg(&self) -> String {
+        let (w, h, left, top, bottom) = (720.0, 360.0, 70.0, 36.0, 44.0);
+        let plot_w = w - left - 20.0;
+        let plot_h = h - top - bottom;
+        let cols = self.columns.len().max(1);
+        let bins = self.columns.first().map_or(1, Vec::len).max(1);
+        let (cw, ch) = (plot_w / cols as f64, plot_h / bins as f64);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
+        );
+        let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="20" text-anchor="middle" font-size="14">{}</text>"#,
+            w / 2.0,
+            escape(&self.title)
+        );
+        let _ = writeln!(
+            s,
+            r#"<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="black"/>"#
+        );
+        let q = |v: f32| (v.clamp(0.0, 1.0) * 10.0).round() as u8;
+        for b in 0..bins {
+            let y = top + plot_h - ch * (b + 1) as f64;
+            let mut t = 0;
+            while t < cols {
+                let level = q(self.columns[t].get(b).copied().unwrap_or(0.0));
+                let mut end = t + 1;
+                while end < cols && q(self.columns[end].get(b).copied().unwrap_or(0.0)) == level {
+                    end += 1;
+                }
+                if level > 0 {
+                    // Any hot share is visible; darker means more of the bin.
+                    let _ = writeln!(
+                        s,
+                        r#"<rect x="{:.2}" y="{y:.2}" width="{:.2}" height="{ch:.2}" fill="rgb(220,30,30)" fill-opacity="{:.2}"/>"#,
+                        left + cw * t as f64,
+                        cw * (end - t) as f64,
+                        0.5 + f64::from(level) / 20.0
+                    );
+                }
+                t = end;
+            }
+        }
+        for &m in &self.marks_s {
+            let x = left + m / self.column_s * cw;
+            let _ = writeln!(
+                s,
+                r#"<line x1="{x:.1}" y1="{top}" x2="{x:.1}" y2="{:.1}" stroke="gray" stroke-dasharray="4 3"/>"#,
+                top + plot_h
+            );
+        }
+        let secs = cols as f64 * self.column_s;
+        for i in 0..=4 {
+            let f = i as f64 / 4.0;
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{:.0}</text><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+                left + plot_w * f,
+                top + plot_h + 16.0,
+                secs * f,
+                left - 6.0,
+                top + plot_h * (1.0 - f) + 4.0,
+                human_bytes(self.span_bytes as f64 * f)
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{}" y="{}" text-anchor="middle">time (s)</text><text transform="translate(14 {}) rotate(-90)" text-anchor="middle">heap offset</text>"#,
+            left + plot_w / 2.0,
+            h - 8.0,
+            top + plot_h / 2.0
+        );
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+fn human_bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if v == 0.0 {
+        "0".into()
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}

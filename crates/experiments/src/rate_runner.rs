@@ -4,7 +4,7 @@
 use crate::config::RunConfig;
 use crate::groundtruth::{reported_units, score_spans, Score};
 use crate::report::Report;
-use crate::runner::{build_report, Setup, WindowAcc};
+use crate::runner::{build_report, HotMapAcc, Setup, WindowAcc};
 use crate::RunError;
 use thermocline_managers::HotSet;
 use thermocline_rate::RateMachine;
@@ -37,6 +37,7 @@ pub(crate) fn run_rate(
     let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
     let mut next_window = window_ns;
     let mut win = WindowAcc::new(&m);
+    let mut hot_map = HotMapAcc::new(cfg, &workload.regions);
     let mut windows = Vec::new();
     let mut scores: Vec<Score> = Vec::new();
     let mut last_report = 0.0;
@@ -52,6 +53,7 @@ pub(crate) fn run_rate(
         while m.time_ns() >= next_tick {
             if let Some(hot) = manager.tick(&mut m)? {
                 on_report(m.time_ns() / 1e9, &hot);
+                hot_map.report(&hot);
                 let actual = m.hot_units(last_report, m.progress(), threshold);
                 last_report = m.progress();
                 let s = score_spans(&reported_units(&hot), &actual);
@@ -66,6 +68,7 @@ pub(crate) fn run_rate(
         }
         while m.time_ns() >= next_window {
             windows.push(win.close(&m, manager.as_ref(), next_window, window_ns));
+            hot_map.close_window();
             next_window += window_ns;
         }
         if !running {
@@ -76,9 +79,11 @@ pub(crate) fn run_rate(
     let end = m.time_ns();
     if end > next_window - window_ns {
         windows.push(win.close(&m, manager.as_ref(), end, end - (next_window - window_ns)));
+        hot_map.close_window();
     }
     let mut report = build_report(cfg, &workload, &m, windows, &scores, footprint);
     report.machine = machine_name;
     report.phase_starts_s = phase_starts_s;
+    report.hot_map = hot_map.finish();
     Ok(report)
 }

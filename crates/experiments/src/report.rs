@@ -41,6 +41,8 @@ pub struct Window {
     pub t_s: f64,
     /// Bytes backing pages per tier at the end of the window.
     pub resident_bytes: Vec<u64>,
+    /// Workload accesses per second of simulated time in the window.
+    pub accesses_per_s: f64,
     /// Application accesses served by tiers other than the fastest, per second.
     pub slow_tier_accesses_per_s: f64,
     /// TLB misses to pages of faulting tiers (zswap-like, BadgerTrap-emulated)
@@ -104,6 +106,69 @@ pub struct Report {
     pub phase_starts_s: Vec<f64>,
     /// Time series.
     pub windows: Vec<Window>,
+    /// What the manager reported hot, per window and address bin (when
+    /// `metrics.hot_map_bins` > 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hot_map: Option<HotMap>,
+}
+
+/// Reported hot sets over time, as Telescope's Figure 7 draws them: for each
+/// report window, the fraction of each address bin (of address space 0,
+/// from its lowest to its highest mapped byte) that the manager's last report
+/// in the window called hot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HotMap {
+    /// First byte of the first bin.
+    pub lo: u64,
+    /// One past the last byte of the last bin.
+    pub hi: u64,
+    /// `rows[window][bin]`, in [0, 1].
+    pub rows: Vec<Vec<f32>>,
+}
+
+impl HotMap {
+    /// An empty map of `bins` bins over `[lo, hi)`.
+    pub fn new(lo: u64, hi: u64, bins: usize) -> (Self, Vec<f32>) {
+        (
+            HotMap {
+                lo,
+                hi,
+                rows: Vec::new(),
+            },
+            vec![0.0; bins],
+        )
+    }
+
+    /// The coverage of `ranges` (address space 0) over `bins` bins.
+    pub fn coverage(&self, ranges: &[(u16, u64, u64)], bins: &mut [f32]) {
+        bins.iter_mut().for_each(|b| *b = 0.0);
+        let n = bins.len() as u64;
+        if n == 0 || self.hi <= self.lo {
+            return;
+        }
+        let span = self.hi - self.lo;
+        let bin_bytes = span as f64 / n as f64;
+        for &(asid, start, len) in ranges {
+            if asid != 0 {
+                continue;
+            }
+            let (a, b) = (start.max(self.lo), (start + len).min(self.hi));
+            if b <= a {
+                continue;
+            }
+            let first = ((a - self.lo) as f64 / bin_bytes) as usize;
+            let last = (((b - self.lo) as f64 / bin_bytes).ceil() as usize).min(bins.len());
+            for (i, bin) in bins.iter_mut().enumerate().take(last).skip(first) {
+                let lo = self.lo as f64 + i as f64 * bin_bytes;
+                let hi = lo + bin_bytes;
+                let overlap = (b as f64).min(hi) - (a as f64).max(lo);
+                if overlap > 0.0 {
+                    *bin += (overlap / bin_bytes) as f32;
+                }
+            }
+        }
+        bins.iter_mut().for_each(|b| *b = b.min(1.0));
+    }
 }
 
 impl Report {

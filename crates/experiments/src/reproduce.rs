@@ -73,6 +73,7 @@ pub struct Reproduction {
 pub fn all() -> Vec<Reproduction> {
     let mut all = crate::repro_thermostat::reproductions();
     all.extend(crate::repro_ambix::reproductions());
+    all.extend(crate::repro_telescope::reproductions());
     all
 }
 

@@ -2,7 +2,7 @@
 
 use crate::config::RunConfig;
 use crate::groundtruth::{self, Score};
-use crate::report::{MigrationTotals, Report, TierReport, Window};
+use crate::report::{HotMap, MigrationTotals, Report, TierReport, Window};
 use crate::RunError;
 use thermocline_backend::Backend;
 use thermocline_managers::HotSet;
@@ -288,6 +288,7 @@ fn run_exact<O: Observer>(
     let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
     let mut next_window = window_ns;
     let mut win = WindowAcc::new(&m);
+    let mut hot_map = HotMapAcc::new(cfg, &workload.regions);
     let mut windows = Vec::new();
     let mut scores: Vec<Score> = Vec::new();
     let mut buf = [Access::default(); BATCH];
@@ -315,6 +316,7 @@ fn run_exact<O: Observer>(
         while m.time_ns() >= next_tick {
             if let Some(hot) = manager.tick(&mut m)? {
                 on_report(m.time_ns() / 1e9, &hot);
+                hot_map.report(&hot);
                 let s = groundtruth::score(&mut m, &hot, cfg.metrics.hot_threshold);
                 win.scores.push(s);
                 scores.push(s);
@@ -324,6 +326,7 @@ fn run_exact<O: Observer>(
         }
         while m.time_ns() >= next_window {
             windows.push(win.close(&m, manager.as_ref(), next_window, window_ns));
+            hot_map.close_window();
             next_window += window_ns;
         }
         batches += 1;
@@ -335,11 +338,51 @@ fn run_exact<O: Observer>(
     let end = m.time_ns();
     if end > next_window - window_ns {
         windows.push(win.close(&m, manager.as_ref(), end, end - (next_window - window_ns)));
+        hot_map.close_window();
     }
     let mut report = build_report(cfg, &workload, &m, windows, &scores, footprint);
     report.machine = machine_name;
     report.phase_starts_s = phase_starts_s;
+    report.hot_map = hot_map.finish();
     Ok(report)
+}
+
+/// Builds the report's hot map, if asked for.
+pub(crate) struct HotMapAcc {
+    map: Option<(HotMap, Vec<f32>)>,
+}
+
+impl HotMapAcc {
+    pub(crate) fn new(cfg: &RunConfig, regions: &[thermocline_backend::RegionInfo]) -> Self {
+        let bins = cfg.metrics.hot_map_bins;
+        let ours = regions.iter().filter(|r| r.asid.0 == 0);
+        let lo = ours.clone().map(|r| r.start).min();
+        let hi = ours.map(|r| r.end()).max();
+        HotMapAcc {
+            map: match (lo, hi) {
+                (Some(lo), Some(hi)) if bins > 0 => Some(HotMap::new(lo, hi, bins)),
+                _ => None,
+            },
+        }
+    }
+
+    pub(crate) fn report(&mut self, hot: &HotSet) {
+        if let Some((map, cur)) = &mut self.map {
+            let ranges: Vec<(u16, u64, u64)> =
+                hot.ranges.iter().map(|r| (r.0 .0, r.1, r.2)).collect();
+            map.coverage(&ranges, cur);
+        }
+    }
+
+    pub(crate) fn close_window(&mut self) {
+        if let Some((map, cur)) = &mut self.map {
+            map.rows.push(cur.clone());
+        }
+    }
+
+    pub(crate) fn finish(self) -> Option<HotMap> {
+        self.map.map(|m| m.0)
+    }
 }
 
 /// What reports read from a simulated machine, on either backend.
@@ -410,6 +453,7 @@ impl SimView for RateMachine {
 
 /// Accumulates one window.
 pub(crate) struct WindowAcc {
+    accesses_at_start: u64,
     slow_accesses_at_start: u64,
     tier_faults_at_start: u64,
     pub(crate) scores: Vec<Score>,
@@ -431,6 +475,7 @@ pub(crate) fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
 impl WindowAcc {
     pub(crate) fn new<M: SimView>(m: &M) -> Self {
         WindowAcc {
+            accesses_at_start: m.stats().accesses,
             slow_accesses_at_start: slow_accesses(m),
             tier_faults_at_start: m.stats().tier_faults,
             scores: Vec::new(),
@@ -453,6 +498,7 @@ impl WindowAcc {
                 .collect(),
             t_s: t_ns / 1e9,
             resident_bytes: m.resident_bytes(),
+            accesses_per_s: (m.stats().accesses - self.accesses_at_start) as f64 / (len_ns / 1e9),
             slow_tier_accesses_per_s: (now - self.slow_accesses_at_start) as f64 / (len_ns / 1e9),
             slow_tier_faults_per_s: (m.stats().tier_faults - self.tier_faults_at_start) as f64
                 / (len_ns / 1e9),
@@ -460,6 +506,7 @@ impl WindowAcc {
             recall: mean(self.scores.iter().filter_map(|s| s.recall)),
         };
         *self = WindowAcc {
+            accesses_at_start: m.stats().accesses,
             slow_accesses_at_start: now,
             tier_faults_at_start: m.stats().tier_faults,
             scores: Vec::new(),
@@ -540,5 +587,6 @@ pub(crate) fn build_report<M: SimView>(
         phases: workload.phases.clone(),
         phase_starts_s: Vec::new(),
         windows,
+        hot_map: None,
     }
 }

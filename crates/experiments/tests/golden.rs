@@ -49,3 +49,18 @@ fn interleave_on_zipf_with_llc_and_thp() {
         ],
     );
 }
+
+#[test]
+fn telescope_on_the_rate_machine() {
+    check(
+        "telescope-bounded-subtb-rate",
+        &[
+            "run.manager=\"telescope-bounded\"",
+            "run.workload=\"telescope-subtb-10g\"",
+            "run.backend=\"rate\"",
+            "run.duration_s=2",
+            "metrics.window_s=0.5",
+            "metrics.hot_map_bins=8",
+        ],
+    );
+}

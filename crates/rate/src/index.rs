@@ -25,9 +25,13 @@ pub enum Mass {
     Reads = 5,
     /// Page-table entries read by hardware walks.
     WalkEntries = 6,
+    /// Operations (an operation touches `burst` bytes in order); a range
+    /// query also counts the operations on objects that only partly overlap
+    /// it ([`PhaseIndex::ops`]).
+    Ops = 7,
 }
 
-const KINDS: usize = 7;
+const KINDS: usize = 8;
 
 /// A range of one address space with uniform access density.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +46,8 @@ pub struct Piece {
     pub density: [f64; KINDS],
     /// Whether the region is backed by huge pages.
     pub huge: bool,
+    /// Bytes an operation touches in order (64: independent accesses).
+    pub burst: u64,
 }
 
 /// The index of one phase.
@@ -50,6 +56,8 @@ pub struct PhaseIndex {
     pieces: Vec<Piece>,
     /// Mass before each piece, by kind; one extra entry for the total.
     cum: Vec<[f64; KINDS]>,
+    /// Operations per access on one object of each piece, summed before it.
+    cum_object_ops: Vec<f64>,
 }
 
 fn key(asid: u16, va: u64) -> (u16, u64) {
@@ -75,6 +83,16 @@ impl PhaseIndex {
             events.push((s.asid.0, s.start, d, d * s.write_fraction, 1));
             events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1));
         }
+        // Where segments overlap, a piece takes the largest operation size.
+        let burst_at = |asid: u16, at: u64| {
+            phase
+                .segments
+                .iter()
+                .filter(|s| s.asid.0 == asid && s.start <= at && at < s.end() && s.share > 0.0)
+                .map(|s| s.burst_bytes.min(s.len).max(64))
+                .max()
+                .unwrap_or(64)
+        };
         events.sort_by_key(|e| (e.0, e.1));
         let mut pieces: Vec<Piece> = Vec::new();
         let (mut d, mut w, mut active) = (0.0f64, 0.0f64, 0i32);
@@ -101,12 +119,15 @@ impl PhaseIndex {
                 density[Mass::All as usize] = d;
                 density[Mass::Writes as usize] = w.clamp(0.0, d);
                 density[Mass::Reads as usize] = d - density[Mass::Writes as usize];
+                let burst = burst_at(asid, at);
+                density[Mass::Ops as usize] = d * 64.0 / burst as f64;
                 pieces.push(Piece {
                     asid,
                     start: at,
                     end: next,
                     density,
                     huge,
+                    burst,
                 });
             }
         }
@@ -120,7 +141,54 @@ impl PhaseIndex {
             }
         }
         cum.push(acc);
-        PhaseIndex { pieces, cum }
+        let mut cum_object_ops = Vec::with_capacity(pieces.len() + 1);
+        let mut c = 0.0;
+        for p in &pieces {
+            cum_object_ops.push(c);
+            c += p.density[Mass::Ops as usize] * p.burst as f64;
+        }
+        cum_object_ops.push(c);
+        PhaseIndex {
+            pieces,
+            cum,
+            cum_object_ops,
+        }
+    }
+
+    /// Operations per access that touch `[start, end)`: those starting
+    /// inside it, plus one object's worth for each piece it overlaps (the
+    /// object it cuts into). For independent accesses this is the access
+    /// mass plus a negligible term.
+    pub fn ops(&self, asid: u16, start: u64, end: u64) -> f64 {
+        if end <= start {
+            return 0.0;
+        }
+        let inside = self.mass(asid, start, end, Mass::Ops);
+        let first = self
+            .pieces
+            .partition_point(|p| key(p.asid, p.end) <= key(asid, start));
+        let last = self
+            .pieces
+            .partition_point(|p| key(p.asid, p.start) < key(asid, end));
+        let cut = if last > first {
+            self.cum_object_ops[last] - self.cum_object_ops[first]
+        } else {
+            0.0
+        };
+        inside + cut
+    }
+
+    /// The rate (per access) at which an Accessed bit over `[start, end)`,
+    /// once cleared, is set again: by the next operation that walks the
+    /// page table under it, or, for a leaf whose TLB entry was flushed, by
+    /// the next operation on it.
+    pub fn set_intensity(&self, asid: u16, start: u64, end: u64, flushed_leaf: bool) -> f64 {
+        let ops = self.ops(asid, start, end);
+        if flushed_leaf {
+            ops
+        } else {
+            ops.min(self.mass(asid, start, end, Mass::Walks))
+        }
     }
 
     /// The pieces with positive density, sorted.
@@ -198,16 +266,22 @@ impl PhaseIndex {
 /// the L1 and STLB are treated as independent LRU caches (inclusion ignored).
 fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
     let item = |p: &Piece| if p.huge { 2u64 << 20 } else { 4096 } as f64;
+    // An operation touches a page's lines in a row: only the first can miss.
+    let per_visit = |p: &Piece| (p.burst as f64).min(item(p)).max(64.0) / 64.0;
     let group = |p: &Piece, bytes: f64| ItemGroup {
         count: (p.end - p.start) as f64 / bytes,
         p: p.density[0] * bytes,
     };
-    let all: Vec<ItemGroup> = pieces.iter().map(|p| group(p, item(p))).collect();
+    let page_group = |p: &Piece| ItemGroup {
+        count: (p.end - p.start) as f64 / item(p),
+        p: p.density[0] * item(p) / per_visit(p),
+    };
+    let all: Vec<ItemGroup> = pieces.iter().map(page_group).collect();
     let of = |huge: bool| -> Vec<ItemGroup> {
         pieces
             .iter()
             .filter(|p| p.huge == huge)
-            .map(|p| group(p, item(p)))
+            .map(page_group)
             .collect()
     };
     let t_stlb = characteristic_time(&all, tlb.stlb_entries as f64);
@@ -257,9 +331,11 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
     let lines: Vec<ItemGroup> = pieces.iter().map(|p| group(p, 64.0)).collect();
     let t_llc = (llc.bytes > 0).then(|| characteristic_time(&lines, (llc.bytes / 64) as f64));
     for p in pieces.iter_mut() {
-        let pi = p.density[0] * item(p);
-        let l1 = miss_probability(pi, if p.huge { t_l1_huge } else { t_l1_base });
-        let walk = miss_probability(pi, t_stlb).min(l1);
+        let v = per_visit(p);
+        let pi = p.density[0] * item(p) / v;
+        // Misses per access: per visit, divided by the visit's accesses.
+        let l1 = miss_probability(pi, if p.huge { t_l1_huge } else { t_l1_base }) / v;
+        let walk = (miss_probability(pi, t_stlb) / v).min(l1);
         let llc_miss = match t_llc {
             None => 1.0,
             Some(t) => miss_probability(p.density[0] * 64.0, t),
@@ -311,6 +387,7 @@ mod tests {
                     len,
                     share,
                     write_fraction: w,
+                    burst_bytes: 64,
                 })
                 .collect(),
         }

@@ -82,6 +82,8 @@ pub struct RateMachine {
     pub(crate) dbits: LazyBits,
     /// Leaf keys cleared since the last flush (with positive mass).
     pub(crate) unflushed: crate::bits::KeySet,
+    /// Size at which `unflushed` is next pruned.
+    pub(crate) unflushed_limit: usize,
     pub(crate) poison: BTreeMap<(u16, u64), PoisonRec>,
     pub(crate) sampler: Option<Sampler>,
     pub(crate) counters: Vec<[f64; 2]>,
@@ -184,6 +186,7 @@ impl RateMachine {
             abits: Default::default(),
             dbits: LazyBits::default(),
             unflushed: Default::default(),
+            unflushed_limit: 1 << 20,
             poison: BTreeMap::new(),
             sampler: None,
             counters: vec![[0.0; 2]; tiers],
@@ -525,11 +528,17 @@ impl RateMachine {
         }
     }
 
-    /// The progress at which an entry over `[start, end)` cleared now is next
-    /// set, given the mass `kind` that sets it: exponential in the integrated
-    /// mass over the current and later phases, drawn from (seed, key, now).
-    pub(crate) fn next_set(&self, asid: u16, start: u64, end: u64, kind: Mass, key: u64) -> f64 {
-        let u = uniform(self.seed, key, self.progress.to_bits(), kind as u64);
+    /// The progress at which an entry cleared now is next set, given the
+    /// rate per access `intensity(phase)` at which each phase sets it:
+    /// exponential in the integrated intensity over the current and later
+    /// phases, drawn from (seed, key, progress now, salt).
+    pub(crate) fn next_set(
+        &self,
+        key: u64,
+        salt: u64,
+        intensity: impl Fn(&PhaseIndex) -> f64,
+    ) -> f64 {
+        let u = uniform(self.seed, key, self.progress.to_bits(), salt);
         let mut need = -u.ln();
         let mut at = self.progress;
         for k in self.phase..self.phases.len() {
@@ -537,7 +546,7 @@ impl RateMachine {
             if phase_end <= at {
                 continue;
             }
-            let m = self.phases[k].mass(asid, start, end, kind);
+            let m = intensity(&self.phases[k]);
             if m > 0.0 {
                 let span = phase_end - at;
                 if need <= m * span {

@@ -85,7 +85,7 @@ impl RateMachine {
             // miss) sets it; memorylessness lets the draw restart here.
             if !self.abits[pte].test(key, self.progress) {
                 let va = (key & ((1 << 40) - 1)) << 12;
-                let at = self.next_set(asid, va, va + 4096, Mass::All, key ^ 0xf1);
+                let at = self.next_set(key, 0xf1, |ix| ix.set_intensity(asid, va, va + 4096, true));
                 self.abits[pte].clear(key, at);
             }
         }
@@ -95,24 +95,27 @@ impl RateMachine {
         // Upper levels are answered as after a paging-structure-cache flush
         // (the next walk under the entry sets it); leaves by the next walk
         // of their page (TLB miss) until the page is flushed.
-        let at = self.next_set(asid, start, end, Mass::Walks, key ^ li as u64);
+        let at = self.next_set(key, li as u64, |ix| {
+            ix.set_intensity(asid, start, end, false)
+        });
         self.abits[li].clear(key, at);
         // A flush changes the answer only where accesses hit the TLB.
         let tlb_hits = |m: &RateMachine| {
             m.phases.get(m.phase).is_none_or(|ix| {
-                ix.piece_at(asid, start).is_none_or(|p| {
-                    p.density[Mass::Walks as usize] < 0.999 * p.density[Mass::All as usize]
-                })
+                let unflushed = ix.set_intensity(asid, start, end, false);
+                unflushed < 0.999 * ix.set_intensity(asid, start, end, true)
             })
         };
         if li == level_index(Level::Pte) && self.ever_hot(asid, start, end) && tlb_hits(self) {
             self.unflushed.insert(key);
-            if self.unflushed.len() > UNFLUSHED_PRUNE {
-                // Entries already set need no redraw at the next flush.
+            if self.unflushed.len() > self.unflushed_limit {
+                // Entries already set need no redraw at the next flush; the
+                // limit doubles past what stays, so pruning is amortised.
                 let pte = level_index(Level::Pte);
                 let now = self.progress;
                 let bits = &mut self.abits[pte];
                 self.unflushed.retain(|&k| !bits.test(k, now));
+                self.unflushed_limit = UNFLUSHED_PRUNE.max(2 * self.unflushed.len());
             }
         }
     }
@@ -192,12 +195,8 @@ impl Backend for RateMachine {
         while va < end {
             let Some((run_start, run)) = self.placement.find(asid.0, va) else {
                 // Skip to the next mapped run.
-                match self
-                    .placement
-                    .runs()
-                    .find(|(a, s, _)| *a == asid.0 && *s > va)
-                {
-                    Some((_, s, _)) if s < end => {
+                match self.placement.next_start_after(asid.0, va) {
+                    Some(s) if s < end => {
                         va = s;
                         continue;
                     }
@@ -264,7 +263,17 @@ impl Backend for RateMachine {
         let key = entry_key(asid.0, base, Level::Pte);
         let set = self.dbits.test(key, self.progress);
         if clear {
-            let at = self.next_set(asid.0, base, base + bytes, Mass::Writes, key ^ 0xd);
+            // Stores set it; an operation's stores come together.
+            let (a, end) = (asid.0, base + bytes);
+            let at = self.next_set(key, 0xd, |ix| {
+                let all = ix.mass(a, base, end, Mass::All);
+                let w = ix.mass(a, base, end, Mass::Writes);
+                if all > 0.0 {
+                    w.min(ix.ops(a, base, end) * w / all)
+                } else {
+                    0.0
+                }
+            });
             self.dbits.clear(key, at);
         }
         Ok(set)
@@ -322,7 +331,10 @@ impl Backend for RateMachine {
         self.manager_ns += self.cfg.costs.entry_access_ns;
         let (base, bytes, _) = self.leaf(asid, va)?;
         let key = entry_key(asid.0, base, Level::Pte) ^ 0x41;
-        let at = self.next_set(asid.0, base, base + bytes, Mass::All, key);
+        let a = asid.0;
+        let at = self.next_set(key, 0x41, |ix| {
+            ix.set_intensity(a, base, base + bytes, true)
+        });
         self.poison.insert(
             (asid.0, base),
             PoisonRec {
@@ -457,6 +469,86 @@ impl Backend for RateMachine {
             } else {
                 base_pages += 1;
             }
+        }
+        self.stats.migrated_bytes += report.bytes;
+        let c = &self.cfg.costs;
+        self.manager_ns += base_pages as f64 * c.base_page_migration_ns(base_pages)
+            + huge_pages as f64 * c.huge_page_migration_ns();
+        if report.pages > 0 {
+            self.stale = true;
+            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+        }
+        Ok(report)
+    }
+
+    fn migrate_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        to: TierId,
+        max_bytes: u64,
+    ) -> Result<MigrationReport> {
+        self.check_tier(to)?;
+        self.ensure_mapped();
+        let end = start.saturating_add(len);
+        let cap = self.cfg.tiers[to.index()].capacity_bytes as f64;
+        let mut report = MigrationReport::default();
+        let (mut base_pages, mut huge_pages) = (0u64, 0u64);
+        let mut va = start & !0xfff;
+        while va < end && report.bytes < max_bytes {
+            let Some((run_start, run)) = self.placement.find(asid.0, va) else {
+                match self.placement.next_start_after(asid.0, va) {
+                    Some(s) if s < end => {
+                        va = s;
+                        continue;
+                    }
+                    _ => break,
+                }
+            };
+            let page = if run.huge { 2u64 << 20 } else { 4096 };
+            let lo = (va.max(run_start)) & !(page - 1);
+            let hi = run.end.min(end.div_ceil(page) * page);
+            let share_elsewhere = 1.0 - self.placement.shares(run.home)[to.index()];
+            if share_elsewhere <= 0.0 || hi <= lo {
+                va = run.end;
+                continue;
+            }
+            let room = (cap - self.placement.used()[to.index()]).max(0.0);
+            let budget = (max_bytes - report.bytes) as f64 / share_elsewhere;
+            let want = ((hi - lo) as f64).min(budget).min(room / share_elsewhere);
+            let take = (want as u64) / page * page;
+            if take == 0 {
+                report.failed += 1;
+                break;
+            }
+            let moved = (take as f64 * share_elsewhere).round() as u64;
+            let pages = take / page;
+            let from_tiers = self.placement.shares(run.home);
+            self.placement
+                .set(asid.0, lo, lo + take, Home::Tier(to.0), run.huge);
+            for (t, sh) in from_tiers.into_iter().enumerate() {
+                if t != to.index() && sh > 0.0 {
+                    let lines = sh * take as f64 / 64.0;
+                    self.counters[t][0] += lines;
+                    self.counters[to.index()][1] += lines;
+                    let n = (sh * pages as f64).round() as u64;
+                    if to.index() < t {
+                        self.stats.promoted_pages += n;
+                    } else {
+                        self.stats.demoted_pages += n;
+                    }
+                }
+            }
+            let n = (share_elsewhere * pages as f64).round() as u64;
+            report.pages += n;
+            report.bytes += moved;
+            if run.huge {
+                huge_pages += n;
+            } else {
+                base_pages += n;
+            }
+            va = lo + take;
         }
         self.stats.migrated_bytes += report.bytes;
         let c = &self.cfg.costs;

@@ -80,6 +80,14 @@ impl Placement {
         (a == asid && va < run.end).then_some((start, *run))
     }
 
+    /// The start of the first run of `asid` beginning after `va`.
+    pub fn next_start_after(&self, asid: u16, va: u64) -> Option<u64> {
+        self.runs
+            .range((asid, va.saturating_add(1))..(asid, u64::MAX))
+            .next()
+            .map(|(&(_, s), _)| s)
+    }
+
     /// The page containing `va`: (base, bytes, tier).
     pub fn page(&self, asid: u16, va: u64) -> Option<(u64, u64, u8)> {
         let (_, run) = self.find(asid, va)?;

@@ -38,8 +38,8 @@ fn regions() -> Vec<RegionInfo> {
 }
 
 /// Uniform loads over every region, except that region 0 takes `hot_share`
-/// of them when given.
-fn profile(hot_share: Option<f64>) -> RateProfile {
+/// of them when given; operations of `burst` bytes.
+fn profile(hot_share: Option<f64>, burst: u64) -> RateProfile {
     let rs = regions();
     let segments = rs
         .iter()
@@ -54,6 +54,7 @@ fn profile(hot_share: Option<f64>) -> RateProfile {
                 Some(h) => (1.0 - h) / (REGIONS - 1) as f64,
             },
             write_fraction: 0.0,
+            burst_bytes: burst,
         })
         .collect();
     RateProfile {
@@ -90,7 +91,16 @@ struct Pair {
 
 impl Pair {
     fn new(hot_share: Option<f64>, fast_bytes: u64, policy: Option<MemPolicy>) -> Self {
-        let p = profile(hot_share);
+        Self::with_burst(hot_share, fast_bytes, policy, 64)
+    }
+
+    fn with_burst(
+        hot_share: Option<f64>,
+        fast_bytes: u64,
+        policy: Option<MemPolicy>,
+        burst: u64,
+    ) -> Self {
+        let p = profile(hot_share, burst);
         let mut exact = Machine::new(config(fast_bytes), regions()).unwrap();
         let mut rate = RateMachine::new(config(fast_bytes), regions(), &p).unwrap();
         if let Some(pol) = policy {
@@ -306,13 +316,32 @@ fn per_tier_traffic_and_time_agree() {
         dt[0], dt[1]
     );
     assert!(rel < 0.03, "time: exact {} vs rate {} ns", dt[0], dt[1]);
-    // Migration moves the same bytes and shifts traffic the same way.
+    // Page-by-page and range migration move the same bytes on both.
     let hot: Vec<u64> = (regions()[40].start..regions()[40].end())
         .step_by(4096)
         .collect();
+    let r41 = regions()[41].clone();
     for b in pair.both() {
         let r = b.migrate(Asid(0), &hot, TierId(0)).unwrap_or_default();
         assert_eq!(r.pages + r.failed, 1024);
+        // Make room: region 1 (4 MiB) goes to the slow tier.
+        let r1 = regions()[1].clone();
+        let r = b
+            .migrate_range(Asid(0), r1.start, r1.len, TierId(1), u64::MAX)
+            .unwrap();
+        assert_eq!(r.bytes, r1.len, "{}", b.kind());
+        let r = b
+            .migrate_range(Asid(0), r41.start + 4096, r41.len, TierId(0), 1 << 20)
+            .unwrap();
+        assert_eq!((r.pages, r.bytes), (256, 1 << 20), "{}", b.kind());
+        let r = b
+            .migrate_range(Asid(0), r41.start, r41.len, TierId(0), u64::MAX)
+            .unwrap();
+        assert_eq!(r.bytes, r41.len - (1 << 20), "{}", b.kind());
+        assert_eq!(
+            b.translate(Asid(0), r41.start).unwrap().unwrap().tier,
+            TierId(0)
+        );
     }
 }
 
@@ -345,4 +374,47 @@ fn pebs_samples_follow_the_access_distribution() {
     eprintln!("samples: exact {}, rate {}", counts[0], counts[1]);
     assert!(rel < 0.06, "sample counts {counts:?}");
     close("share of samples in the hot region", hot_share, 0.03);
+}
+
+#[test]
+fn operations_over_objects_agree() {
+    // 64 KiB objects read whole: 16 pages, 1024 lines per operation.
+    let mut pair = Pair::with_burst(None, 1 << 30, None, 64 << 10);
+    let before = (pair.exact.stats().walks, pair.rate.stats().walks);
+    pair.run(4_000_000);
+    let walks = (
+        pair.exact.stats().walks - before.0,
+        pair.rate.stats().walks - before.1,
+    );
+    eprintln!("walks with operations: exact {}, rate {}", walks.0, walks.1);
+    let rel = (walks.0 as f64 - walks.1 as f64).abs() / walks.0 as f64;
+    assert!(rel < 0.06, "{walks:?}");
+    // An object is read every 64 x 64 x 1024 accesses on average.
+    let object_period = (REGIONS * 64 * 1024) as f64;
+    let vas = random_pages(1000, 3);
+    let pte = set_fraction(
+        &mut pair,
+        &vas,
+        Level::Pte,
+        false,
+        (object_period * 0.69) as u64,
+    );
+    close("PTE under operations", pte, 0.06);
+    let pmds: Vec<u64> = regions()
+        .iter()
+        .flat_map(|r| [r.start, r.start + (2 << 20)])
+        .collect();
+    let mut pmd = [0.0; 2];
+    for _ in 0..8 {
+        let f = set_fraction(
+            &mut pair,
+            &pmds,
+            Level::Pmd,
+            true,
+            (object_period / 32.0 * 0.69) as u64,
+        );
+        pmd[0] += f[0] / 8.0;
+        pmd[1] += f[1] / 8.0;
+    }
+    close("PMD under operations", pmd, 0.06);
 }

@@ -7,10 +7,10 @@
 //! a SET writes it), and operations pick keys with the load generator's
 //! distribution. What comes from the paper: footprints, key counts, value
 //! sizes, the key distributions. What is inferred (and why):
-//! - Layout: memtier loads keys in order (`--key-pattern P:P`), so key `i`
-//!   sits at `i * value_size`; YCSB inserts in hashed order by default
-//!   (`insertorder=hashed`), so its hot keys are scattered: key `i` sits at a
-//!   seeded permutation of `i`.
+//! - Layout: both load generators insert keys in key-number order (memtier's
+//!   `--key-pattern P:P`; YCSB's load phase walks key numbers in order and
+//!   `insertorder=hashed` only hashes the key *names*), and the store
+//!   allocates values in insertion order, so key `i` sits at `i * value_size`.
 //! - memtier's Gaussian key pattern is centred on the middle of the key
 //!   range (memtier's default `--key-median`), with the paper's standard
 //!   deviation of 100 keys; keys beyond 8 standard deviations get no accesses.
@@ -22,7 +22,6 @@
 use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::{lay_out, WorkloadError};
 use thermocline_backend::RegionInfo;
-use thermocline_vocab::Rng;
 
 /// How operations pick keys.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,8 +49,6 @@ pub struct KvSpec {
     pub value_bytes: u64,
     /// Key choice.
     pub distribution: KeyDistribution,
-    /// Whether keys were inserted in hashed (scattered) order.
-    pub hashed_order: bool,
     /// Fraction of operations that write their value.
     pub write_fraction: f64,
     /// Server threads.
@@ -67,7 +64,6 @@ pub fn memtier(threads: usize) -> KvSpec {
         keys: 200_000,
         value_bytes: 5_000_000,
         distribution: KeyDistribution::Gaussian { sd: 100.0 },
-        hashed_order: false,
         write_fraction: 1.0 / 11.0,
         threads,
         seconds: 300.0,
@@ -84,30 +80,10 @@ pub fn ycsb(threads: usize) -> KvSpec {
             hot_fraction: 0.01,
             hot_share: 0.99,
         },
-        hashed_order: true,
         write_fraction: 0.05,
         threads,
         seconds: 300.0,
     }
-}
-
-/// Where key `k` lives (slot index), for hashed insertion order: a seeded
-/// permutation built by an affine map modulo `n` with a multiplier coprime to `n`.
-fn slot_of(k: u64, n: u64, seed: u64) -> u64 {
-    let mut rng = Rng::derive(seed, "kv-slots");
-    let mut a = rng.below(n.max(2) - 1) + 1;
-    while gcd(a, n) != 1 {
-        a += 1;
-    }
-    let b = rng.below(n.max(1));
-    ((u128::from(a) * u128::from(k) + u128::from(b)) % u128::from(n)) as u64
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// The model's single heap region and its rate profile at `rate` accesses
@@ -116,7 +92,6 @@ pub fn build(
     spec: &KvSpec,
     thp: bool,
     rate: f64,
-    seed: u64,
 ) -> Result<(Vec<RegionInfo>, RateProfile), WorkloadError> {
     if spec.keys == 0 || spec.value_bytes == 0 || spec.threads == 0 {
         return Err(WorkloadError::Invalid(
@@ -160,26 +135,22 @@ pub fn build(
         len: slots * slot_bytes,
         share,
         write_fraction: spec.write_fraction,
+        burst_bytes: slot_bytes,
     };
-    let slot = |k: u64| {
-        if spec.hashed_order {
-            slot_of(k, spec.keys, seed)
-        } else {
-            k
+    // Runs of keys with equal shares become one segment.
+    let mut i = 0;
+    while i < weights.len() {
+        let (k, share) = weights[i];
+        let mut j = i + 1;
+        while j < weights.len() && weights[j].1 == share && weights[j].0 == k + (j - i) as u64 {
+            j += 1;
         }
-    };
-    for &(k, share) in &weights {
-        segments.push(seg(slot(k), 1, share));
+        let n = (j - i) as u64;
+        segments.push(seg(k, n, share * n as f64));
+        i = j;
     }
     if let Some((a, b, each)) = background {
-        if spec.hashed_order {
-            // Scattered cold keys: the whole heap at the cold rate per slot,
-            // minus nothing (hot slots add their hot share on top; the
-            // overlap is (1 - hot_share) / keys of the total, negligible).
-            segments.push(seg(0, spec.keys, each * (b - a) as f64));
-        } else {
-            segments.push(seg(a, b - a, each * (b - a) as f64));
-        }
+        segments.push(seg(a, b - a, each * (b - a) as f64));
     }
     let sum: f64 = segments.iter().map(|s| s.share).sum();
     segments.iter_mut().for_each(|s| s.share /= sum);
@@ -201,8 +172,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn memtier_hot_keys_are_contiguous_and_ycsb_scattered() {
-        let (r, p) = build(&memtier(4), false, 1e6, 1).unwrap();
+    fn hot_keys_are_where_they_were_loaded() {
+        let (r, p) = build(&memtier(4), false, 1e6).unwrap();
         assert_eq!(r[0].len, 200_000 * 5_001_216);
         let segs = &p.phases[0].segments;
         assert_eq!(segs.len(), 1601);
@@ -217,25 +188,12 @@ mod tests {
             .sum();
         assert!((0.66..0.70).contains(&near), "{near}");
 
-        let (r, p) = build(&ycsb(1), false, 1e6, 1).unwrap();
+        let (r, p) = build(&ycsb(1), false, 1e6).unwrap();
         let segs = &p.phases[0].segments;
-        let hot: Vec<&RateSegment> = segs.iter().filter(|s| s.len < r[0].len).collect();
-        assert_eq!(hot.len(), 10_000);
-        let hot_share: f64 = hot.iter().map(|s| s.share).sum();
-        assert!((hot_share - 0.99).abs() < 1e-3, "{hot_share}");
-        // Scattered: the hot keys span most of the heap.
-        let span = hot.last().unwrap().end() - hot[0].start;
-        assert!(span > r[0].len / 2);
-    }
-
-    #[test]
-    fn slots_are_a_permutation() {
-        let n = 1000;
-        let mut seen = vec![false; n as usize];
-        for k in 0..n {
-            let s = slot_of(k, n, 3);
-            assert!(!seen[s as usize]);
-            seen[s as usize] = true;
-        }
+        assert_eq!(segs.len(), 2);
+        // The first 1% of the heap (keys 0..10 000) takes 99% of operations.
+        assert_eq!(segs[0].start, r[0].start);
+        assert_eq!(segs[0].len, 10_000 * 2_002_944);
+        assert!((segs[0].share - 0.99).abs() < 1e-9);
     }
 }

@@ -355,6 +355,7 @@ pub fn rate_profile(cfg: &MasimConfig, regions: &[RegionInfo], rate: f64) -> Rat
                                 RwMode::WriteOnly => 1.0,
                                 RwMode::ReadWrite => 0.5,
                             },
+                            burst_bytes: 64,
                         }
                     })
                     .collect(),

@@ -482,7 +482,7 @@ fn kv_workload(
     rate: f64,
     compute: f64,
 ) -> Result<Workload, WorkloadError> {
-    let (regions, profile) = kv::build(spec, o.thp == Some(true), rate, o.seed)?;
+    let (regions, profile) = kv::build(spec, o.thp == Some(true), rate)?;
     Ok(Workload {
         name: name.to_string(),
         regions,

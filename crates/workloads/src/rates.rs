@@ -4,10 +4,14 @@
 //!
 //! A [`RateProfile`] is a list of phases; a phase issues a number of accesses,
 //! each of which lands in one of the phase's [`RateSegment`]s with the
-//! segment's `share` of probability, at a uniformly random 64-byte line of it,
-//! and is a store with the segment's `write_fraction`. This is the independent
-//! reference model (../shared/reference/rate-model.md): page i of a segment of
-//! `n` pages receives `share / n` of the phase's accesses, independently.
+//! segment's `share` of probability, uniformly over its bytes, and is a store
+//! with the segment's `write_fraction`. Accesses come in *operations*: an
+//! operation picks one of the segment's objects (`burst_bytes` each, from the
+//! segment's start) uniformly and touches its lines in order, as a key-value
+//! store copies a value; with `burst_bytes = 64` every access is its own
+//! operation, the independent reference model of
+//! ../shared/reference/rate-model.md (page i of a segment of `n` pages
+//! receives `share / n` of the phase's accesses, independently).
 //!
 //! What the model cannot say exactly, and how it is approximated:
 //! - a MASIM *sequential* pattern becomes a uniform segment over its region
@@ -34,14 +38,23 @@ pub struct RateSegment {
     /// Fraction of the phase's accesses that land here (the shares of a
     /// phase sum to 1).
     pub share: f64,
-    /// Fraction of those accesses that are stores.
+    /// Fraction of those accesses that are stores (of operations, when
+    /// operations touch more than a line: an operation stores or loads).
     pub write_fraction: f64,
+    /// Bytes one operation touches in order (an object); 64 (one line) for
+    /// independent accesses.
+    pub burst_bytes: u64,
 }
 
 impl RateSegment {
     /// One past the last byte.
     pub fn end(&self) -> u64 {
         self.start + self.len
+    }
+
+    /// Line accesses per operation.
+    pub fn lines_per_op(&self) -> u64 {
+        self.burst_bytes.min(self.len).div_ceil(64).max(1)
     }
 }
 
@@ -94,7 +107,11 @@ impl RateProfile {
                 return Err(format!("phase {:?}: shares sum to {sum}, not 1", p.name));
             }
             for s in &p.segments {
-                if s.len == 0 || !(0.0..=1.0).contains(&s.write_fraction) || s.share < 0.0 {
+                if s.len == 0
+                    || !(0.0..=1.0).contains(&s.write_fraction)
+                    || s.share < 0.0
+                    || s.burst_bytes < 64
+                {
                     return Err(format!("phase {:?}: bad segment {s:?}", p.name));
                 }
                 let inside = regions
@@ -117,7 +134,11 @@ pub struct RateStream {
     profile: RateProfile,
     phase: usize,
     left: u64,
+    /// Cumulative operation weights of the phase's segments.
     cumulative: Vec<f64>,
+    /// The operation in progress: next address, lines left, store or load,
+    /// address space.
+    op: (u64, u64, bool, u16),
     threads: usize,
     core: usize,
     rng: Rng,
@@ -131,6 +152,7 @@ impl RateStream {
             phase: 0,
             left: 0,
             cumulative: Vec::new(),
+            op: (0, 0, false, 0),
             threads: threads.max(1),
             core: 0,
             rng: Rng::derive(seed, "rate-stream"),
@@ -141,20 +163,42 @@ impl RateStream {
 
     fn enter(&mut self, i: usize) {
         self.phase = i;
+        self.op.1 = 0;
         let Some(p) = self.profile.phases.get(i) else {
             self.left = 0;
             return;
         };
         self.left = p.accesses;
+        // An operation of `l` lines: weight share / l keeps access shares.
         let mut acc = 0.0;
         self.cumulative = p
             .segments
             .iter()
             .map(|s| {
-                acc += s.share;
+                acc += s.share / s.lines_per_op() as f64;
                 acc
             })
             .collect();
+    }
+
+    fn start_op(&mut self) {
+        let segs = &self.profile.phases[self.phase].segments;
+        let total = *self.cumulative.last().unwrap_or(&0.0);
+        let x = self.rng.unit() * total;
+        let k = self
+            .cumulative
+            .partition_point(|&c| c <= x)
+            .min(segs.len() - 1);
+        let s = &segs[k];
+        let lines = s.lines_per_op();
+        let va = if lines == 1 {
+            s.start + (self.rng.below(s.len.div_ceil(64).max(1)) * 64).min(s.len - 1)
+        } else {
+            let objects = s.len.div_ceil(s.burst_bytes).max(1);
+            s.start + self.rng.below(objects) * s.burst_bytes
+        };
+        let lines = lines.min((s.end() - va).div_ceil(64));
+        self.op = (va, lines, self.rng.chance(s.write_fraction), s.asid.0);
     }
 
     /// Writes up to `buf.len()` accesses; returns how many (0 at the end).
@@ -167,22 +211,17 @@ impl RateStream {
                 }
                 self.enter(self.phase + 1);
             }
-            let segs = &self.profile.phases[self.phase].segments;
-            let total = *self.cumulative.last().unwrap_or(&0.0);
-            let x = self.rng.unit() * total;
-            let k = self
-                .cumulative
-                .partition_point(|&c| c <= x)
-                .min(segs.len() - 1);
-            let s = &segs[k];
-            let lines = s.len.div_ceil(64).max(1);
-            let va = s.start + (self.rng.below(lines) * 64).min(s.len - 1);
+            if self.op.1 == 0 {
+                self.start_op();
+            }
             buf[n] = Access {
-                va,
-                asid: s.asid.0,
+                va: self.op.0,
+                asid: self.op.3,
                 core: self.core as u16,
-                write: self.rng.chance(s.write_fraction),
+                write: self.op.2,
             };
+            self.op.0 += 64;
+            self.op.1 -= 1;
             self.core = (self.core + 1) % self.threads;
             self.left -= 1;
             n += 1;
@@ -205,6 +244,7 @@ mod tests {
             len: r.len,
             share,
             write_fraction: w,
+            burst_bytes: 64,
         };
         let profile = RateProfile {
             phases: vec![RatePhase {
@@ -231,6 +271,34 @@ mod tests {
     }
 
     #[test]
+    fn operations_touch_whole_objects_in_order() {
+        let regions = lay_out(&[("a".into(), 1 << 20)], false);
+        let profile = RateProfile {
+            phases: vec![RatePhase {
+                name: "p".into(),
+                accesses: 64 * 100,
+                segments: vec![RateSegment {
+                    asid: regions[0].asid,
+                    start: regions[0].start,
+                    len: 1 << 20,
+                    share: 1.0,
+                    write_fraction: 0.5,
+                    burst_bytes: 4096,
+                }],
+            }],
+        };
+        let mut s = RateStream::new(profile, 1, 3);
+        let mut buf = vec![Access::default(); 6400];
+        assert_eq!(s.fill(&mut buf), 6400);
+        for op in buf.chunks(64) {
+            assert_eq!(op[0].va % 4096, 0);
+            assert!(op
+                .windows(2)
+                .all(|w| w[1].va == w[0].va + 64 && w[1].write == w[0].write));
+        }
+    }
+
+    #[test]
     fn validate_rejects_bad_shares_and_outside_segments() {
         let regions = lay_out(&[("a".into(), 1 << 20)], false);
         let mut p = RateProfile {
@@ -243,6 +311,7 @@ mod tests {
                     len: 4096,
                     share: 0.5,
                     write_fraction: 0.0,
+                    burst_bytes: 64,
                 }],
             }],
         };

@@ -138,30 +138,14 @@ impl Migration {
             .collect();
         hot.sort_by(|a, b| b.count.total_cmp(&a.count).then(a.start.cmp(&b.start)));
         let mut moved = 0u64;
-        let mut vas = Vec::new();
         for c in hot {
             if moved >= self.max_bytes_per_window {
                 break;
             }
-            vas.clear();
-            let mut va = c.start & !4095;
-            let mut planned = 0u64;
-            while va < c.end && moved + planned < self.max_bytes_per_window {
-                let Some(t) = b.translate(c.asid, va)? else {
-                    va += 4096;
-                    continue;
-                };
-                let size = t.size.bytes();
-                let base = t.size.align_down(va);
-                if t.tier != TierId(0) {
-                    vas.push(base);
-                    planned += size;
-                }
-                va = base + size;
-            }
-            if !vas.is_empty() {
-                moved += b.migrate(c.asid, &vas, TierId(0))?.bytes;
-            }
+            let left = self.max_bytes_per_window - moved;
+            moved += b
+                .migrate_range(c.asid, c.start, c.end - c.start, TierId(0), left)?
+                .bytes;
         }
         Ok(moved)
     }

@@ -370,3 +370,101 @@ impl Manager for RegionSampler {
         Ok(Some(hot))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sampler(lo: u64, hi: u64) -> RegionSampler {
+        let mut s =
+            RegionSampler::new("damon-moderate", Pick::Leaf, RegionSamplerParams::default());
+        s.total_bytes = hi - lo;
+        let n = 10;
+        let sz = (hi - lo) / n / 4096 * 4096;
+        s.regions = (0..n)
+            .map(|i| Region {
+                start: lo + i * sz,
+                end: if i + 1 == n { hi } else { lo + (i + 1) * sz },
+                nr_accesses: 0,
+                last_nr_accesses: 0,
+                age: 0,
+                sample: None,
+            })
+            .collect();
+        s
+    }
+
+    proptest::proptest! {
+        /// Whatever the counts, merging and splitting keep the regions a
+        /// sorted, gap-free tiling of the span, within the region limits.
+        #[test]
+        fn merge_and_split_keep_a_tiling(counts in proptest::collection::vec(0u32..41, 1..300)) {
+            let (lo, hi) = (1u64 << 30, (1u64 << 30) + (64 << 30));
+            let mut s = sampler(lo, hi);
+            for (i, c) in counts.iter().enumerate() {
+                for (j, r) in s.regions.iter_mut().enumerate() {
+                    r.nr_accesses = if (i + j) % 7 == 0 { *c } else { c / 4 };
+                }
+                s.merge();
+                proptest::prop_assert!(s.regions.len() <= s.p.max_regions);
+                for r in &mut s.regions {
+                    r.last_nr_accesses = r.nr_accesses;
+                    r.nr_accesses = 0;
+                }
+                s.split();
+                proptest::prop_assert_eq!(s.regions.first().unwrap().start, lo);
+                proptest::prop_assert_eq!(s.regions.last().unwrap().end, hi);
+                for w in s.regions.windows(2) {
+                    proptest::prop_assert_eq!(w[0].end, w[1].start);
+                    proptest::prop_assert!(w[0].start < w[0].end);
+                    proptest::prop_assert_eq!(w[0].start % 4096, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bounded_picks_stay_inside_and_flex_may_overshoot() {
+        let s = RegionSampler::new(
+            "telescope-bounded",
+            Pick::Bounded,
+            RegionSamplerParams::default(),
+        );
+        let gib = 1u64 << 30;
+        // A 600 GiB region from 0: PGD entry 0 fits; beyond 512 GiB only PUDs.
+        let r = Region {
+            start: 0,
+            end: 600 * gib,
+            nr_accesses: 0,
+            last_nr_accesses: 0,
+            age: 0,
+            sample: None,
+        };
+        assert_eq!(s.entry_for(&r, 5 * gib).1, Level::Pgd);
+        assert_eq!(s.entry_for(&r, 550 * gib).1, Level::Pud);
+        // 450 GiB: no PGD fits for bounded; flex accepts 62 GiB (12%) over.
+        let r = Region {
+            end: 450 * gib,
+            ..r
+        };
+        assert_eq!(s.entry_for(&r, 5 * gib).1, Level::Pud);
+        let f = RegionSampler::new("telescope-flex", Pick::Flex, RegionSamplerParams::default());
+        assert_eq!(f.entry_for(&r, 5 * gib).1, Level::Pgd);
+        // 300 GiB: beyond 15%, flex falls back to PUDs.
+        let r = Region {
+            end: 300 * gib,
+            ..r
+        };
+        assert_eq!(f.entry_for(&r, 5 * gib).1, Level::Pud);
+        // A 3 MiB region: bounded takes the PMD it wholly contains, else PTEs.
+        let r = Region {
+            start: 2 << 20,
+            end: 5 << 20,
+            ..r
+        };
+        assert_eq!(s.entry_for(&r, 3 << 20).1, Level::Pmd);
+        assert_eq!(s.entry_for(&r, (4 << 20) + 4096).1, Level::Pte);
+        // Flex: the PMD at 4 MiB is half outside (50% > 25%): PTE too.
+        assert_eq!(f.entry_for(&r, (4 << 20) + 4096).1, Level::Pte);
+    }
+}
