@@ -418,6 +418,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 access_rate: cfg.workload.access_rate,
                 compute_ns: cfg.workload.compute_ns,
                 thp: cfg.workload.thp,
+                base_va: cfg.workload.base_va,
                 fast_read_ns: 80.0,
                 mlp: 4.0,
             };

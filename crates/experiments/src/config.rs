@@ -77,6 +77,8 @@ pub struct WorkloadSection {
     /// Back regions with transparent huge pages; absent: on for application
     /// models, off otherwise.
     pub thp: Option<bool>,
+    /// Virtual address of the first MASIM region (2 MiB-aligned); absent: 1 GiB.
+    pub base_va: Option<u64>,
 }
 
 /// `[metrics]`: time series and ground truth.

@@ -140,6 +140,7 @@ fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         access_rate: cfg.workload.access_rate,
         compute_ns: cfg.workload.compute_ns,
         thp: cfg.workload.thp,
+        base_va: cfg.workload.base_va,
         fast_read_ns: tiers[0].read_ns,
         mlp,
     };

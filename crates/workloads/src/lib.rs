@@ -239,10 +239,18 @@ pub fn compute_ns_for_rate(rate: f64, fast_read_ns: f64, mlp: f64) -> f64 {
     (1e9 / rate - fast_read_ns / mlp).max(0.0)
 }
 
+/// Where the first region of a workload is mapped by default.
+pub const DEFAULT_BASE_VA: u64 = 1 << 30;
+
 /// Places regions of the given sizes in one address space: 2 MiB-aligned,
 /// from 1 GiB up, with a 2 MiB gap between regions (as mmap would leave them).
 pub fn lay_out(sizes: &[(String, u64)], thp: bool) -> Vec<RegionInfo> {
-    let mut va = 1u64 << 30;
+    lay_out_at(sizes, thp, DEFAULT_BASE_VA)
+}
+
+/// [`lay_out`] from `base` (2 MiB-aligned) instead of 1 GiB.
+pub fn lay_out_at(sizes: &[(String, u64)], thp: bool, base: u64) -> Vec<RegionInfo> {
+    let mut va = base;
     sizes
         .iter()
         .map(|(name, len)| {

@@ -29,6 +29,8 @@ pub struct WorkloadOptions {
     /// Back regions with transparent huge pages; `None` takes the workload's
     /// own choice (on for application models, off otherwise).
     pub thp: Option<bool>,
+    /// Where MASIM regions are mapped from (2 MiB-aligned); `None`: 1 GiB.
+    pub base_va: Option<u64>,
     /// The fast tier's read latency and the machine's MLP, to derive compute time.
     pub fast_read_ns: f64,
     /// Memory-level parallelism of the machine.
@@ -262,22 +264,22 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "memcached-memtier",
-        description: "Memcached-like model (not Memcached) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 4 threads (300 s)",
+        description: "Memcached-like model (not Memcached) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 4 threads at 40 M accesses/s (300 s)",
         kind: Kind::Kv(|| kv::memtier(4)),
     },
     Preset {
         name: "redis-memtier",
-        description: "Redis-like model (not Redis) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 1 thread (300 s)",
+        description: "Redis-like model (not Redis) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 1 thread at 40 M accesses/s (300 s)",
         kind: Kind::Kv(|| kv::memtier(1)),
     },
     Preset {
         name: "memcached-ycsb",
-        description: "Memcached-like model (not Memcached) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 4 threads (300 s)",
+        description: "Memcached-like model (not Memcached) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 4 threads at 40 M accesses/s (300 s)",
         kind: Kind::Kv(|| kv::ycsb(4)),
     },
     Preset {
         name: "redis-ycsb",
-        description: "Redis-like model (not Redis) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 1 thread (300 s)",
+        description: "Redis-like model (not Redis) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 1 thread at 40 M accesses/s (300 s)",
         kind: Kind::Kv(|| kv::ycsb(1)),
     },
 ];
@@ -341,6 +343,14 @@ pub fn preset(name: &str) -> Option<&'static Preset> {
 
 /// Builds the workload `spec` names.
 pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> {
+    if let Some(b) = o.base_va {
+        let total: u64 = 1 << 47;
+        if b % (2 << 20) != 0 || b == 0 || b >= total {
+            return Err(WorkloadError::Invalid(format!(
+                "workload.base_va {b:#x} must be a non-zero multiple of 2 MiB below 2^47"
+            )));
+        }
+    }
     if let Some(r) = o.access_rate {
         if !(r.is_finite() && r > 0.0) {
             return Err(WorkloadError::Invalid(
@@ -364,6 +374,17 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     }
     if let Some(s) = parameterized(spec) {
         return sweep_workload(spec, s?, o);
+    }
+    if let Some(Preset {
+        kind: Kind::Kv(f), ..
+    }) = preset(spec)
+    {
+        let kv = f();
+        let rate = o.access_rate.unwrap_or(kv.access_rate);
+        let compute = o
+            .compute_ns
+            .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+        return kv_workload(spec, &kv, o, rate, compute);
     }
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {
@@ -414,8 +435,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute),
             Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute),
-            Kind::Kv(f) => kv_workload(spec, &f(), o, rate, compute)?,
-            Kind::Model(_) | Kind::Sweep(_) => unreachable!("built above"),
+            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) => unreachable!("built above"),
             Kind::Synthetic(f) => {
                 let s = f(rate);
                 s.validate().map_err(WorkloadError::Invalid)?;
@@ -456,7 +476,8 @@ fn masim_workload(
     compute: f64,
 ) -> Workload {
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
-    let regions = lay_out(&cfg.regions, o.thp == Some(true));
+    let base = o.base_va.unwrap_or(crate::DEFAULT_BASE_VA);
+    let regions = crate::lay_out_at(&cfg.regions, o.thp == Some(true), base);
     let rates = masim::rate_profile(&cfg, &regions, rate);
     let stream = masim::MasimStream::new(cfg, &regions, rate, o.seed);
     let (total, phases) = stream.plan();
