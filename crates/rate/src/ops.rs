@@ -12,6 +12,18 @@ use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId};
 
 type Result<T> = std::result::Result<T, BackendError>;
 
+/// Levels by index, root first.
+const LEVELS: [Level; 4] = [Level::Pgd, Level::Pud, Level::Pmd, Level::Pte];
+
+/// An entry of the unflushed set: the level index in the top bits.
+fn unflushed_encode(li: usize, key: u64) -> u64 {
+    key | ((li as u64) << 60)
+}
+
+fn unflushed_decode(enc: u64) -> (usize, u64) {
+    ((enc >> 60) as usize, enc & ((1 << 60) - 1))
+}
+
 /// Size of the unflushed-entry set above which set entries are pruned.
 const UNFLUSHED_PRUNE: usize = 1 << 20;
 
@@ -65,33 +77,50 @@ impl RateMachine {
     }
 
     /// After a flush covering `[start, end)`: cleared leaf entries there are
-    /// set by the next access rather than the next TLB miss.
+    /// set by the next operation on them rather than by the next TLB miss.
     fn redraw_flushed(&mut self, asid: u16, start: u64, end: u64) {
-        let (lo, hi) = (
-            entry_key(asid, start, Level::Pte),
-            entry_key(asid, end - 1, Level::Pte),
-        );
-        let keys: Vec<u64> = if hi - lo < 64 {
-            (lo..=hi).filter(|k| self.unflushed.remove(k)).collect()
+        let in_range = |enc: u64| {
+            let (li, key) = unflushed_decode(enc);
+            let shift = LEVELS[li].shift();
+            let va = (key & ((1 << 40) - 1)) << shift;
+            (key >> 40) as u16 == asid && va < end && start < va + (1 << shift)
+        };
+        let keys: Vec<u64> = if end - start <= 64 * 4096 {
+            let pte = level_index(Level::Pte);
+            let pmd = level_index(Level::Pmd);
+            let mut cands: Vec<u64> = (start >> 12..end.div_ceil(4096))
+                .map(|p| unflushed_encode(pte, entry_key(asid, p << 12, Level::Pte)))
+                .collect();
+            cands.extend(
+                (start >> 21..end.div_ceil(2 << 20))
+                    .map(|u| unflushed_encode(pmd, entry_key(asid, u << 21, Level::Pmd))),
+            );
+            cands
+                .into_iter()
+                .filter(|k| self.unflushed.remove(k))
+                .collect()
         } else {
             let (inside, outside): (Vec<u64>, Vec<u64>) =
-                self.unflushed.drain().partition(|k| (lo..=hi).contains(k));
+                self.unflushed.drain().partition(|&k| in_range(k));
             self.unflushed.extend(outside);
             inside
         };
-        let pte = level_index(Level::Pte);
-        for key in keys {
-            // Still clear: from now on the next access (not the next TLB
+        for enc in keys {
+            // Still clear: from now on the next operation (not the next TLB
             // miss) sets it; memorylessness lets the draw restart here.
-            if !self.abits[pte].test(key, self.progress) {
-                let va = (key & ((1 << 40) - 1)) << 12;
-                let at = self.next_set(key, 0xf1, |ix| ix.set_intensity(asid, va, va + 4096, true));
-                self.abits[pte].clear(key, at);
+            let (li, key) = unflushed_decode(enc);
+            if !self.abits[li].test(key, self.progress) {
+                let shift = LEVELS[li].shift();
+                let va = (key & ((1 << 40) - 1)) << shift;
+                let page = 1u64 << shift;
+                let at = self.next_set(key, 0xf1, |ix| ix.set_intensity(asid, va, va + page, true));
+                self.abits[li].clear(key, at);
             }
         }
     }
 
-    fn clear_entry(&mut self, li: usize, key: u64, asid: u16, start: u64, end: u64) {
+    /// Clears an entry; `leaf` if it maps a page (a PTE, or a huge page's PMD).
+    fn clear_entry(&mut self, li: usize, leaf: bool, key: u64, asid: u16, start: u64, end: u64) {
         // Upper levels are answered as after a paging-structure-cache flush
         // (the next walk under the entry sets it); leaves by the next walk
         // of their page (TLB miss) until the page is flushed.
@@ -106,15 +135,17 @@ impl RateMachine {
                 unflushed < 0.999 * ix.set_intensity(asid, start, end, true)
             })
         };
-        if li == level_index(Level::Pte) && self.ever_hot(asid, start, end) && tlb_hits(self) {
-            self.unflushed.insert(key);
+        if leaf && self.ever_hot(asid, start, end) && tlb_hits(self) {
+            self.unflushed.insert(unflushed_encode(li, key));
             if self.unflushed.len() > self.unflushed_limit {
                 // Entries already set need no redraw at the next flush; the
                 // limit doubles past what stays, so pruning is amortised.
-                let pte = level_index(Level::Pte);
                 let now = self.progress;
-                let bits = &mut self.abits[pte];
-                self.unflushed.retain(|&k| !bits.test(k, now));
+                let bits = &mut self.abits;
+                self.unflushed.retain(|&enc| {
+                    let (li, key) = unflushed_decode(enc);
+                    !bits[li].test(key, now)
+                });
                 self.unflushed_limit = UNFLUSHED_PRUNE.max(2 * self.unflushed.len());
             }
         }
@@ -175,7 +206,10 @@ impl Backend for RateMachine {
         let (li, key, start, end) = self.entry(asid, va, level)?;
         let set = self.abits[li].test(key, self.progress);
         if clear {
-            self.clear_entry(li, key, asid.0, start, end);
+            let bytes = self.leaf(asid, va)?.1;
+            let leaf =
+                li == level_index(Level::Pte) || (li == level_index(Level::Pmd) && bytes > 4096);
+            self.clear_entry(li, leaf, key, asid.0, start, end);
         }
         Ok(set)
     }
@@ -191,7 +225,6 @@ impl Backend for RateMachine {
         let end = start.saturating_add(len);
         let mut va = start & !0xfff;
         let mut read = 0u64;
-        let pte = level_index(Level::Pte);
         while va < end {
             let Some((run_start, run)) = self.placement.find(asid.0, va) else {
                 // Skip to the next mapped run.
@@ -203,53 +236,46 @@ impl Backend for RateMachine {
                     _ => break,
                 }
             };
-            let stop = run.end.min(end);
-            if run.huge {
-                let mut p = va & !((2 << 20) - 1);
-                while p < stop {
-                    read += 1;
-                    if self.accessed(asid, p, Level::Pmd, clear)? {
-                        out.push(p);
-                    }
-                    p += 2 << 20;
-                }
-                va = p;
-                continue;
-            }
             let _ = run_start;
-            // 4 KiB pages: cold stretches word by word, hot ones page by page.
+            // Leaf entries of the run (PTEs, or PMDs of huge pages): stretches
+            // cold now and later word by word, the rest entry by entry.
+            let level = if run.huge { Level::Pmd } else { Level::Pte };
+            let (li, shift) = (level_index(level), level.shift());
+            let page = 1u64 << shift;
+            let stop = run.end.min(end).div_ceil(page) * page;
+            va &= !(page - 1);
+            let va_of = |k: u64| (k & ((1 << 40) - 1)) << shift;
             while va < stop {
                 let (hot_lo, hot_hi) = self.next_ever(asid.0, va, stop).unwrap_or((stop, stop));
+                let hot_lo = (hot_lo & !(page - 1)).max(va);
+                let hot_hi = hot_hi.div_ceil(page) * page;
                 if va < hot_lo {
                     let (first, last) = (
-                        entry_key(asid.0, va, Level::Pte),
-                        entry_key(asid.0, hot_lo - 1, Level::Pte),
+                        entry_key(asid.0, va, level),
+                        entry_key(asid.0, hot_lo - 1, level),
                     );
                     read += last - first + 1;
-                    let base = va - ((first & ((1 << 40) - 1)) << 12);
                     if clear {
-                        self.abits[pte].test_and_clear_cold(first, last, |k| {
-                            out.push(base + ((k & ((1 << 40) - 1)) << 12));
-                        });
+                        self.abits[li].test_and_clear_cold(first, last, |k| out.push(va_of(k)));
                     } else {
                         for k in first..=last {
-                            if self.abits[pte].test(k, self.progress) {
-                                out.push(base + ((k & ((1 << 40) - 1)) << 12));
+                            if self.abits[li].test(k, self.progress) {
+                                out.push(va_of(k));
                             }
                         }
                     }
                     va = hot_lo;
                 }
-                while va < hot_hi {
-                    let key = entry_key(asid.0, va, Level::Pte);
+                while va < hot_hi.min(stop) {
+                    let key = entry_key(asid.0, va, level);
                     read += 1;
-                    if self.abits[pte].test(key, self.progress) {
+                    if self.abits[li].test(key, self.progress) {
                         out.push(va);
                     }
                     if clear {
-                        self.clear_entry(pte, key, asid.0, va, va + 4096);
+                        self.clear_entry(li, true, key, asid.0, va, va + page);
                     }
-                    va += 4096;
+                    va += page;
                 }
             }
         }
