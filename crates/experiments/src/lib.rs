@@ -2,10 +2,11 @@
 //! and a manager together, ground truth and metrics, reports and heatmaps.
 //!
 //! The loop ([`runner::run`]) is the access -> telemetry -> decision ->
-//! migration cycle of ARCHITECTURE.md: it feeds batches of accesses to the
-//! machine, advances simulated time, gives the manager its ticks, scores
-//! every hot set the manager reports against the machine's ground truth, and
-//! samples a time series per window.
+//! migration cycle of ARCHITECTURE.md: on the exact machine it feeds batches
+//! of accesses to the machine; on the rate-driven machine it advances the
+//! clock from one tick to the next (`rate_runner.rs`). Either way it gives
+//! the manager its ticks, scores every hot set the manager reports against
+//! the machine's ground truth, and samples a time series per window.
 #![deny(missing_docs)]
 
 pub mod config;

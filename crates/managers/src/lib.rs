@@ -8,7 +8,9 @@
 //! which the runner scores against the simulator's ground truth.
 //!
 //! Managers are chosen by name at the edge ([`registry::build`]) with typed
-//! parameters; the paper systems will each get their own module here.
+//! parameters. Each paper system has its own module: [`thermostat`],
+//! [`ambix`], [`telemetry`] (Telescope and the techniques it is compared
+//! with); [`tiering`] and [`kstaled`] hold the papers' comparison baselines.
 #![deny(missing_docs)]
 
 pub mod ambix;

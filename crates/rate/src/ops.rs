@@ -85,7 +85,7 @@ impl RateMachine {
             let va = (key & ((1 << 40) - 1)) << shift;
             (key >> 40) as u16 == asid && va < end && start < va + (1 << shift)
         };
-        let keys: Vec<u64> = if end - start <= 64 * 4096 {
+        let keys: Vec<u64> = if end - start <= 4 << 20 {
             let pte = level_index(Level::Pte);
             let pmd = level_index(Level::Pmd);
             let mut cands: Vec<u64> = (start >> 12..end.div_ceil(4096))
