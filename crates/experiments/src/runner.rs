@@ -287,21 +287,16 @@ fn run_exact<O: Observer>(
     manager.start(&mut m)?;
     let tick_ns = manager.tick_ns().map(|t| t.max(1) as f64);
     let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
-    let mut next_window = window_ns;
-    let mut win = WindowAcc::new(&m);
-    let mut hot_map = HotMapAcc::new(cfg, &workload.regions);
-    let mut windows = Vec::new();
-    let mut scores: Vec<Score> = Vec::new();
+    let mut tally = Tally::new(cfg, &m, &workload.regions, window_ns);
     let mut buf = [Access::default(); BATCH];
     let mut done = 0u64;
     let mut batches = 0u64;
     progress(0, limit);
-    let mut phase_starts_s = Vec::new();
     while done < limit {
-        while phase_starts_s.len() < workload.phases.len()
-            && workload.phases[phase_starts_s.len()].first_access <= done
+        while tally.phase_starts_s.len() < workload.phases.len()
+            && workload.phases[tally.phase_starts_s.len()].first_access <= done
         {
-            phase_starts_s.push(m.time_ns() / 1e9);
+            tally.phase_starts_s.push(m.time_ns() / 1e9);
         }
         let want = ((limit - done) as usize).min(BATCH);
         let n = workload.stream.fill(&mut buf[..want])?;
@@ -317,44 +312,106 @@ fn run_exact<O: Observer>(
         while m.time_ns() >= next_tick {
             if let Some(hot) = manager.tick(&mut m)? {
                 on_report(m.time_ns() / 1e9, &hot);
-                hot_map.report(&hot);
                 let s = groundtruth::score(&mut m, &hot, cfg.metrics.hot_threshold);
-                win.scores.push(s);
-                scores.push(s);
+                tally.scored(&hot, s);
             }
             m.settle();
             next_tick += tick_ns.expect("finite only with ticks");
         }
-        while m.time_ns() >= next_window {
-            windows.push(win.close(&m, manager.as_ref(), next_window, window_ns));
-            hot_map.close_window();
-            next_window += window_ns;
-        }
+        tally.close_windows(&m, manager.as_ref());
         batches += 1;
         if batches.is_multiple_of(1024) {
             progress(done, limit);
         }
     }
     progress(done, limit);
-    let end = m.time_ns();
-    if end > next_window - window_ns {
-        windows.push(win.close(&m, manager.as_ref(), end, end - (next_window - window_ns)));
-        hot_map.close_window();
-    }
-    let mut report = build_report(cfg, &workload, &m, windows, &scores, footprint);
+    let mut report = tally.finish(cfg, &workload, &m, manager.as_ref(), footprint);
     report.machine = machine_name;
-    report.phase_starts_s = phase_starts_s;
-    report.hot_map = hot_map.finish();
     Ok(report)
 }
 
+/// What both run loops accumulate: report windows, scores, the hot map and
+/// phase start times.
+pub(crate) struct Tally {
+    win: WindowAcc,
+    windows: Vec<Window>,
+    hot_map: HotMapAcc,
+    scores: Vec<Score>,
+    pub(crate) phase_starts_s: Vec<f64>,
+    next_window: f64,
+    window_ns: f64,
+}
+
+impl Tally {
+    pub(crate) fn new<M: SimView>(
+        cfg: &RunConfig,
+        m: &M,
+        regions: &[thermocline_backend::RegionInfo],
+        window_ns: f64,
+    ) -> Self {
+        Tally {
+            win: WindowAcc::new(m),
+            windows: Vec::new(),
+            hot_map: HotMapAcc::new(cfg, regions),
+            scores: Vec::new(),
+            phase_starts_s: Vec::new(),
+            next_window: window_ns,
+            window_ns,
+        }
+    }
+
+    /// Records a scored report.
+    pub(crate) fn scored(&mut self, hot: &HotSet, s: Score) {
+        self.hot_map.report(hot);
+        self.win.scores.push(s);
+        self.scores.push(s);
+    }
+
+    /// The next window boundary (simulated ns).
+    pub(crate) fn next_window(&self) -> f64 {
+        self.next_window
+    }
+
+    /// Closes every window the clock has passed.
+    pub(crate) fn close_windows<M: SimView>(&mut self, m: &M, manager: &dyn Manager) {
+        while m.time_ns() >= self.next_window {
+            let w = self.win.close(m, manager, self.next_window, self.window_ns);
+            self.windows.push(w);
+            self.hot_map.close_window();
+            self.next_window += self.window_ns;
+        }
+    }
+
+    /// Closes the last, partial window and builds the report.
+    pub(crate) fn finish<M: SimView>(
+        mut self,
+        cfg: &RunConfig,
+        workload: &thermocline_workloads::Workload,
+        m: &M,
+        manager: &dyn Manager,
+        footprint: u64,
+    ) -> Report {
+        let end = m.time_ns();
+        let last = self.next_window - self.window_ns;
+        if end > last {
+            let w = self.win.close(m, manager, end, end - last);
+            self.windows.push(w);
+            self.hot_map.close_window();
+        }
+        let mut report = build_report(cfg, workload, m, self.windows, &self.scores, footprint);
+        report.phase_starts_s = self.phase_starts_s;
+        report.hot_map = self.hot_map.finish();
+        report
+    }
+}
+
 /// Builds the report's hot map, if asked for.
-pub(crate) struct HotMapAcc {
+struct HotMapAcc {
     map: Option<(HotMap, Vec<f32>)>,
 }
 
 impl HotMapAcc {
-    pub(crate) fn new(cfg: &RunConfig, regions: &[thermocline_backend::RegionInfo]) -> Self {
+    fn new(cfg: &RunConfig, regions: &[thermocline_backend::RegionInfo]) -> Self {
         let bins = cfg.metrics.hot_map_bins;
         let ours = regions.iter().filter(|r| r.asid.0 == 0);
         let lo = ours.clone().map(|r| r.start).min();
@@ -367,7 +424,7 @@ impl HotMapAcc {
         }
     }
 
-    pub(crate) fn report(&mut self, hot: &HotSet) {
+    fn report(&mut self, hot: &HotSet) {
         if let Some((map, cur)) = &mut self.map {
             let ranges: Vec<(u16, u64, u64)> =
                 hot.ranges.iter().map(|r| (r.0 .0, r.1, r.2)).collect();
@@ -375,13 +432,13 @@ impl HotMapAcc {
         }
     }
 
-    pub(crate) fn close_window(&mut self) {
+    fn close_window(&mut self) {
         if let Some((map, cur)) = &mut self.map {
             map.rows.push(cur.clone());
         }
     }
 
-    pub(crate) fn finish(self) -> Option<HotMap> {
+    fn finish(self) -> Option<HotMap> {
         self.map.map(|m| m.0)
     }
 }
@@ -453,11 +510,11 @@ impl SimView for RateMachine {
 }
 
 /// Accumulates one window.
-pub(crate) struct WindowAcc {
+struct WindowAcc {
     accesses_at_start: u64,
     slow_accesses_at_start: u64,
     tier_faults_at_start: u64,
-    pub(crate) scores: Vec<Score>,
+    scores: Vec<Score>,
 }
 
 fn slow_accesses<M: SimView>(m: &M) -> u64 {
@@ -474,7 +531,7 @@ pub(crate) fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 impl WindowAcc {
-    pub(crate) fn new<M: SimView>(m: &M) -> Self {
+    fn new<M: SimView>(m: &M) -> Self {
         WindowAcc {
             accesses_at_start: m.stats().accesses,
             slow_accesses_at_start: slow_accesses(m),
@@ -483,7 +540,7 @@ impl WindowAcc {
         }
     }
 
-    pub(crate) fn close<M: SimView>(
+    fn close<M: SimView>(
         &mut self,
         m: &M,
         manager: &dyn Manager,
@@ -516,7 +573,7 @@ impl WindowAcc {
     }
 }
 
-pub(crate) fn build_report<M: SimView>(
+fn build_report<M: SimView>(
     cfg: &RunConfig,
     workload: &thermocline_workloads::Workload,
     m: &M,

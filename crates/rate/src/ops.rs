@@ -68,6 +68,19 @@ impl RateMachine {
         ))
     }
 
+    /// Charges a migration call: copy costs by page size (HeteroOS Table 6
+    /// for 4 KiB pages), and one batched shootdown.
+    fn charge_migration(&mut self, report: &MigrationReport, base_pages: u64, huge_pages: u64) {
+        self.stats.migrated_bytes += report.bytes;
+        let c = &self.cfg.costs;
+        self.manager_ns += base_pages as f64 * c.base_page_migration_ns(base_pages)
+            + huge_pages as f64 * c.huge_page_migration_ns();
+        if report.pages > 0 {
+            self.stale = true;
+            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+        }
+    }
+
     fn shootdown(&mut self, invlpgs: u64) {
         let c = &self.cfg.costs;
         let cores = self.cfg.perf.threads as f64;
@@ -496,14 +509,7 @@ impl Backend for RateMachine {
                 base_pages += 1;
             }
         }
-        self.stats.migrated_bytes += report.bytes;
-        let c = &self.cfg.costs;
-        self.manager_ns += base_pages as f64 * c.base_page_migration_ns(base_pages)
-            + huge_pages as f64 * c.huge_page_migration_ns();
-        if report.pages > 0 {
-            self.stale = true;
-            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
-        }
+        self.charge_migration(&report, base_pages, huge_pages);
         Ok(report)
     }
 
@@ -576,14 +582,7 @@ impl Backend for RateMachine {
             }
             va = lo + take;
         }
-        self.stats.migrated_bytes += report.bytes;
-        let c = &self.cfg.costs;
-        self.manager_ns += base_pages as f64 * c.base_page_migration_ns(base_pages)
-            + huge_pages as f64 * c.huge_page_migration_ns();
-        if report.pages > 0 {
-            self.stale = true;
-            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
-        }
+        self.charge_migration(&report, base_pages, huge_pages);
         Ok(report)
     }
 
