@@ -281,7 +281,7 @@ fn gib(b: f64) -> String {
 
 fn print_table(reports: &[Report]) {
     println!(
-        "{:<21} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
+        "{:<24} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
         "manager",
         "slowdown",
         "sim time",
@@ -295,7 +295,7 @@ fn print_table(reports: &[Report]) {
         let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
         let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
         println!(
-            "{:<21} {:>8.1}% {:>9.3}s {:>11} {:>11.1}% {:>12.1} {:>8.3}% {:>7}",
+            "{:<24} {:>8.1}% {:>9.3}s {:>11} {:>11.1}% {:>12.1} {:>8.3}% {:>7}",
             r.manager,
             r.slowdown * 100.0,
             r.sim_time_s,
@@ -332,16 +332,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Cmd::List => {
             println!("workloads (also: a MASIM config path, lackey:PATH, trace:PATH):");
             for p in thermocline_workloads::presets::PRESETS {
-                println!("  {:<22} {}", p.name, p.description);
+                println!("  {:<24} {}", p.name, p.description);
             }
             println!("managers:");
             for m in thermocline_managers::registry::MANAGERS {
-                println!("  {:<22} {}", m.name, m.description);
+                println!("  {:<24} {}", m.name, m.description);
             }
             println!("machines:");
             for (i, m) in thermocline_sim::MACHINE_PRESETS.iter().enumerate() {
                 let d = if i == 0 { " (default)" } else { "" };
-                println!("  {:<22} {}{d}", m.name, m.description);
+                println!("  {:<24} {}{d}", m.name, m.description);
             }
         }
         Cmd::Reproduce {

@@ -222,3 +222,45 @@ fn telescope_runs_on_a_multi_terabyte_masim_heap_on_the_rate_backend() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown backend"), "{err}");
 }
+
+#[test]
+fn telescope_multiphase_reproduction_reports_phases_per_technique() {
+    let json = std::env::temp_dir().join(format!("tc-cli-{}-mp.json", std::process::id()));
+    let json = json.to_str().unwrap();
+    let (code, out, err) = thermocline(&[
+        "reproduce",
+        "telescope-multiphase",
+        "--duration",
+        "2",
+        "--json",
+        json,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("telescope-bounded"), "{out}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    let v = &r["telescope-multiphase"]["variants"];
+    for variant in ["4k", "thp"] {
+        for t in [
+            "damon-moderate",
+            "pebs-5khz",
+            "telescope-bounded",
+            "linear-scan-aggressive",
+        ] {
+            let tech = &v[variant][t];
+            let phases = tech["phases"].as_array().unwrap();
+            assert_eq!(phases[0]["phase"], "phase 1", "{tech}");
+            assert!(phases[0].get("precision").is_some() && phases[0].get("recall").is_some());
+            let w = &tech["windows"][0];
+            for k in [
+                "precision",
+                "recall",
+                "bits_flipped",
+                "cpu_cycles",
+                "cpu_util",
+            ] {
+                assert!(w.get(k).is_some(), "{k} missing in {w}");
+            }
+        }
+    }
+}

@@ -112,17 +112,33 @@ fn fmt(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.2}"))
 }
 
+/// Per window: precision, recall, and the technique's bits flipped, CPU
+/// cycles and CPU utilisation (of one core) within the window.
 fn windows_json(r: &Report) -> serde_json::Value {
+    let mut prev = (0.0, 0.0, 0.0);
     json!(r
         .windows
         .iter()
-        .map(|w| json!({
-            "t_s": w.t_s,
-            "precision": w.precision,
-            "recall": w.recall,
-            "bits_flipped": w.manager.get("bits_flipped_count"),
-            "cpu_cycles": w.manager.get("cpu_cycles_count"),
-        }))
+        .map(|w| {
+            let bits = w.manager.get("bits_flipped_count").copied().unwrap_or(0.0);
+            let cycles = w.manager.get("cpu_cycles_count").copied().unwrap_or(0.0);
+            let dt = w.t_s - prev.0;
+            let util = if dt > 0.0 {
+                (cycles - prev.2) / (thermocline_managers::telemetry::CPU_GHZ * 1e9 * dt)
+            } else {
+                0.0
+            };
+            let out = json!({
+                "t_s": w.t_s,
+                "precision": w.precision,
+                "recall": w.recall,
+                "bits_flipped": bits - prev.1,
+                "cpu_cycles": cycles - prev.2,
+                "cpu_util": util,
+            });
+            prev = (w.t_s, bits, cycles);
+            out
+        })
         .collect::<Vec<_>>())
 }
 
