@@ -365,7 +365,7 @@ impl HotMapChart {
             s,
             r#"<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="black"/>"#
         );
-        let q = |v: f32| (v.clamp(0.0, 1.0) * 10.0).round() as u8;
+        let q = |v: f32| (v.clamp(0.0, 1.0) * 10.0).ceil() as u8;
         for b in 0..bins {
             let y = top + plot_h - ch * (b + 1) as f64;
             let mut t = 0;
