@@ -210,7 +210,7 @@ fn telescope_runs_on_a_multi_terabyte_masim_heap_on_the_rate_backend() {
     let (code, _, err) = thermocline(&[
         "run",
         "--workload",
-        "zipf-1g",
+        "seq-1g",
         "--manager",
         "damon-moderate",
         "--backend",

@@ -74,28 +74,23 @@ impl PhaseIndex {
     ) -> Self {
         // Sweep over segment boundaries per address space: densities add up
         // where segments overlap.
-        let mut events: Vec<(u16, u64, f64, f64, i32)> = Vec::new();
+        // Events: (asid, address, density, store density, +1/-1, operation
+        // bytes). Where segments overlap, a piece takes the largest
+        // operation size among them.
+        let mut events: Vec<(u16, u64, f64, f64, i32, u64)> = Vec::new();
         for s in &phase.segments {
             if s.share <= 0.0 || s.len == 0 {
                 continue;
             }
             let d = s.share / s.len as f64;
-            events.push((s.asid.0, s.start, d, d * s.write_fraction, 1));
-            events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1));
+            let burst = s.burst_bytes.min(s.len).max(64);
+            events.push((s.asid.0, s.start, d, d * s.write_fraction, 1, burst));
+            events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1, burst));
         }
-        // Where segments overlap, a piece takes the largest operation size.
-        let burst_at = |asid: u16, at: u64| {
-            phase
-                .segments
-                .iter()
-                .filter(|s| s.asid.0 == asid && s.start <= at && at < s.end() && s.share > 0.0)
-                .map(|s| s.burst_bytes.min(s.len).max(64))
-                .max()
-                .unwrap_or(64)
-        };
         events.sort_by_key(|e| (e.0, e.1));
         let mut pieces: Vec<Piece> = Vec::new();
         let (mut d, mut w, mut active) = (0.0f64, 0.0f64, 0i32);
+        let mut bursts: std::collections::BTreeMap<u64, i32> = Default::default();
         let mut i = 0;
         while i < events.len() {
             let (asid, at) = (events[i].0, events[i].1);
@@ -103,6 +98,11 @@ impl PhaseIndex {
                 d += events[i].2;
                 w += events[i].3;
                 active += events[i].4;
+                let n = bursts.entry(events[i].5).or_insert(0);
+                *n += events[i].4;
+                if *n == 0 {
+                    bursts.remove(&events[i].5);
+                }
                 i += 1;
             }
             if active == 0 {
@@ -119,7 +119,7 @@ impl PhaseIndex {
                 density[Mass::All as usize] = d;
                 density[Mass::Writes as usize] = w.clamp(0.0, d);
                 density[Mass::Reads as usize] = d - density[Mass::Writes as usize];
-                let burst = burst_at(asid, at);
+                let burst = bursts.keys().next_back().copied().unwrap_or(64);
                 density[Mass::Ops as usize] = d * 64.0 / burst as f64;
                 pieces.push(Piece {
                     asid,

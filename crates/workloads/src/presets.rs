@@ -440,6 +440,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                 let s = f(rate);
                 s.validate().map_err(WorkloadError::Invalid)?;
                 let regions = lay_out(&[("items".to_string(), s.bytes())], o.thp == Some(true));
+                let rates = crate::synthetic::rate_profile(&s, &regions[0]);
                 Workload {
                     name: spec.to_string(),
                     threads: s.threads,
@@ -452,7 +453,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                     }],
                     stream: Stream::Synthetic(SyntheticStream::new(s, regions[0].start, o.seed)),
                     regions,
-                    rates: None,
+                    rates,
                 }
             }
         });

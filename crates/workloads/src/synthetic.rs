@@ -11,9 +11,11 @@
 //! one random cache line of the chosen item; it is a store with probability
 //! `write_fraction`. Threads issue accesses round-robin, each on its own core.
 
+use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::zipf::Zipf;
 use crate::Access;
 use serde::{Deserialize, Serialize};
+use thermocline_backend::RegionInfo;
 use thermocline_vocab::Rng;
 
 /// The popularity distribution.
@@ -197,6 +199,87 @@ impl SyntheticStream {
     }
 }
 
+/// Item counts up to which zipfian and hotspot workloads are described item
+/// by item for the rate machine (one segment per run of equal shares).
+pub const MAX_RATE_ITEMS: u64 = 1 << 22;
+
+/// The workload as access rates over `region` (where its items are laid out):
+/// each item's share of accesses, at its scattered slot. `None` for
+/// sequential sweeps (a moving position, not a rate) and for zipfian or
+/// hotspot workloads of more than [`MAX_RATE_ITEMS`] items.
+pub fn rate_profile(spec: &SyntheticSpec, region: &RegionInfo) -> Option<RateProfile> {
+    let n = spec.items;
+    let scatter = Scatter::new(n);
+    // Share of each slot (item position), by popularity rank.
+    let by_slot: Vec<f64> = match spec.distribution {
+        Distribution::Sequential => return None,
+        Distribution::Uniform => vec![1.0 / n as f64; 1],
+        _ if n > MAX_RATE_ITEMS => return None,
+        Distribution::Zipf { s } => {
+            let w: Vec<f64> = (0..n).map(|k| ((k + 1) as f64).powf(-s)).collect();
+            let total: f64 = w.iter().sum();
+            let mut v = vec![0.0; n as usize];
+            for (k, wk) in w.iter().enumerate() {
+                v[scatter.apply(k as u64) as usize] = wk / total;
+            }
+            v
+        }
+        Distribution::Hotspot {
+            hot_fraction,
+            hot_share,
+        } => {
+            let hot = ((n as f64 * hot_fraction).ceil() as u64).clamp(1, n - 1);
+            let mut v = vec![(1.0 - hot_share) / (n - hot) as f64; n as usize];
+            for k in 0..hot {
+                v[scatter.apply(k) as usize] = hot_share / hot as f64;
+            }
+            v
+        }
+    };
+    let mut segments: Vec<RateSegment> = Vec::new();
+    let uniform = by_slot.len() == 1;
+    let slots = if uniform { 1 } else { n as usize };
+    let mut i = 0;
+    while i < slots {
+        let mut j = i + 1;
+        while j < slots && by_slot[j] == by_slot[i] {
+            j += 1;
+        }
+        let (first, count) = if uniform {
+            (0, n)
+        } else {
+            (i as u64, (j - i) as u64)
+        };
+        let start = region.start + first * spec.item_bytes;
+        let len = (count * spec.item_bytes).min(region.end() - start);
+        let share = if uniform {
+            1.0
+        } else {
+            by_slot[i] * count as f64
+        };
+        if share > 0.0 && len > 0 {
+            segments.push(RateSegment {
+                asid: region.asid,
+                start,
+                len,
+                share,
+                write_fraction: spec.write_fraction,
+                burst_bytes: 64,
+            });
+        }
+        i = j;
+    }
+    let sum: f64 = segments.iter().map(|s| s.share).sum();
+    segments.iter_mut().for_each(|s| s.share /= sum);
+    Some(RateProfile {
+        phases: vec![RatePhase {
+            name: "run".into(),
+            accesses: spec.accesses,
+            segments,
+        }],
+    })
+}
+
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -235,6 +318,50 @@ mod tests {
         assert!((23_000..27_000).contains(&writes), "{writes}");
         assert!(buf.iter().all(|a| a.va < 1000 * 4096 && a.core < 2));
         assert_eq!(s.fill(&mut buf), 0);
+    }
+
+    #[test]
+    fn rate_profiles_match_the_streams() {
+        let region = crate::lay_out(&[("items".into(), 1000 * 4096)], false).remove(0);
+        for d in [
+            Distribution::Uniform,
+            Distribution::Zipf { s: 0.99 },
+            Distribution::Hotspot {
+                hot_fraction: 0.1,
+                hot_share: 0.9,
+            },
+        ] {
+            let p = rate_profile(&spec(d), &region).unwrap();
+            p.validate(std::slice::from_ref(&region)).unwrap();
+            // The stream's per-item counts follow the profile's shares.
+            let mut s = SyntheticStream::new(spec(d), region.start, 1);
+            let mut buf = vec![Access::default(); 100_000];
+            s.fill(&mut buf);
+            let segs = &p.phases[0].segments;
+            let mut expected = vec![0.0; 1000];
+            for seg in segs {
+                let first = (seg.start - region.start) / 4096;
+                let items = seg.len / 4096;
+                for i in first..first + items {
+                    expected[i as usize] = seg.share / items as f64;
+                }
+            }
+            let mut seen = vec![0.0; 1000];
+            for a in &buf {
+                seen[((a.va - region.start) / 4096) as usize] += 1e-5;
+            }
+            // The ten most popular items agree within 15% (and 0.002 absolute).
+            let mut top: Vec<usize> = (0..1000).collect();
+            top.sort_by(|&a, &b| expected[b].total_cmp(&expected[a]));
+            for &i in &top[..10] {
+                let (e, o) = (expected[i], seen[i]);
+                assert!(
+                    (e - o).abs() < (0.15 * e).max(0.002),
+                    "{d:?} item {i}: {e} vs {o}"
+                );
+            }
+        }
+        assert!(rate_profile(&spec(Distribution::Sequential), &region).is_none());
     }
 
     #[test]
