@@ -3,7 +3,7 @@
 //! any virtual range is two binary searches: O(log pieces), whatever the size
 //! of the range (../shared/reference/rate-model.md, "upper-level entry").
 
-use crate::che::{characteristic_time, miss_probability, ItemGroup};
+use crate::che::{characteristic_time, miss_probability, miss_probability_of, ItemGroup};
 use thermocline_backend::RegionInfo;
 use thermocline_sim::{LlcConfig, TlbConfig};
 use thermocline_workloads::rates::RatePhase;
@@ -48,6 +48,11 @@ pub struct Piece {
     pub huge: bool,
     /// Bytes an operation touches in order (64: independent accesses).
     pub burst: u64,
+    /// Bytes between an operation's consecutive accesses.
+    pub stride: u64,
+    /// Whether the piece's operation sweeps its whole segment (pages and
+    /// lines then recur periodically rather than at random).
+    pub periodic: bool,
 }
 
 /// The index of one phase.
@@ -59,6 +64,13 @@ pub struct PhaseIndex {
     /// Operations per access on one object of each piece, summed before it.
     cum_object_ops: Vec<f64>,
 }
+
+/// An operation's (bytes, stride, sweep).
+type OpShape = (u64, u64, bool);
+
+/// A segment boundary: (asid, address, density, store density, +1 or -1,
+/// operation shape).
+type Event = (u16, u64, f64, f64, i32, OpShape);
 
 fn key(asid: u16, va: u64) -> (u16, u64) {
     (asid, va)
@@ -74,23 +86,27 @@ impl PhaseIndex {
     ) -> Self {
         // Sweep over segment boundaries per address space: densities add up
         // where segments overlap.
-        // Events: (asid, address, density, store density, +1/-1, operation
-        // bytes). Where segments overlap, a piece takes the largest
-        // operation size among them.
-        let mut events: Vec<(u16, u64, f64, f64, i32, u64)> = Vec::new();
+        // Events: (asid, address, density, store density, +1/-1, (operation
+        // bytes, stride)). Where segments overlap, a piece takes the largest
+        // operation among them.
+        let mut events: Vec<Event> = Vec::new();
         for s in &phase.segments {
             if s.share <= 0.0 || s.len == 0 {
                 continue;
             }
             let d = s.share / s.len as f64;
-            let burst = s.burst_bytes.min(s.len).max(64);
-            events.push((s.asid.0, s.start, d, d * s.write_fraction, 1, burst));
-            events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1, burst));
+            let op = (
+                s.burst_bytes.min(s.len).max(64),
+                s.stride_bytes.max(1),
+                s.sweep,
+            );
+            events.push((s.asid.0, s.start, d, d * s.write_fraction, 1, op));
+            events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1, op));
         }
         events.sort_by_key(|e| (e.0, e.1));
         let mut pieces: Vec<Piece> = Vec::new();
         let (mut d, mut w, mut active) = (0.0f64, 0.0f64, 0i32);
-        let mut bursts: std::collections::BTreeMap<u64, i32> = Default::default();
+        let mut bursts: std::collections::BTreeMap<OpShape, i32> = Default::default();
         let mut i = 0;
         while i < events.len() {
             let (asid, at) = (events[i].0, events[i].1);
@@ -119,8 +135,13 @@ impl PhaseIndex {
                 density[Mass::All as usize] = d;
                 density[Mass::Writes as usize] = w.clamp(0.0, d);
                 density[Mass::Reads as usize] = d - density[Mass::Writes as usize];
-                let burst = bursts.keys().next_back().copied().unwrap_or(64);
-                density[Mass::Ops as usize] = d * 64.0 / burst as f64;
+                let (burst, stride, periodic) = bursts
+                    .keys()
+                    .next_back()
+                    .copied()
+                    .unwrap_or((64, 64, false));
+                // Operations per access: one per burst / stride accesses.
+                density[Mass::Ops as usize] = d * (stride.min(burst) as f64) / burst as f64;
                 pieces.push(Piece {
                     asid,
                     start: at,
@@ -128,6 +149,8 @@ impl PhaseIndex {
                     density,
                     huge,
                     burst,
+                    stride,
+                    periodic,
                 });
             }
         }
@@ -267,14 +290,16 @@ impl PhaseIndex {
 fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
     let item = |p: &Piece| if p.huge { 2u64 << 20 } else { 4096 } as f64;
     // An operation touches a page's lines in a row: only the first can miss.
-    let per_visit = |p: &Piece| (p.burst as f64).min(item(p)).max(64.0) / 64.0;
+    let per_visit = |p: &Piece| ((p.burst as f64).min(item(p)) / p.stride as f64).max(1.0);
     let group = |p: &Piece, bytes: f64| ItemGroup {
         count: (p.end - p.start) as f64 / bytes,
         p: p.density[0] * bytes,
+        periodic: p.periodic,
     };
     let page_group = |p: &Piece| ItemGroup {
         count: (p.end - p.start) as f64 / item(p),
         p: p.density[0] * item(p) / per_visit(p),
+        periodic: p.periodic,
     };
     let all: Vec<ItemGroup> = pieces.iter().map(page_group).collect();
     let of = |huge: bool| -> Vec<ItemGroup> {
@@ -291,21 +316,31 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
     // PDPTE per 1 GiB, PML4 per 512 GiB of address space. A piece that
     // spans whole blocks contributes items of its own; pieces that share a
     // block add their walk mass to that block's item.
-    let walk_density = |p: &Piece| p.density[0] * miss_probability(p.density[0] * item(p), t_stlb);
+    // Walks per access: per page visit, the STLB miss probability.
+    let walk_density = |p: &Piece| {
+        let g = page_group(p);
+        g.p / item(p) * miss_probability_of(&g, t_stlb)
+    };
     let psc_bytes = [2u64 << 20, 1u64 << 30, 1u64 << 39];
+    // An operation's walks come in runs inside one block (a sweep walks a
+    // 2 MiB block's 512 pages in a row): only a run's first walk can miss
+    // the block's paging-structure-cache entry.
+    let run = |p: &Piece, bytes: u64| {
+        ((p.burst.min(bytes)) as f64 / item(p).max(p.stride as f64)).max(1.0)
+    };
     let mut block_mass: Vec<std::collections::BTreeMap<(u16, u64), f64>> =
         vec![Default::default(); 3];
     let mut t_psc: Vec<Option<f64>> = Vec::new();
     for (i, &bytes) in psc_bytes.iter().enumerate() {
         let mut groups = Vec::new();
         for p in pieces.iter() {
-            let w = walk_density(p);
+            let w = walk_density(p) / run(p, bytes);
             let (first_full, end_full) = (p.start.div_ceil(bytes), p.end / bytes);
             if end_full > first_full {
-                groups.push(ItemGroup {
-                    count: (end_full - first_full) as f64,
-                    p: w * bytes as f64,
-                });
+                groups.push(ItemGroup::poisson(
+                    (end_full - first_full) as f64,
+                    w * bytes as f64,
+                ));
             }
             // Partial blocks at either end (or the one block holding the piece).
             for blk in [p.start / bytes, (p.end - 1) / bytes] {
@@ -320,11 +355,7 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
                 }
             }
         }
-        groups.extend(
-            block_mass[i]
-                .values()
-                .map(|&m| ItemGroup { count: 1.0, p: m }),
-        );
+        groups.extend(block_mass[i].values().map(|&m| ItemGroup::poisson(1.0, m)));
         let n = [tlb.psc_entries[2], tlb.psc_entries[1], tlb.psc_entries[0]][i];
         t_psc.push(characteristic_time(&groups, n as f64));
     }
@@ -332,13 +363,13 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
     let t_llc = (llc.bytes > 0).then(|| characteristic_time(&lines, (llc.bytes / 64) as f64));
     for p in pieces.iter_mut() {
         let v = per_visit(p);
-        let pi = p.density[0] * item(p) / v;
+        let g = page_group(p);
         // Misses per access: per visit, divided by the visit's accesses.
-        let l1 = miss_probability(pi, if p.huge { t_l1_huge } else { t_l1_base }) / v;
-        let walk = (miss_probability(pi, t_stlb) / v).min(l1);
+        let l1 = miss_probability_of(&g, if p.huge { t_l1_huge } else { t_l1_base }) / v;
+        let walk = (miss_probability_of(&g, t_stlb) / v).min(l1);
         let llc_miss = match t_llc {
             None => 1.0,
-            Some(t) => miss_probability(p.density[0] * 64.0, t),
+            Some(t) => miss_probability_of(&group(p, 64.0), t),
         };
         p.density[Mass::Walks as usize] = p.density[0] * walk;
         // Entries a walk reads: it starts below the deepest PSC hit (a 2 MiB
@@ -346,15 +377,16 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
         let w = p.density[0] * walk;
         let hit = |i: usize| {
             let bytes = psc_bytes[i];
+            let r = run(p, bytes);
             let popularity = if p.end - p.start >= bytes {
-                w * bytes as f64
+                w * bytes as f64 / r
             } else {
                 block_mass[i]
                     .get(&(p.asid, p.start / bytes))
                     .copied()
-                    .unwrap_or(w * (p.end - p.start) as f64)
+                    .unwrap_or(w * (p.end - p.start) as f64 / r)
             };
-            1.0 - miss_probability(popularity, t_psc[i])
+            1.0 - miss_probability(popularity, t_psc[i]) / r
         };
         let (pde, pdpte, pml4) = (if p.huge { 0.0 } else { hit(0) }, hit(1), hit(2));
         let levels = if p.huge { 3.0 } else { 4.0 };
@@ -388,6 +420,8 @@ mod tests {
                     share,
                     write_fraction: w,
                     burst_bytes: 64,
+                    stride_bytes: 64,
+                    sweep: false,
                 })
                 .collect(),
         }

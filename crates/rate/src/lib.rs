@@ -34,7 +34,9 @@
 //!   walks cost 4 (4 KiB) or 3 (2 MiB) entry reads, without PSC hits;
 //! - migration traffic is counted per tier but costs the application only its
 //!   TLB shootdown, not bandwidth; hint faults cost no application time;
-//! - MASIM sequential patterns are IRM segments (see `rates`).
+//! - a MASIM sequential pattern is a sweep whose pages recur periodically;
+//!   its cursor's position is not tracked, so an Accessed bit over a swept
+//!   range is a Poisson draw at the sweep's rate (see `rates`).
 #![deny(missing_docs)]
 
 mod bits;

@@ -27,6 +27,8 @@ fn machine(thp: bool, hot_share: f64) -> (RateMachine, Vec<RegionInfo>) {
         share,
         write_fraction: 0.0,
         burst_bytes: 64,
+        stride_bytes: 64,
+        sweep: false,
     };
     let profile = RateProfile {
         phases: vec![

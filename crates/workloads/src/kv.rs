@@ -143,6 +143,8 @@ pub fn build(
         share,
         write_fraction: spec.write_fraction,
         burst_bytes: slot_bytes,
+        stride_bytes: 64,
+        sweep: false,
     };
     // Runs of keys with equal shares become one segment.
     let mut i = 0;

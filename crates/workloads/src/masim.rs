@@ -327,9 +327,10 @@ impl MasimStream {
 }
 
 /// The config as access rates ([`crate::rates`]): each pattern becomes a
-/// uniform segment over its region with its share of the phase's accesses
-/// (sequential patterns by their time-averaged rate); phases issue as many
-/// accesses as [`MasimStream`] does at `rate`.
+/// uniform segment over its region with its share of the phase's accesses;
+/// a sequential pattern is one operation sweeping its region at its stride
+/// (so only the first access to each page can miss the TLB); phases issue as
+/// many accesses as [`MasimStream`] does at `rate`.
 pub fn rate_profile(cfg: &MasimConfig, regions: &[RegionInfo], rate: f64) -> RateProfile {
     let phases = cfg
         .phases
@@ -355,7 +356,10 @@ pub fn rate_profile(cfg: &MasimConfig, regions: &[RegionInfo], rate: f64) -> Rat
                                 RwMode::WriteOnly => 1.0,
                                 RwMode::ReadWrite => 0.5,
                             },
-                            burst_bytes: 64,
+                            // A sweep is one long operation at its stride.
+                            burst_bytes: if x.random { 64 } else { r.len },
+                            stride_bytes: if x.random { 64 } else { x.stride },
+                            sweep: !x.random,
                         }
                     })
                     .collect(),

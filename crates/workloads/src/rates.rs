@@ -7,17 +7,20 @@
 //! segment's `share` of probability, uniformly over its bytes, and is a store
 //! with the segment's `write_fraction`. Accesses come in *operations*: an
 //! operation picks one of the segment's objects (`burst_bytes` each, from the
-//! segment's start) uniformly and touches its lines in order, as a key-value
-//! store copies a value; with `burst_bytes = 64` every access is its own
+//! segment's start) uniformly and touches it in order every `stride_bytes`,
+//! as a key-value store copies a value or a sweep walks an array; with
+//! `burst_bytes = 64` every access is its own
 //! operation, the independent reference model of
 //! ../shared/reference/rate-model.md (page i of a segment of `n` pages
 //! receives `share / n` of the phase's accesses, independently).
 //!
 //! What the model cannot say exactly, and how it is approximated:
-//! - a MASIM *sequential* pattern becomes a uniform segment over its region
-//!   (its time-averaged rate), not a moving position: Accessed-bit answers for
-//!   sweeps are therefore Poisson rather than deterministic (a deviation from
-//!   issue 3, noted in the rate machine's docs);
+//! - a MASIM *sequential* pattern is a sweep (`sweep`): a cursor over the
+//!   segment at its stride, one access per pick; the rate machine counts its
+//!   page visits and periodic TLB misses, but not *when* the cursor reaches a
+//!   page (the moving position of issue 3), so an Accessed bit over a swept
+//!   range is set at the sweep's rate by a Poisson draw rather than at the
+//!   passing time;
 //! - a MASIM *random* pattern with a stride above 4 KiB touches only every
 //!   k-th page; here its accesses are spread over every page of the region.
 
@@ -42,8 +45,14 @@ pub struct RateSegment {
     /// operations touch more than a line: an operation stores or loads).
     pub write_fraction: f64,
     /// Bytes one operation touches in order (an object); 64 (one line) for
-    /// independent accesses.
+    /// independent accesses, the region's length for a sequential sweep.
     pub burst_bytes: u64,
+    /// Bytes between two consecutive accesses of an operation (64: every
+    /// line; a MASIM sweep's stride).
+    pub stride_bytes: u64,
+    /// A moving cursor over the whole segment, advanced one access per pick
+    /// (a MASIM sequential pattern): pages recur periodically, not at random.
+    pub sweep: bool,
 }
 
 impl RateSegment {
@@ -52,9 +61,12 @@ impl RateSegment {
         self.start + self.len
     }
 
-    /// Line accesses per operation.
+    /// Accesses per operation.
     pub fn lines_per_op(&self) -> u64 {
-        self.burst_bytes.min(self.len).div_ceil(64).max(1)
+        self.burst_bytes
+            .min(self.len)
+            .div_ceil(self.stride_bytes.max(1))
+            .max(1)
     }
 }
 
@@ -111,6 +123,7 @@ impl RateProfile {
                     || !(0.0..=1.0).contains(&s.write_fraction)
                     || s.share < 0.0
                     || s.burst_bytes < 64
+                    || s.stride_bytes == 0
                 {
                     return Err(format!("phase {:?}: bad segment {s:?}", p.name));
                 }
@@ -136,9 +149,11 @@ pub struct RateStream {
     left: u64,
     /// Cumulative operation weights of the phase's segments.
     cumulative: Vec<f64>,
-    /// The operation in progress: next address, lines left, store or load,
-    /// address space.
-    op: (u64, u64, bool, u16),
+    /// The operation in progress: next address, accesses left, store or
+    /// load, address space, stride.
+    op: (u64, u64, bool, u16, u64),
+    /// Cursor of each sweep segment of the phase (offset into it).
+    cursors: Vec<u64>,
     threads: usize,
     core: usize,
     rng: Rng,
@@ -152,7 +167,8 @@ impl RateStream {
             phase: 0,
             left: 0,
             cumulative: Vec::new(),
-            op: (0, 0, false, 0),
+            op: (0, 0, false, 0, 64),
+            cursors: Vec::new(),
             threads: threads.max(1),
             core: 0,
             rng: Rng::derive(seed, "rate-stream"),
@@ -169,13 +185,20 @@ impl RateStream {
             return;
         };
         self.left = p.accesses;
-        // An operation of `l` lines: weight share / l keeps access shares.
+        self.cursors = vec![0; p.segments.len()];
+        // An operation of `l` accesses: weight share / l keeps access
+        // shares. A sweep advances its cursor one access per pick, as
+        // MASIM interleaves its patterns.
         let mut acc = 0.0;
         self.cumulative = p
             .segments
             .iter()
             .map(|s| {
-                acc += s.share / s.lines_per_op() as f64;
+                acc += if s.sweep {
+                    s.share
+                } else {
+                    s.share / s.lines_per_op() as f64
+                };
                 acc
             })
             .collect();
@@ -190,6 +213,20 @@ impl RateStream {
             .partition_point(|&c| c <= x)
             .min(segs.len() - 1);
         let s = &segs[k];
+        if s.sweep {
+            let stride = s.stride_bytes.max(1);
+            let at = self.cursors[k];
+            let next = at + stride;
+            self.cursors[k] = if next >= s.len { 0 } else { next };
+            self.op = (
+                s.start + at,
+                1,
+                self.rng.chance(s.write_fraction),
+                s.asid.0,
+                stride,
+            );
+            return;
+        }
         let lines = s.lines_per_op();
         let va = if lines == 1 {
             s.start + (self.rng.below(s.len.div_ceil(64).max(1)) * 64).min(s.len - 1)
@@ -197,8 +234,15 @@ impl RateStream {
             let objects = s.len.div_ceil(s.burst_bytes).max(1);
             s.start + self.rng.below(objects) * s.burst_bytes
         };
-        let lines = lines.min((s.end() - va).div_ceil(64));
-        self.op = (va, lines, self.rng.chance(s.write_fraction), s.asid.0);
+        let stride = s.stride_bytes.max(1);
+        let lines = lines.min((s.end() - va).div_ceil(stride));
+        self.op = (
+            va,
+            lines,
+            self.rng.chance(s.write_fraction),
+            s.asid.0,
+            stride,
+        );
     }
 
     /// Writes up to `buf.len()` accesses; returns how many (0 at the end).
@@ -220,7 +264,7 @@ impl RateStream {
                 core: self.core as u16,
                 write: self.op.2,
             };
-            self.op.0 += 64;
+            self.op.0 += self.op.4;
             self.op.1 -= 1;
             self.core = (self.core + 1) % self.threads;
             self.left -= 1;
@@ -245,6 +289,8 @@ mod tests {
             share,
             write_fraction: w,
             burst_bytes: 64,
+            stride_bytes: 64,
+            sweep: false,
         };
         let profile = RateProfile {
             phases: vec![RatePhase {
@@ -284,6 +330,8 @@ mod tests {
                     share: 1.0,
                     write_fraction: 0.5,
                     burst_bytes: 4096,
+                    stride_bytes: 64,
+                    sweep: false,
                 }],
             }],
         };
@@ -295,6 +343,42 @@ mod tests {
             assert!(op
                 .windows(2)
                 .all(|w| w[1].va == w[0].va + 64 && w[1].write == w[0].write));
+        }
+    }
+
+    #[test]
+    fn sweeps_interleave_with_moving_cursors() {
+        let regions = lay_out(&[("a".into(), 1 << 20), ("b".into(), 1 << 20)], false);
+        let sweep = |r: &RegionInfo| RateSegment {
+            asid: r.asid,
+            start: r.start,
+            len: r.len,
+            share: 0.5,
+            write_fraction: 0.0,
+            burst_bytes: r.len,
+            stride_bytes: 4096,
+            sweep: true,
+        };
+        let profile = RateProfile {
+            phases: vec![RatePhase {
+                name: "p".into(),
+                accesses: 1000,
+                segments: vec![sweep(&regions[0]), sweep(&regions[1])],
+            }],
+        };
+        let mut s = RateStream::new(profile, 1, 3);
+        let mut buf = vec![Access::default(); 1000];
+        assert_eq!(s.fill(&mut buf), 1000);
+        for r in &regions {
+            let offs: Vec<u64> = buf
+                .iter()
+                .filter(|a| r.start <= a.va && a.va < r.end())
+                .map(|a| a.va - r.start)
+                .collect();
+            assert!(offs.len() > 400);
+            for (i, o) in offs.iter().enumerate() {
+                assert_eq!(*o, (i as u64 * 4096) % (1 << 20));
+            }
         }
     }
 
@@ -312,6 +396,8 @@ mod tests {
                     share: 0.5,
                     write_fraction: 0.0,
                     burst_bytes: 64,
+                    stride_bytes: 64,
+                    sweep: false,
                 }],
             }],
         };

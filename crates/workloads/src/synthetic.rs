@@ -265,6 +265,8 @@ pub fn rate_profile(spec: &SyntheticSpec, region: &RegionInfo) -> Option<RatePro
                 share,
                 write_fraction: spec.write_fraction,
                 burst_bytes: 64,
+                stride_bytes: 64,
+                sweep: false,
             });
         }
         i = j;
