@@ -38,11 +38,11 @@ pub(crate) struct PoisonRec {
     pub bytes: u64,
 }
 
+/// PEBS-like sampling state; draws come from a stream per clock step.
 pub(crate) struct Sampler {
     pub cfg: SamplingConfig,
     pub buf: Vec<Sample>,
     pub dropped: u64,
-    pub rng: Rng,
 }
 
 /// A machine configuration it cannot run.

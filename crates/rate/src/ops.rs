@@ -239,17 +239,11 @@ impl Backend for RateMachine {
         let mut va = start & !0xfff;
         let mut read = 0u64;
         while va < end {
-            let Some((run_start, run)) = self.placement.find(asid.0, va) else {
-                // Skip to the next mapped run.
-                match self.placement.next_start_after(asid.0, va) {
-                    Some(s) if s < end => {
-                        va = s;
-                        continue;
-                    }
-                    _ => break,
-                }
+            // The run at `va`, or the next mapped one.
+            let Some((from, _, run)) = self.placement.run_from(asid.0, va, end) else {
+                break;
             };
-            let _ = run_start;
+            va = from;
             // Leaf entries of the run (PTEs, or PMDs of huge pages): stretches
             // cold now and later word by word, the rest entry by entry.
             let level = if run.huge { Level::Pmd } else { Level::Pte };
@@ -439,7 +433,6 @@ impl Backend for RateMachine {
             cfg,
             buf: Vec::new(),
             dropped: 0,
-            rng: Rng::derive(self.seed, "rate-sampler"),
         });
         self.stale = true;
         Ok(())
@@ -452,7 +445,6 @@ impl Backend for RateMachine {
                 why: "sampling is off",
             });
         };
-        let _ = &s.rng;
         let n = s.buf.len();
         out.append(&mut s.buf);
         let dropped = std::mem::take(&mut s.dropped);
@@ -529,15 +521,10 @@ impl Backend for RateMachine {
         let (mut base_pages, mut huge_pages) = (0u64, 0u64);
         let mut va = start & !0xfff;
         while va < end && report.bytes < max_bytes {
-            let Some((run_start, run)) = self.placement.find(asid.0, va) else {
-                match self.placement.next_start_after(asid.0, va) {
-                    Some(s) if s < end => {
-                        va = s;
-                        continue;
-                    }
-                    _ => break,
-                }
+            let Some((from, run_start, run)) = self.placement.run_from(asid.0, va, end) else {
+                break;
             };
+            va = from;
             let page = if run.huge { 2u64 << 20 } else { 4096 };
             let lo = (va.max(run_start)) & !(page - 1);
             let hi = run.end.min(end.div_ceil(page) * page);

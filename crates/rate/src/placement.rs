@@ -80,12 +80,17 @@ impl Placement {
         (a == asid && va < run.end).then_some((start, *run))
     }
 
-    /// The start of the first run of `asid` beginning after `va`.
-    pub fn next_start_after(&self, asid: u16, va: u64) -> Option<u64> {
-        self.runs
+    /// The run containing `va`, else the next run of `asid` that starts
+    /// below `end`: (the address to continue from, its run's start, the run).
+    pub fn run_from(&self, asid: u16, va: u64, end: u64) -> Option<(u64, u64, Run)> {
+        if let Some((start, run)) = self.find(asid, va) {
+            return Some((va, start, run));
+        }
+        let (&(_, s), run) = self
+            .runs
             .range((asid, va.saturating_add(1))..(asid, u64::MAX))
-            .next()
-            .map(|(&(_, s), _)| s)
+            .next()?;
+        (s < end).then_some((s, s, *run))
     }
 
     /// The page containing `va`: (base, bytes, tier).
