@@ -69,6 +69,23 @@ fn fmt_num(v: f64) -> String {
     .replace(".000", "")
 }
 
+/// An SVG document's opening: the root element, a white background and the
+/// title centred at `(x, y)` in `size`-point type.
+fn svg_open(w: f64, h: f64, (x, y, size): (f64, f64, u32), title: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{x}" y="{y}" text-anchor="middle" font-size="{size}">{}</text>"#,
+        escape(title)
+    );
+    s
+}
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -98,18 +115,7 @@ impl LineChart {
         let ph = H - TOP - BOTTOM;
         let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
         let sy = |y: f64| TOP + ph - y / y1 * ph;
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="22" text-anchor="middle" font-size="15">{}</text>"#,
-            LEFT + pw / 2.0,
-            escape(&self.title)
-        );
+        let mut s = svg_open(W, H, (LEFT + pw / 2.0, 22.0, 15), &self.title);
         let _ = writeln!(
             s,
             r#"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="black"/>"#
@@ -245,18 +251,7 @@ impl HeatTable {
         let (cw, ch, left, top) = (62.0, 26.0, 110.0, 60.0);
         let w = left + cw * self.cols.len() as f64 + 20.0;
         let h = top + ch * self.rows.len() as f64 + 50.0;
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="20" text-anchor="middle" font-size="15">{}</text>"#,
-            w / 2.0,
-            escape(&self.title)
-        );
+        let mut s = svg_open(w, h, (w / 2.0, 20.0, 15), &self.title);
         let _ = writeln!(
             s,
             r#"<text x="{}" y="40" text-anchor="middle">{}</text>"#,
@@ -349,18 +344,7 @@ impl HotMapChart {
         let cols = self.columns.len().max(1);
         let bins = self.columns.first().map_or(1, Vec::len).max(1);
         let (cw, ch) = (plot_w / cols as f64, plot_h / bins as f64);
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">"#
-        );
-        let _ = writeln!(s, r#"<rect width="{w}" height="{h}" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="{}" y="20" text-anchor="middle" font-size="14">{}</text>"#,
-            w / 2.0,
-            escape(&self.title)
-        );
+        let mut s = svg_open(w, h, (w / 2.0, 20.0, 14), &self.title);
         let _ = writeln!(
             s,
             r#"<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="black"/>"#
