@@ -20,7 +20,6 @@
 #![deny(missing_docs)]
 
 mod caps;
-pub mod costs;
 mod error;
 mod ops;
 mod types;
@@ -28,7 +27,9 @@ mod types;
 pub use caps::{Capabilities, Capability};
 pub use error::BackendError;
 pub use ops::Backend;
+pub use thermocline_model::costs;
+pub use thermocline_vocab::RegionInfo;
 pub use types::{
-    Flush, MemPolicy, MigrationReport, RegionInfo, Sample, SampleEvent, SamplingConfig,
-    TierCounters, TierInfo, Translation,
+    Flush, MemPolicy, MigrationReport, Sample, SampleEvent, SamplingConfig, TierCounters, TierInfo,
+    Translation,
 };

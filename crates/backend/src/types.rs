@@ -1,31 +1,7 @@
 //! Plain data exchanged through the backend interface.
 
 use serde::Serialize;
-use thermocline_vocab::{Asid, PageSize, PageType, TierId};
-
-/// One mapped virtual range of an address space (a VMA, in Linux terms).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RegionInfo {
-    /// Address space.
-    pub asid: Asid,
-    /// A name for reports (the MASIM region name, "heap", ...).
-    pub name: String,
-    /// First byte; 4 KiB-aligned.
-    pub start: u64,
-    /// Length in bytes; a multiple of 4 KiB.
-    pub len: u64,
-    /// What the pages hold, where known.
-    pub page_type: PageType,
-    /// Whether transparent huge pages may back this region.
-    pub thp: bool,
-}
-
-impl RegionInfo {
-    /// One past the last byte.
-    pub fn end(&self) -> u64 {
-        self.start + self.len
-    }
-}
+use thermocline_vocab::{Asid, PageSize, TierId};
 
 /// Where one virtual page lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -1,16 +1,17 @@
-//! The `thermocline` command line: run, compare, heatmap, list.
+//! The `thermocline` command line: run, compare, heatmap, reproduce, list.
 //!
-//! Every error a user can cause (unknown name, malformed config, unreadable
-//! trace) ends the process with exit code 2 and one line naming the file and
-//! line where there is one.
+//! It talks to `thermocline-experiments` only. Every error a user can cause
+//! (unknown name, malformed config, bad `--set` value, unreadable trace) ends
+//! the process with exit code 2 and one line naming the file and line where
+//! there is one; an internal failure (a manager's bug, a broken invariant, a
+//! panic) exits with 1 and says "internal error" and how to reproduce it.
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::{Duration, Instant};
 use thermocline_experiments::config::{self, RunConfig};
-use thermocline_experiments::heatmap::HeatmapObserver;
 use thermocline_experiments::report::Report;
-use thermocline_experiments::runner;
+use thermocline_experiments::{catalogue, heatmap, runner, RunError};
 
 #[derive(Parser)]
 #[command(
@@ -219,7 +220,7 @@ fn reproduce_cmd(
 ) -> anyhow::Result<()> {
     use thermocline_experiments::reproduce;
     if list || names.is_empty() {
-        for r in reproduce::all() {
+        for r in catalogue::reproductions() {
             println!("  {:<24} {}", r.name, r.description);
         }
         if names.is_empty() && !list {
@@ -313,6 +314,16 @@ fn print_table(reports: &[Report]) {
 }
 
 fn main() {
+    // A panic is thermocline's bug, never the input's: say so, say what
+    // reproduces it (runs are deterministic), and exit 1.
+    std::panic::set_hook(Box::new(|info| {
+        let args: Vec<String> = std::env::args().collect();
+        eprintln!(
+            "internal error: {info}\nthis is a bug in thermocline, not in your input; reproduce with: {}",
+            args.join(" ")
+        );
+        std::process::exit(1);
+    }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -322,8 +333,13 @@ fn main() {
         }
     };
     if let Err(e) = dispatch(cli) {
-        eprintln!("error: {e:#}");
-        std::process::exit(2);
+        let code = e.downcast_ref::<RunError>().map_or(2, RunError::exit_code);
+        if code == 1 {
+            eprintln!("{e:#}");
+        } else {
+            eprintln!("error: {e:#}");
+        }
+        std::process::exit(code);
     }
 }
 
@@ -331,15 +347,15 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.cmd {
         Cmd::List => {
             println!("workloads (also: a MASIM config path, lackey:PATH, trace:PATH):");
-            for p in thermocline_workloads::presets::PRESETS {
+            for p in catalogue::workloads() {
                 println!("  {:<24} {}", p.name, p.description);
             }
             println!("managers:");
-            for m in thermocline_managers::registry::MANAGERS {
+            for m in catalogue::managers() {
                 println!("  {:<24} {}", m.name, m.description);
             }
             println!("machines:");
-            for (i, m) in thermocline_sim::MACHINE_PRESETS.iter().enumerate() {
+            for (i, m) in catalogue::machines().iter().enumerate() {
                 let d = if i == 0 { " (default)" } else { "" };
                 println!("  {:<24} {}{d}", m.name, m.description);
             }
@@ -372,7 +388,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         } => {
             let base = common.load(None)?;
             let names: Vec<String> = if managers.is_empty() {
-                thermocline_managers::registry::MANAGERS
+                catalogue::managers()
                     .iter()
                     .map(|m| m.name.to_string())
                     .collect()
@@ -412,27 +428,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             if manager.is_none() && common.config.is_none() {
                 cfg.run.manager = "first-touch".into();
             }
-            // Size time bins from the nominal duration; the run may take longer.
-            let opts = thermocline_workloads::presets::WorkloadOptions {
-                seed: cfg.run.seed,
-                access_rate: cfg.workload.access_rate,
-                compute_ns: cfg.workload.compute_ns,
-                thp: cfg.workload.thp,
-                base_va: cfg.workload.base_va,
-                fast_read_ns: 80.0,
-                mlp: 4.0,
-            };
-            let w = thermocline_workloads::presets::load(&cfg.run.workload, &opts)?;
-            let mut accesses = w.total_accesses as f64;
-            if let Some(d) = cfg.run.duration_s {
-                accesses = accesses.min(d * w.access_rate * w.threads as f64);
-            }
-            let nominal_ns = accesses / (w.access_rate * w.threads as f64) * 1e9;
-            let mut obs =
-                HeatmapObserver::new(w.regions.clone(), height, nominal_ns / width.max(1) as f64);
-            drop(w);
             let mut p = Progress::new("heatmap");
-            let r = runner::run_observed(&cfg, &mut |d, t| p.update(d, t), &mut obs)?;
+            let (obs, r) = heatmap::record(&cfg, height, width, &mut |d, t| p.update(d, t))?;
             p.finish();
             obs.write_png(&out, width)?;
             eprintln!(

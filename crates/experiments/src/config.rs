@@ -5,11 +5,11 @@
 //! section per manager named after it (`[random]`, later `[thermostat]`...)
 //! holding that manager's parameters. Unknown keys are errors.
 
-use crate::RunError;
+use crate::error::ConfigError;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use thermocline_backend::costs::CostTable;
-use thermocline_sim::{LlcConfig, TlbConfig};
+use thermocline_model::costs::CostTable;
+use thermocline_model::{LlcConfig, TlbConfig};
 
 /// `[run]`: what to run.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -140,12 +140,20 @@ impl RunConfig {
 }
 
 /// Builds a configuration from an optional file's text and `--set` pairs.
-pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, RunError> {
+pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, ConfigError> {
     let mut table = match file {
         None => toml::Table::new(),
-        Some((path, text)) => text
-            .parse::<toml::Table>()
-            .map_err(|e| RunError::Config(format!("{path}:{}", located(text, &e))))?,
+        Some((path, text)) => text.parse::<toml::Table>().map_err(|e| match e.span() {
+            Some(span) => ConfigError::AtLine {
+                file: path.to_string(),
+                line: line_of(text, span.start),
+                msg: e.message().to_string(),
+            },
+            None => ConfigError::InFile {
+                file: path.to_string(),
+                msg: e.message().to_string(),
+            },
+        })?,
     };
     for s in sets {
         apply_set(&mut table, s)?;
@@ -159,22 +167,17 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Ru
                     managers.insert(k, t);
                 }
                 _ => {
-                    return Err(RunError::Config(format!(
-                        "[{k}] must be a table of manager parameters"
-                    )))
+                    return Err(ConfigError::invalid(
+                        format!("[{k}]"),
+                        "must be a table of manager parameters",
+                    ))
                 }
             }
         }
     }
-    let where_ = file.map_or("--set".to_string(), |f| f.0.to_string());
     let s: Sections = toml::Value::Table(table)
         .try_into()
-        .map_err(|e: toml::de::Error| {
-            RunError::Config(format!(
-                "{where_}: {} (sections: run, machine, workload, metrics, or a manager name)",
-                e.message()
-            ))
-        })?;
+        .map_err(|e: toml::de::Error| locate(file, sets, &e))?;
     Ok(RunConfig {
         run: s.run,
         machine: s.machine,
@@ -184,26 +187,115 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Ru
     })
 }
 
-fn located(text: &str, e: &toml::de::Error) -> String {
-    match e.span() {
-        Some(span) => {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-            format!("{line}: {}", e.message())
-        }
-        None => format!(" {}", e.message()),
+/// 1-based line of byte `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// Says where a problem found after merging the file with the `--set`s came
+/// from: the last `--set` of that key, else the file's line that sets it.
+fn locate(file: Option<(&str, &str)>, sets: &[String], e: &toml::de::Error) -> ConfigError {
+    let hint = "(sections: run, machine, workload, metrics, or a manager name)";
+    let msg = format!("{} {hint}", e.message());
+    let Some(key) = offending_key(e) else {
+        return match file {
+            Some((path, _)) => ConfigError::InFile {
+                file: path.to_string(),
+                msg,
+            },
+            None => ConfigError::invalid("configuration", msg),
+        };
+    };
+    if let Some(set) = sets.iter().rev().find(|s| {
+        s.split_once('=')
+            .is_some_and(|(k, _)| k.trim() == key || k.trim().starts_with(&format!("{key}.")))
+    }) {
+        return ConfigError::Set {
+            set: set.clone(),
+            msg,
+        };
+    }
+    match file {
+        Some((path, text)) => match line_setting(text, &key) {
+            Some(line) => ConfigError::AtLine {
+                file: path.to_string(),
+                line,
+                msg,
+            },
+            None => ConfigError::InFile {
+                file: path.to_string(),
+                msg,
+            },
+        },
+        None => ConfigError::invalid(key, msg),
     }
 }
 
+/// The dotted key a deserialisation error is about: its section path (from
+/// "in `a.b`") and the field it names (unknown field `x`, or the key whose
+/// value has the wrong type).
+fn offending_key(e: &toml::de::Error) -> Option<String> {
+    let text = e.to_string();
+    let section = text
+        .split("in `")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .map(str::to_string);
+    let field = e
+        .message()
+        .strip_prefix("unknown field `")
+        .and_then(|r| r.split('`').next())
+        .map(str::to_string);
+    match (section, field) {
+        (Some(s), Some(f)) => Some(format!("{s}.{f}")),
+        (None, Some(f)) => Some(f),
+        (Some(s), None) => Some(s),
+        (None, None) => None,
+    }
+}
+
+/// The line of a TOML text that sets dotted `key` (or opens its table).
+fn line_setting(text: &str, key: &str) -> Option<usize> {
+    let clean = |k: &str| {
+        k.split('.')
+            .map(|p| p.trim().trim_matches('"').trim_matches('\''))
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let mut table = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if let Some(h) = line.strip_prefix('[') {
+            let h = h.trim_start_matches('[');
+            table = clean(h.split(']').next().unwrap_or(""));
+            if table == key {
+                return Some(i + 1);
+            }
+        } else if let Some((k, _)) = line.split_once('=') {
+            let full = match clean(k) {
+                k if table.is_empty() => k,
+                k => format!("{table}.{k}"),
+            };
+            if full == key || key.starts_with(&format!("{full}.")) {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
 /// Applies one `KEY=VALUE` (dotted key; VALUE as TOML, else a string).
-pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), RunError> {
+pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
+    let bad = |msg: String| ConfigError::Set {
+        set: set.to_string(),
+        msg,
+    };
     let (key, value) = set
         .split_once('=')
-        .ok_or_else(|| RunError::Config(format!("--set {set:?}: expected KEY=VALUE")))?;
+        .ok_or_else(|| bad("expected KEY=VALUE".into()))?;
     let path: Vec<&str> = key.trim().split('.').collect();
     if path.iter().any(|p| p.is_empty()) {
-        return Err(RunError::Config(format!(
-            "--set {set:?}: empty key segment"
-        )));
+        return Err(bad("empty key segment".into()));
     }
     let value = value.trim();
     let parsed = format!("v = {value}")
@@ -218,7 +310,7 @@ pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), RunError> {
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         t = entry
             .as_table_mut()
-            .ok_or_else(|| RunError::Config(format!("--set {set:?}: {seg} is not a section")))?;
+            .ok_or_else(|| bad(format!("{seg} is not a section")))?;
     }
     t.insert(path[path.len() - 1].to_string(), parsed);
     Ok(())
@@ -245,7 +337,32 @@ mod tests {
         let e = load(Some(("c.toml", "[run]\n\nsede = 1\n")), &[])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("c.toml") && e.contains("sede"), "{e}");
+        assert!(e.starts_with("c.toml:3: unknown field `sede`"), "{e}");
+        // Found after merging with --set: still the file's line, or the --set.
+        let e = load(
+            Some((
+                "c.toml",
+                "[machine]\nmlp = 4\n[machine.tlb]\nstlb_wayz = 3\n",
+            )),
+            &["run.seed=2".into()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("c.toml:4: unknown field `stlb_wayz`"), "{e}");
+        let e = load(
+            Some(("c.toml", "[run]\nseed = 1\n")),
+            &["run.sede=1".into()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("--set run.sede=1: unknown field `sede`"),
+            "{e}"
+        );
+        let e = load(Some(("c.toml", "[metrics]\n\nwindow_s = \"x\"\n")), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("c.toml:3: "), "{e}");
         let e = load(Some(("c.toml", "[run\n")), &[])
             .unwrap_err()
             .to_string();

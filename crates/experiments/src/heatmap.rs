@@ -2,10 +2,29 @@
 //! the workload's regions (concatenated, gaps removed) on the y axis, colour
 //! by log access count.
 
-use crate::runner::Observer;
+use crate::config::RunConfig;
+use crate::driver::Observer;
+use crate::report::Report;
 use crate::RunError;
-use thermocline_backend::RegionInfo;
-use thermocline_sim::Access;
+use thermocline_vocab::Access;
+use thermocline_vocab::RegionInfo;
+
+/// Runs `cfg` on the exact machine, counting its accesses in `rows` address
+/// bins and `columns` time bins over the workload's nominal duration (the
+/// run may take longer: later accesses add columns).
+pub fn record(
+    cfg: &RunConfig,
+    rows: usize,
+    columns: usize,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(HeatmapObserver, Report), RunError> {
+    let s = crate::setup::setup(cfg)?;
+    let w = &s.workload;
+    let nominal_ns = s.limit as f64 / (w.access_rate * w.threads as f64) * 1e9;
+    let mut obs = HeatmapObserver::new(w.regions.clone(), rows, nominal_ns / columns.max(1) as f64);
+    let report = crate::runner::run_setup(cfg, s, progress, &mut obs, &mut |_, _| {})?;
+    Ok((obs, report))
+}
 
 /// Counts accesses per (time bin, address bin).
 pub struct HeatmapObserver {

@@ -1,48 +1,36 @@
-//! Experiments: configuration, the run loop that ties a workload, a backend
-//! and a manager together, ground truth and metrics, reports and heatmaps.
+//! Experiments: configuration, the one run loop that ties a workload, a
+//! backend and a manager together, ground truth and metrics, reports,
+//! heatmaps, the paper reproductions, and the catalogue of everything a user
+//! can name.
 //!
 //! The loop ([`runner::run`]) is the access -> telemetry -> decision ->
-//! migration cycle of ARCHITECTURE.md: on the exact machine it feeds batches
-//! of accesses to the machine; on the rate-driven machine it advances the
-//! clock from one tick to the next (`rate_runner.rs`). Either way it gives
-//! the manager its ticks, scores every hot set the manager reports against
-//! the machine's ground truth, and samples a time series per window.
+//! migration cycle of ARCHITECTURE.md, written once over a driver: the exact
+//! machine's driver feeds it batches of accesses (`exact_driver.rs`), the
+//! rate-driven machine's advances a clock (`rate_driver.rs`). Either way the
+//! loop gives the manager its ticks, scores every hot set the manager reports
+//! against the driver's ground truth, samples a time series per window, and
+//! builds the report once at the end (`tally.rs`).
 #![deny(missing_docs)]
 
+mod ambix;
+pub mod catalogue;
 pub mod config;
+mod driver;
+mod error;
+mod exact_driver;
 pub mod groundtruth;
 pub mod heatmap;
 pub mod plot;
-mod rate_runner;
+mod rate_driver;
 pub mod report;
-mod repro_ambix;
-mod repro_telescope;
-mod repro_thermostat;
 pub mod reproduce;
+mod reproduction;
 pub mod runner;
+mod setup;
+mod tally;
+mod telescope;
+mod thermostat;
 
-/// Why a run could not be set up or finished: always the user's input, so the
-/// CLI exits with code 2.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// A configuration problem.
-    #[error("{0}")]
-    Config(String),
-    /// A workload problem (names the file and line).
-    #[error(transparent)]
-    Workload(#[from] thermocline_workloads::WorkloadError),
-    /// A manager problem.
-    #[error(transparent)]
-    Manager(#[from] thermocline_managers::ManagerError),
-    /// The manager asked the backend for something it cannot do.
-    #[error("manager failed: {0}")]
-    Backend(#[from] thermocline_backend::BackendError),
-    /// Writing an output failed.
-    #[error("{path}: {msg}")]
-    Output {
-        /// The file.
-        path: String,
-        /// What failed.
-        msg: String,
-    },
-}
+pub use driver::{NoObserver, Observer};
+pub use error::{ConfigError, RunError};
+pub use setup::{BackendKind, DEFAULT_MACHINE, RATE_THRESHOLD_BYTES};

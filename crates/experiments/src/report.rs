@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 use std::collections::BTreeMap;
-use thermocline_sim::MachineStats;
+use thermocline_model::MachineStats;
 use thermocline_workloads::PhaseMark;
 
 /// One tier's totals.

@@ -7,73 +7,18 @@
 //! is deterministic, so the output does not depend on the thread count.
 
 use crate::config::{self, RunConfig};
-use crate::report::Report;
-use crate::{runner, RunError};
+use crate::error::{ConfigError, RunError};
+use crate::runner;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-/// One run a reproduction needs: a workload, a manager and `--set` overrides.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct RunSpec {
-    /// Workload name.
-    pub workload: String,
-    /// Manager name.
-    pub manager: String,
-    /// `KEY=VALUE` overrides, applied in order.
-    pub sets: Vec<String>,
-}
-
-impl RunSpec {
-    /// A run of `manager` on `workload` with `sets`.
-    pub fn new(workload: &str, manager: &str, sets: &[&str]) -> Self {
-        RunSpec {
-            workload: workload.into(),
-            manager: manager.into(),
-            sets: sets.iter().map(|s| s.to_string()).collect(),
-        }
-    }
-}
-
-/// Options shared by every reproduction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Options {
-    /// Caps every run's simulated length (s); `None` runs workloads in full.
-    pub duration_s: Option<f64>,
-    /// The seed of every run.
-    pub seed: u64,
-}
-
-/// The reports of the runs, by spec.
-pub type Results = BTreeMap<RunSpec, Report>;
-
-/// What a reproduction produces.
-#[derive(Clone, Debug)]
-pub struct Output {
-    /// Machine-readable summary.
-    pub json: serde_json::Value,
-    /// A table for the terminal.
-    pub text: String,
-    /// Charts as SVG documents, by file name (without directory).
-    pub charts: Vec<(String, String)>,
-}
-
-/// A registered reproduction.
-pub struct Reproduction {
-    /// Name, as given to `reproduce`.
-    pub name: &'static str,
-    /// What it reproduces.
-    pub description: &'static str,
-    /// The runs it needs.
-    pub runs: fn(&Options) -> Vec<RunSpec>,
-    /// Turns the runs' reports into the output.
-    pub summarize: fn(&Options, &Results) -> Output,
-}
+pub use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 
 /// Every reproduction.
 pub fn all() -> Vec<Reproduction> {
-    let mut all = crate::repro_thermostat::reproductions();
-    all.extend(crate::repro_ambix::reproductions());
-    all.extend(crate::repro_telescope::reproductions());
+    let mut all = crate::thermostat::reproductions();
+    all.extend(crate::ambix::reproductions());
+    all.extend(crate::telescope::reproductions());
     all
 }
 
@@ -82,11 +27,14 @@ pub fn find(names: &[String]) -> Result<Vec<Reproduction>, RunError> {
     let mut all = all();
     let mut out = Vec::new();
     for n in names {
-        let i = all.iter().position(|r| r.name == n).ok_or_else(|| {
-            RunError::Config(format!(
-                "unknown reproduction {n:?} (see `thermocline reproduce --list`)"
-            ))
-        })?;
+        let i = all
+            .iter()
+            .position(|r| r.name == n)
+            .ok_or_else(|| ConfigError::UnknownName {
+                kind: "reproduction",
+                name: n.clone(),
+                listing: "reproduce --list",
+            })?;
         out.push(all.swap_remove(i));
     }
     Ok(out)
@@ -103,7 +51,7 @@ fn config_of(spec: &RunSpec, o: &Options) -> Result<RunConfig, RunError> {
         sets.push(format!("run.duration_s={d}"));
     }
     sets.extend(spec.sets.iter().cloned());
-    config::load(None, &sets)
+    Ok(config::load(None, &sets)?)
 }
 
 fn toml_string(s: &str) -> String {

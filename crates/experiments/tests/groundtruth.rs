@@ -1,9 +1,11 @@
 //! Precision and recall against the machine's ground truth.
 
-use thermocline_backend::RegionInfo;
 use thermocline_experiments::groundtruth::score;
 use thermocline_managers::HotSet;
-use thermocline_sim::{tiers, Access, Machine, MachineConfig};
+use thermocline_model::{tiers, MachineConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::Access;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, PageType};
 
 /// Touches every 4 KiB page of 2 MiB units 0..4 once, and unit 10 once.

@@ -8,18 +8,18 @@
 //! which the runner scores against the simulator's ground truth.
 //!
 //! Managers are chosen by name at the edge ([`registry::build`]) with typed
-//! parameters. Each paper system has its own module: [`thermostat`],
-//! [`ambix`], [`telemetry`] (Telescope and the techniques it is compared
-//! with); [`tiering`] and [`kstaled`] hold the papers' comparison baselines.
+//! parameters. Each paper system has its own folder, with the baselines its
+//! paper compares against: [`thermostat`] (and `kstaled`), [`ambix`] (and
+//! Memory Mode, adm-default, AutoNUMA tiering, Memos' placement as Ambix ran
+//! it), [`telescope`] (and DAMON, PEBS-like sampling, linear scanning).
+//! [`baselines`] holds the paper-independent placements.
 #![deny(missing_docs)]
 
 pub mod ambix;
 pub mod baselines;
-pub mod kstaled;
 pub mod registry;
-pub mod telemetry;
+pub mod telescope;
 pub mod thermostat;
-pub mod tiering;
 
 use thermocline_backend::{Backend, BackendError};
 use thermocline_vocab::{Asid, CapacitySpec};

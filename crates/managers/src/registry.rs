@@ -1,13 +1,13 @@
 //! The one place where manager names become managers.
 
+use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
-use crate::kstaled::{Kstaled, KstaledParams};
-use crate::telemetry::{
+use crate::telescope::{
     LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler, RegionSamplerParams,
 };
+use crate::thermostat::kstaled::{Kstaled, KstaledParams};
 use crate::thermostat::{Thermostat, ThermostatParams};
-use crate::tiering::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::{Manager, ManagerError};
 use serde::de::DeserializeOwned;
 
@@ -15,7 +15,9 @@ use serde::de::DeserializeOwned;
 type Builder = fn(&'static str, toml::Table) -> Result<Box<dyn Manager>, ManagerError>;
 
 /// A registered manager: its name, a one-line description, and a builder that
-/// takes its parameters as a TOML table.
+/// takes its parameters as a TOML table. An entry that shares its type with
+/// others (the linear scans, DAMON and Telescope, PEBS) states its own
+/// defaults in its builder, so each name's parameters are written once, here.
 pub struct Entry {
     /// Name, as given to `--manager`.
     pub name: &'static str,
@@ -50,12 +52,14 @@ fn kstaled(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, 
     )?)))
 }
 
-fn thermostat(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+/// Thermostat, on BadgerTrap-emulated slow memory when `badgertrap`.
+fn thermostat(
+    name: &'static str,
+    params: toml::Table,
+    badgertrap: bool,
+) -> Result<Box<dyn Manager>, ManagerError> {
     let p: ThermostatParams = parse(name, params)?;
-    Ok(Box::new(Thermostat::new(
-        p,
-        name == "thermostat-badgertrap",
-    )))
+    Ok(Box::new(Thermostat::new(p, badgertrap)))
 }
 
 /// Parses `params` over `defaults`: the table's keys replace the defaults'.
@@ -80,26 +84,24 @@ fn merge_tables(base: &mut toml::Table, over: toml::Table) {
     }
 }
 
-fn linear_scan(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
-    let sleep = match name {
-        "linear-scan-aggressive" => 0.0,
-        "linear-scan-moderate" => 10.0,
-        _ => 100.0,
-    };
-    let p = parse_over(name, LinearScanParams::mode(sleep), params)?;
+/// A linear scan that sleeps `sleep_ms` after each batch.
+fn linear_scan(
+    name: &'static str,
+    params: toml::Table,
+    sleep_ms: f64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let p = parse_over(name, LinearScanParams::mode(sleep_ms), params)?;
     Ok(Box::new(LinearScan::new(name, p)))
 }
 
+/// DAMON-style region sampling that picks entries by `pick`, sampling every
+/// `sample_ms`.
 fn region_sampler(
     name: &'static str,
     params: toml::Table,
+    pick: Pick,
+    sample_ms: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
-    let (pick, sample_ms) = match name {
-        "damon-aggressive" => (Pick::Leaf, 1.0),
-        "damon-moderate" => (Pick::Leaf, 5.0),
-        "telescope-bounded" => (Pick::Bounded, 5.0),
-        _ => (Pick::Flex, 5.0),
-    };
     let defaults = RegionSamplerParams {
         sample_ms,
         ..RegionSamplerParams::default()
@@ -108,13 +110,13 @@ fn region_sampler(
     Ok(Box::new(RegionSampler::new(name, pick, p)))
 }
 
-fn pebs(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
-    let freq = if name == "pebs-10khz" {
-        10_000.0
-    } else {
-        5_000.0
-    };
-    let p = parse_over(name, PebsParams::at(freq), params)?;
+/// PEBS-like sampling at `freq_hz`.
+fn pebs(
+    name: &'static str,
+    params: toml::Table,
+    freq_hz: f64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let p = parse_over(name, PebsParams::at(freq_hz), params)?;
     Ok(Box::new(Pebs::new(name, p)))
 }
 
@@ -148,12 +150,12 @@ pub const MANAGERS: &[Entry] = &[
     Entry {
         name: "thermostat",
         description: "Thermostat (ASPLOS'17): 5% of 2 MiB pages sampled per 30 s, poison-counted, cold pages to the slow tier under a 3% slowdown budget, with correction",
-        build: thermostat,
+        build: |n, p| thermostat(n, p, false),
     },
     Entry {
         name: "thermostat-badgertrap",
         description: "Thermostat on slow memory emulated as in its paper (dram+badgertrap: 1 us fault per TLB miss to a slow page)",
-        build: thermostat,
+        build: |n, p| thermostat(n, p, true),
     },
     Entry {
         name: "kstaled",
@@ -188,47 +190,47 @@ pub const MANAGERS: &[Entry] = &[
     Entry {
         name: "linear-scan-aggressive",
         description: "Telescope 3.1: linear Accessed-bit scan of every leaf entry, 256 MB per batch, no sleep; profile = pages accessed between two passes",
-        build: linear_scan,
+        build: |n, p| linear_scan(n, p, 0.0),
     },
     Entry {
         name: "linear-scan-moderate",
         description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 10 ms sleep after each",
-        build: linear_scan,
+        build: |n, p| linear_scan(n, p, 10.0),
     },
     Entry {
         name: "linear-scan-conservative",
         description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 100 ms sleep after each",
-        build: linear_scan,
+        build: |n, p| linear_scan(n, p, 100.0),
     },
     Entry {
         name: "damon-moderate",
         description: "DAMON vaddr region sampling: 5 ms sample, 200 ms aggregation, 10-1000 regions, random splits, merges of similar neighbours",
-        build: region_sampler,
+        build: |n, p| region_sampler(n, p, Pick::Leaf, 5.0),
     },
     Entry {
         name: "damon-aggressive",
         description: "DAMON vaddr region sampling with a 1 ms sample interval (200 samples per 200 ms window)",
-        build: region_sampler,
+        build: |n, p| region_sampler(n, p, Pick::Leaf, 1.0),
     },
     Entry {
         name: "pebs-5khz",
         description: "PEBS-like sampling of retired loads and stores at 5 kHz (perf frequency mode, kernel throttling), 2 MiB units, 200 ms windows",
-        build: pebs,
+        build: |n, p| pebs(n, p, 5_000.0),
     },
     Entry {
         name: "pebs-10khz",
         description: "PEBS-like sampling of retired loads and stores at 10 kHz",
-        build: pebs,
+        build: |n, p| pebs(n, p, 10_000.0),
     },
     Entry {
         name: "telescope-bounded",
         description: "Telescope (bounded): DAMON-style regions; each 5 ms, per region, the Accessed bit of the highest page-table entry inside the region",
-        build: region_sampler,
+        build: |n, p| region_sampler(n, p, Pick::Bounded, 5.0),
     },
     Entry {
         name: "telescope-flex",
         description: "Telescope (flex): as bounded, but an entry may overshoot its region by 15% (PGD, PUD) or 25% (PMD)",
-        build: region_sampler,
+        build: |n, p| region_sampler(n, p, Pick::Flex, 5.0),
     },
 ];
 

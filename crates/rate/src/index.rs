@@ -4,9 +4,9 @@
 //! of the range (../shared/reference/rate-model.md, "upper-level entry").
 
 use crate::che::{characteristic_time, miss_probability, miss_probability_of, ItemGroup};
-use thermocline_backend::RegionInfo;
-use thermocline_sim::{LlcConfig, TlbConfig};
-use thermocline_workloads::rates::RatePhase;
+use thermocline_model::rates::RatePhase;
+use thermocline_model::{LlcConfig, TlbConfig};
+use thermocline_vocab::RegionInfo;
 
 /// Which mass a query sums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -403,9 +403,29 @@ fn apply_tlb_and_llc(pieces: &mut [Piece], tlb: &TlbConfig, llc: &LlcConfig) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use thermocline_vocab::Asid;
-    use thermocline_workloads::lay_out;
-    use thermocline_workloads::rates::RateSegment;
+    use thermocline_model::rates::RateSegment;
+    use thermocline_vocab::{Asid, PageType};
+
+    /// Regions laid out from 1 GiB, each followed by a 2 MiB gap (as the
+    /// workloads crate lays out MASIM regions).
+    fn lay_out(sizes: &[(String, u64)], thp: bool) -> Vec<RegionInfo> {
+        let mut va = 1 << 30;
+        sizes
+            .iter()
+            .map(|(name, len)| {
+                let r = RegionInfo {
+                    asid: Asid(0),
+                    name: name.clone(),
+                    start: va,
+                    len: *len,
+                    page_type: PageType::Anon,
+                    thp,
+                };
+                va += len.div_ceil(2 << 20) * (2 << 20) + (2 << 20);
+                r
+            })
+            .collect()
+    }
 
     fn phase(segs: &[(u64, u64, f64, f64)]) -> RatePhase {
         RatePhase {

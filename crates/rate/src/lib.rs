@@ -2,10 +2,10 @@
 //! for minutes of simulated time, at a cost proportional to the telemetry
 //! work done rather than to the accesses simulated.
 //!
-//! The workload is a [`thermocline_workloads::rates::RateProfile`]: per phase,
+//! The workload is a [`thermocline_model::rates::RateProfile`]: per phase,
 //! segments of uniform access density (the independent reference model).
 //! The machine advances a clock from those rates with the exact machine's
-//! performance model ([`thermocline_sim::epoch_time`]), and answers every
+//! performance model ([`thermocline_model::epoch_time`]), and answers every
 //! telemetry primitive lazily and exactly in distribution
 //! (../shared/reference/rate-model.md):
 //! - TLB (L1 and STLB) and LLC hit probabilities from Che's approximation

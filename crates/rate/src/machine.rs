@@ -4,10 +4,11 @@ use crate::bits::{uniform, LazyBits};
 use crate::index::{Mass, PhaseIndex};
 use crate::placement::{Home, Placement};
 use std::collections::BTreeMap;
-use thermocline_backend::{MemPolicy, RegionInfo, Sample, SamplingConfig};
-use thermocline_sim::{epoch_time, EpochEvents, MachineConfig, MachineStats};
+use thermocline_backend::{MemPolicy, Sample, SamplingConfig};
+use thermocline_model::rates::RateProfile;
+use thermocline_model::{epoch_time, EpochEvents, MachineConfig, MachineStats};
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Level, Rng};
-use thermocline_workloads::rates::RateProfile;
 
 /// What the machine expects per access under the current phase and placement.
 #[derive(Clone, Debug, Default)]

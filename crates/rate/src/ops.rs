@@ -5,9 +5,10 @@ use crate::index::Mass;
 use crate::machine::{entry_key, level_index, poisson, PoisonRec, RateMachine, Sampler};
 use crate::placement::Home;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, RegionInfo,
-    Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
+    SamplingConfig, TierCounters, TierInfo, Translation,
 };
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId};
 
 type Result<T> = std::result::Result<T, BackendError>;

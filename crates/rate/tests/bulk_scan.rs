@@ -1,11 +1,12 @@
 //! The rate machine's bulk Accessed-bit scan answers exactly what reading
 //! and clearing each leaf entry in turn answers.
 
-use thermocline_backend::{Backend, Flush, RegionInfo};
+use thermocline_backend::{Backend, Flush};
+use thermocline_model::rates::{RatePhase, RateProfile, RateSegment};
+use thermocline_model::{tiers, MachineConfig};
 use thermocline_rate::RateMachine;
-use thermocline_sim::{tiers, MachineConfig};
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageType};
-use thermocline_workloads::rates::{RatePhase, RateProfile, RateSegment};
 
 fn machine(thp: bool, hot_share: f64) -> (RateMachine, Vec<RegionInfo>) {
     let regions: Vec<RegionInfo> = [(1u64 << 30, 8u64 << 20), (2 << 30, 32 << 20)]

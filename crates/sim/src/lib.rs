@@ -9,9 +9,11 @@
 //!   and the three paging-structure caches, all LRU;
 //! - [`llc`]: an optional physically indexed last-level cache;
 //! - [`frames`]: per-tier frame allocation in 2 MiB blocks;
-//! - [`tiers`]: tier and machine presets with their sources;
-//! - [`perf`]: the performance model (latency with memory-level parallelism,
-//!   bandwidth saturation, fault and shootdown costs) and the ideal clock;
+//! - [`perf`]: events counted per epoch, turned into time by the shared
+//!   performance model (`thermocline_model::perf`: latency with memory-level
+//!   parallelism, bandwidth saturation, fault and shootdown costs, the ideal
+//!   clock); the machine description and tier presets are in
+//!   `thermocline_model` too, shared with the rate-driven machine;
 //! - `machine` and `ops`: the access path and the backend interface.
 //!
 //! Semantics follow Intel SDM vol. 3A 4.8-4.10 (see
@@ -22,7 +24,6 @@
 //! paging-structure-cache entry of the address space.
 #![deny(missing_docs)]
 
-pub mod config;
 pub mod dram_cache;
 pub mod frames;
 pub mod llc;
@@ -31,10 +32,6 @@ mod ops;
 pub mod pagetable;
 pub mod perf;
 pub mod psc;
-pub mod tiers;
 pub mod tlb;
 
-pub use config::{LlcConfig, MachineConfig, PerfConfig, TlbConfig};
-pub use machine::{Access, ConfigError, Machine, MachineStats};
-pub use perf::{epoch_time, EpochEvents};
-pub use tiers::{machine_preset, MachinePreset, TierSpec, MACHINE_PRESETS};
+pub use machine::{ConfigError, Machine};

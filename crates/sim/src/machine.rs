@@ -3,7 +3,6 @@
 //! poison faults), an optional LLC, and a tier; time comes from the
 //! performance model in [`crate::perf`].
 
-use crate::config::MachineConfig;
 use crate::dram_cache::CacheOutcome;
 use crate::frames::TierFrames;
 use crate::llc::{Llc, LlcOutcome};
@@ -12,23 +11,10 @@ use crate::perf::{Clock, Epoch};
 use crate::psc::Psc;
 use crate::tlb::{tag, Tlb, TlbEntry};
 use std::collections::BTreeMap;
-use thermocline_backend::{
-    BackendError, MemPolicy, RegionInfo, Sample, SamplingConfig, TierCounters,
-};
-use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId, PAGES_PER_HUGE};
-
-/// One memory access of the workload.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Access {
-    /// Virtual address.
-    pub va: u64,
-    /// Address space.
-    pub asid: u16,
-    /// Core (thread) issuing it.
-    pub core: u16,
-    /// A store (else a load).
-    pub write: bool,
-}
+use thermocline_backend::{BackendError, MemPolicy, Sample, SamplingConfig, TierCounters};
+use thermocline_model::{MachineConfig, MachineStats};
+use thermocline_vocab::RegionInfo;
+use thermocline_vocab::{Access, Asid, Level, PageSize, Rng, TierId, PAGES_PER_HUGE};
 
 /// Per-core translation state.
 #[derive(Clone, Debug)]
@@ -59,39 +45,6 @@ pub(crate) struct Space {
     pub pt: PageTable,
     pub policy: MemPolicy,
     pub interleave_next: u8,
-}
-
-/// Counts the machine keeps for reports.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct MachineStats {
-    /// Workload accesses.
-    pub accesses: u64,
-    /// Accesses that missed the L1 dTLB.
-    pub l1_tlb_misses: u64,
-    /// Accesses that missed the STLB too (hardware walks).
-    pub walks: u64,
-    /// Page-table entries read by hardware walks.
-    pub walk_entries: u64,
-    /// LLC misses (every access when the LLC is off).
-    pub llc_misses: u64,
-    /// Demand-paging faults (first touch).
-    pub first_touch_faults: u64,
-    /// BadgerTrap-style faults on poisoned pages.
-    pub poison_faults: u64,
-    /// Faults on pages of a tier that is not byte-addressable.
-    pub tier_faults: u64,
-    /// Pages moved to the fast tier by such faults.
-    pub tier_fault_promotions: u64,
-    /// Pages moved to a faster tier by the manager.
-    pub promoted_pages: u64,
-    /// Pages moved to a slower tier by the manager.
-    pub demoted_pages: u64,
-    /// Bytes moved by the manager.
-    pub migrated_bytes: u64,
-    /// TLB shootdowns (each interrupts every core).
-    pub shootdowns: u64,
-    /// PEBS-like samples taken.
-    pub samples: u64,
 }
 
 struct Sampler {

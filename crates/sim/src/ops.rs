@@ -3,9 +3,10 @@
 use crate::machine::Machine;
 use crate::pagetable as pt;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
-    SamplingConfig, TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, Flush, MemPolicy, MigrationReport, Sample, SamplingConfig,
+    TierCounters, TierInfo, Translation,
 };
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, TierId, PAGES_PER_HUGE};
 
 type Result<T> = std::result::Result<T, BackendError>;

@@ -2,8 +2,11 @@
 //! (../shared/reference/paging.md), through the backend interface only.
 
 use proptest::prelude::*;
-use thermocline_backend::{Backend, Flush, MemPolicy, RegionInfo};
-use thermocline_sim::{tiers, Access, Machine, MachineConfig, PerfConfig};
+use thermocline_backend::{Backend, Flush, MemPolicy};
+use thermocline_model::{tiers, MachineConfig, PerfConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::Access;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId};
 
 const BASE: u64 = 1 << 30;

@@ -1,18 +1,22 @@
 //! The words every other thermocline crate speaks: virtual addresses, page sizes,
-//! page-table levels, tiers, page types, byte sizes and the one seeded random
-//! number generator.
+//! page-table levels, tiers, page types, byte sizes, accesses, mapped regions
+//! and the one seeded random number generator.
 //!
 //! This crate sits at the bottom of the layer stack (see ARCHITECTURE.md) and
 //! depends on nothing else in the workspace, so that the backend interface, the
 //! backends and the managers agree on units without agreeing on anything else.
 #![deny(missing_docs)]
 
+mod access;
 mod addr;
+mod region;
 mod rng;
 mod size;
 mod tier;
 
+pub use access::Access;
 pub use addr::{Asid, Level, PageSize, HUGE_PAGE, LINE, PAGE, PAGES_PER_HUGE};
+pub use region::RegionInfo;
 pub use rng::Rng;
 pub use size::{parse_size, ByteSize, CapacitySpec, SizeError};
 pub use tier::{PageType, TierId};

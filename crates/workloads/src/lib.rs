@@ -10,9 +10,7 @@
 //! ([`lackey`]); named presets are in [`presets`].
 #![deny(missing_docs)]
 
-pub mod ambix_bench;
-pub mod apps;
-pub mod kv;
+pub mod ambix;
 pub mod lackey;
 pub mod masim;
 pub mod models;
@@ -20,12 +18,14 @@ pub mod presets;
 pub mod rates;
 pub mod sweep;
 pub mod synthetic;
-pub mod telescope_bench;
+pub mod telescope;
+pub mod thermostat;
 pub mod trace;
 mod zipf;
 
-use thermocline_backend::RegionInfo;
-pub use thermocline_sim::Access;
+pub use rates::PhaseMark;
+pub use thermocline_vocab::Access;
+use thermocline_vocab::RegionInfo;
 
 /// A workload that could not be loaded: names the file and line where it can.
 #[derive(Debug, thiserror::Error)]
@@ -57,15 +57,6 @@ pub enum WorkloadError {
 /// durations are turned into access counts (a nominal rate; simulated time
 /// then comes from the performance model).
 pub const DEFAULT_ACCESS_RATE: f64 = 10e6;
-
-/// A phase boundary, for reports.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct PhaseMark {
-    /// Phase name.
-    pub name: String,
-    /// Index of the first access of the phase.
-    pub first_access: u64,
-}
 
 /// A workload ready to run.
 pub struct Workload {

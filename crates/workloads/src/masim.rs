@@ -17,7 +17,7 @@
 
 use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::{lay_out, Access, PhaseMark, WorkloadError};
-use thermocline_backend::RegionInfo;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::Rng;
 
 /// Read/write mode of a pattern.

@@ -2,14 +2,14 @@
 //! into a [`Workload`]: a MASIM config path, `lackey:PATH`, `trace:PATH`, or a
 //! preset name.
 
-use crate::ambix_bench;
-use crate::apps;
-use crate::kv::{self, KvSpec};
+use crate::ambix;
 use crate::models::{BuiltModel, ModelSpec, ModelStream};
 use crate::rates::RateStream;
 use crate::sweep::{SweepSpec, SweepStream};
 use crate::synthetic::{Distribution, SyntheticSpec, SyntheticStream};
-use crate::telescope_bench;
+use crate::telescope;
+use crate::telescope::kv::{self, KvSpec};
+use crate::thermostat;
 use crate::{
     lackey, lay_out, masim, trace, MemoryStream, PhaseMark, Stream, Workload, WorkloadError,
 };
@@ -140,127 +140,127 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         name: "redis-hotspot",
         description: "Redis-like model (not Redis): 17.1 GiB of dict, entries, keys and ETC-sized values, 0.01% of keys get 90% of 188 K ops/s, 1 thread, 600 s",
-        kind: Kind::Model(apps::redis_hotspot),
+        kind: Kind::Model(thermostat::redis_hotspot),
     },
     Preset {
         name: "aerospike-read",
         description: "Aerospike-like model (not Aerospike): 12.2 GiB, YCSB zipfian over 5 M 20-field records, 95:5 read:update, 176 K ops/s, 8 threads, 600 s",
-        kind: Kind::Model(apps::aerospike_read),
+        kind: Kind::Model(thermostat::aerospike_read),
     },
     Preset {
         name: "aerospike-write",
         description: "Aerospike-like model (not Aerospike): as aerospike-read with 5:95 read:update, 215 K ops/s",
-        kind: Kind::Model(apps::aerospike_write),
+        kind: Kind::Model(thermostat::aerospike_write),
     },
     Preset {
         name: "cassandra-read",
         description: "Cassandra-like model (not Cassandra): 4 GiB heap (key cache, growing memtable) + 4 GiB file-mapped SSTables, YCSB zipfian, 95:5, 21 K ops/s, 8 threads, 600 s",
-        kind: Kind::Model(apps::cassandra_read),
+        kind: Kind::Model(thermostat::cassandra_read),
     },
     Preset {
         name: "cassandra-write",
         description: "Cassandra-like model (not Cassandra): as cassandra-read with 5:95 read:update, 45 K ops/s",
-        kind: Kind::Model(apps::cassandra_write),
+        kind: Kind::Model(thermostat::cassandra_write),
     },
     Preset {
         name: "tpcc",
         description: "MySQL-TPCC-like model (not MySQL): 2.5 GiB of hot tables next to a 3.5 GiB rarely read order-line table, 8 threads, 600 s",
-        kind: Kind::Model(apps::tpcc),
+        kind: Kind::Model(thermostat::tpcc),
     },
     Preset {
         name: "analytics",
         description: "in-memory-analytics-like model (not Spark): a 6.2 GiB heap that fills during the 317 s run, recency-skewed reads, 8 threads",
-        kind: Kind::Model(apps::analytics),
+        kind: Kind::Model(thermostat::analytics),
     },
     Preset {
         name: "websearch",
         description: "web-search-like model (not Solr): 2.2 GiB zipfian posting-block index + heap + stored fields, 8 threads, 600 s",
-        kind: Kind::Model(apps::websearch),
+        kind: Kind::Model(thermostat::websearch),
     },
     Preset {
         name: "npb-bt-small",
         description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("bt", 0.8, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("bt", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-bt-medium",
         description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("bt", 1.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("bt", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-bt-large",
         description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("bt", 3.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("bt", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-ft-small",
         description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("ft", 0.8, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("ft", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-ft-medium",
         description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("ft", 1.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("ft", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-ft-large",
         description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("ft", 3.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("ft", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-mg-small",
         description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("mg", 0.8, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("mg", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-mg-medium",
         description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("mg", 1.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("mg", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-mg-large",
         description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("mg", 3.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("mg", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-cg-small",
         description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("cg", 0.8, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("cg", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-cg-medium",
         description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("cg", 1.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("cg", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-cg-large",
         description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
-        kind: Kind::Sweep(|| ambix_bench::npb("cg", 3.5, NPB_ACCESSES).expect("known kernel")),
+        kind: Kind::Sweep(|| ambix::npb("cg", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "telescope-multiphase",
         description: "Telescope 6.2.1 (MASIM): 5 TiB heap; random loads in one 10 GiB region, another, then two (80 s each)",
-        kind: Kind::MasimText(telescope_bench::multiphase),
+        kind: Kind::MasimText(telescope::multiphase),
     },
     Preset {
         name: "telescope-subtb-1g",
         description: "Telescope 6.2.2 (MASIM): 1 GiB heap, random loads in a 10% hot region (60 s)",
-        kind: Kind::MasimText(|| telescope_bench::subtb(1)),
+        kind: Kind::MasimText(|| telescope::subtb(1)),
     },
     Preset {
         name: "telescope-subtb-10g",
         description: "Telescope 6.2.2 (MASIM): 10 GiB heap, random loads in a 10% hot region (60 s)",
-        kind: Kind::MasimText(|| telescope_bench::subtb(10)),
+        kind: Kind::MasimText(|| telescope::subtb(10)),
     },
     Preset {
         name: "telescope-subtb-100g",
         description: "Telescope 6.2.2 (MASIM): 100 GiB heap, random loads in a 10% hot region (60 s)",
-        kind: Kind::MasimText(|| telescope_bench::subtb(100)),
+        kind: Kind::MasimText(|| telescope::subtb(100)),
     },
     Preset {
         name: "telescope-needle",
         description: "Telescope 6.2.3 (MASIM): a 50 MiB hot region in a 5 TiB heap (120 s)",
-        kind: Kind::MasimText(telescope_bench::needle),
+        kind: Kind::MasimText(telescope::needle),
     },
     Preset {
         name: "memcached-memtier",
@@ -306,7 +306,7 @@ fn parameterized(spec: &str) -> Option<Result<SweepSpec, WorkloadError>> {
                 m => return bad(format!("mode must be ro or wo, got {m:?}")),
             };
             match threads.parse::<usize>() {
-                Ok(t) if (1..=1024).contains(&t) => Some(Ok(ambix_bench::iwb(write, t, 8_000_000))),
+                Ok(t) if (1..=1024).contains(&t) => Some(Ok(ambix::iwb(write, t, 8_000_000))),
                 _ => bad(format!("threads must be 1..=1024, got {threads:?}")),
             }
         }
@@ -321,9 +321,7 @@ fn parameterized(spec: &str) -> Option<Result<SweepSpec, WorkloadError>> {
                 }
             };
             match size.parse::<f64>() {
-                Ok(x) if x > 0.0 && x <= 64.0 => {
-                    Some(Ok(ambix_bench::pb(x, write_first, 50_000_000)))
-                }
+                Ok(x) if x > 0.0 && x <= 64.0 => Some(Ok(ambix::pb(x, write_first, 50_000_000))),
                 _ => bad(format!(
                     "size must be a multiple of DRAM in (0, 64], got {size:?}"
                 )),

@@ -15,7 +15,7 @@ use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::zipf::Zipf;
 use crate::Access;
 use serde::{Deserialize, Serialize};
-use thermocline_backend::RegionInfo;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::Rng;
 
 /// The popularity distribution.

@@ -16,7 +16,7 @@
 
 use crate::{Access, WorkloadError};
 use std::io::{BufReader, BufWriter, Read, Write};
-use thermocline_backend::RegionInfo;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, PageType};
 
 const MAGIC: &[u8; 8] = b"TCTRACE1";

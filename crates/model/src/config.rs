@@ -1,8 +1,8 @@
 //! Configuration of the exact machine: plain serde types, kept apart from state.
 
+use crate::costs::CostTable;
 use crate::tiers::TierSpec;
 use serde::{Deserialize, Serialize};
-use thermocline_backend::costs::CostTable;
 
 /// TLB geometry and translation costs. Defaults: a Skylake-SP-like core
 /// (../shared/reference/paging.md): L1 dTLB 64 entries 4-way for 4 KiB and

@@ -19,7 +19,7 @@
 
 use crate::plot::{LineChart, Series};
 use crate::report::{Report, Window};
-use crate::reproduce::{Options, Output, Reproduction, Results, RunSpec};
+use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::json;
 use std::fmt::Write;
 

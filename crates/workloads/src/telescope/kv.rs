@@ -24,7 +24,7 @@
 
 use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::{lay_out, WorkloadError};
-use thermocline_backend::RegionInfo;
+use thermocline_vocab::RegionInfo;
 
 /// How operations pick keys.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -59,6 +59,10 @@
 //!   off the budget before correcting and classifying.
 //! - All pages start in fast memory (section 3); the runner sizes the fast
 //!   tier to the footprint unless `--fast-capacity` is given.
+//!
+//! The baseline Thermostat is compared with (section 2.1) is in [`kstaled`].
+
+pub mod kstaled;
 
 use crate::{HotSet, Manager};
 use serde::Deserialize;

@@ -8,8 +8,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use thermocline_backend::Backend;
+use thermocline_model::{tiers, MachineConfig};
 use thermocline_rate::RateMachine;
-use thermocline_sim::{tiers, MachineConfig};
 use thermocline_vocab::{Asid, Level, Rng};
 use thermocline_workloads::presets::{self, WorkloadOptions};
 

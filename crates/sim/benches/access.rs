@@ -6,8 +6,10 @@
 //! >= 30 M/s random; <= 16 host bytes per 4 KiB page.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use thermocline_backend::RegionInfo;
-use thermocline_sim::{tiers, Access, Machine, MachineConfig, PerfConfig};
+use thermocline_model::{tiers, MachineConfig, PerfConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::Access;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, PageType, Rng};
 
 const GIB: u64 = 1 << 30;

@@ -14,7 +14,7 @@
 
 use crate::plot::HeatTable;
 use crate::report::Report;
-use crate::reproduce::{Options, Output, Reproduction, Results, RunSpec};
+use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::json;
 use std::fmt::Write;
 

@@ -36,6 +36,12 @@
 //!   `switch_max_pages` sets a bound.
 //! - Pages are 4 KiB PTEs (Ambix's callbacks see PTEs); huge pages are
 //!   walked as one leaf.
+//!
+//! The configurations Ambix is compared with (section 5: App Direct
+//! node-local, Memory Mode, AutoNUMA tiering, Memos' placement) are in
+//! [`baselines`].
+
+pub mod baselines;
 
 use crate::{HotSet, Manager};
 use serde::Deserialize;

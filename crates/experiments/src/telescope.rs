@@ -21,7 +21,7 @@
 
 use crate::plot::{HotMapChart, LineChart, Series};
 use crate::report::Report;
-use crate::reproduce::{Options, Output, Reproduction, Results, RunSpec};
+use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::json;
 use std::fmt::Write;
 
@@ -124,7 +124,7 @@ fn windows_json(r: &Report) -> serde_json::Value {
             let cycles = w.manager.get("cpu_cycles_count").copied().unwrap_or(0.0);
             let dt = w.t_s - prev.0;
             let util = if dt > 0.0 {
-                (cycles - prev.2) / (thermocline_managers::telemetry::CPU_GHZ * 1e9 * dt)
+                (cycles - prev.2) / (thermocline_managers::telescope::CPU_GHZ * 1e9 * dt)
             } else {
                 0.0
             };

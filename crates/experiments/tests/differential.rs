@@ -14,9 +14,12 @@
 //! upper-level bits at the steady-state walk rate (here 97.7% of accesses),
 //! so its PMD fraction runs about a point low.
 
-use thermocline_backend::{Backend, Flush, MemPolicy, RegionInfo, SampleEvent, SamplingConfig};
+use thermocline_backend::{Backend, Flush, MemPolicy, SampleEvent, SamplingConfig};
+use thermocline_model::{tiers, MachineConfig};
 use thermocline_rate::RateMachine;
-use thermocline_sim::{tiers, Access, Machine, MachineConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::Access;
+use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageType, Rng, TierId};
 use thermocline_workloads::rates::{RatePhase, RateProfile, RateSegment, RateStream};
 

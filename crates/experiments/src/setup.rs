@@ -1,0 +1,208 @@
+//! Resolving a configuration once into everything a run needs: the manager,
+//! the machine description, the loaded workload, the backend and the limits.
+//! Every check of the user's input happens here, before anything runs.
+
+use crate::config::RunConfig;
+use crate::error::{ConfigError, RunError};
+use thermocline_managers::Manager;
+use thermocline_model::{machine_preset, MachineConfig, PerfConfig};
+use thermocline_vocab::{CapacitySpec, RegionInfo, HUGE_PAGE};
+use thermocline_workloads::presets::{self as wl, WorkloadOptions};
+use thermocline_workloads::Workload;
+
+/// The slow tier's default capacity: the whole footprint, rounded up to 2 MiB
+/// per region so that huge pages always fit.
+fn default_slow_capacity(regions: &[RegionInfo]) -> u64 {
+    regions
+        .iter()
+        .map(|r| r.len.div_ceil(HUGE_PAGE) * HUGE_PAGE)
+        .sum::<u64>()
+        + HUGE_PAGE
+}
+
+fn parse_capacity(what: &str, text: &str) -> Result<CapacitySpec, RunError> {
+    CapacitySpec::parse(text).map_err(|e| ConfigError::invalid(what, e.to_string()).into())
+}
+
+/// The default machine preset.
+pub const DEFAULT_MACHINE: &str = "dram+dcpmm";
+
+/// The machine a run uses: the user's, else the one the manager needs, else
+/// the default; a manager that needs a machine refuses any other.
+fn resolve_machine(asked: Option<&str>, manager: &dyn Manager) -> Result<String, RunError> {
+    match (asked, manager.machine()) {
+        (Some(a), Some(need)) if a != need => Err(ConfigError::invalid(
+            "machine",
+            format!(
+                "manager {} runs on machine {need} only (it emulates that machine's slow tier); drop --machine or pick another manager",
+                manager.name()
+            ),
+        )
+        .into()),
+        (Some(a), _) => Ok(a.to_string()),
+        (None, Some(need)) => Ok(need.to_string()),
+        (None, None) => Ok(DEFAULT_MACHINE.to_string()),
+    }
+}
+
+/// Footprints above this run on the rate-driven machine when the backend is
+/// `auto` and the workload has a rate description.
+pub const RATE_THRESHOLD_BYTES: u64 = 64 << 30;
+
+/// Which machine a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The exact machine: accesses one by one.
+    Exact,
+    /// The rate-driven machine.
+    Rate,
+}
+
+/// Everything a run needs, resolved from its configuration.
+pub(crate) struct Setup {
+    pub(crate) manager: Box<dyn Manager>,
+    pub(crate) machine_name: String,
+    pub(crate) mcfg: MachineConfig,
+    pub(crate) workload: Workload,
+    pub(crate) footprint: u64,
+    pub(crate) window_ns: f64,
+    pub(crate) limit: u64,
+    pub(crate) backend: BackendKind,
+}
+
+/// The backend `cfg` asks for (`exact`, `rate` or `auto`) for a workload.
+fn choose_backend(
+    asked: Option<&str>,
+    workload: &Workload,
+    footprint: u64,
+) -> Result<BackendKind, RunError> {
+    let has_rates = workload.rates.is_some();
+    match asked.unwrap_or("auto") {
+        "exact" => Ok(BackendKind::Exact),
+        "rate" if has_rates => Ok(BackendKind::Rate),
+        "rate" => Err(ConfigError::invalid(
+            "backend",
+            format!(
+                "workload {} has no rate description (traces, application models and sweeps exist only access by access); use --backend exact",
+                workload.name
+            ),
+        )
+        .into()),
+        "auto" if has_rates && footprint > RATE_THRESHOLD_BYTES => Ok(BackendKind::Rate),
+        "auto" => Ok(BackendKind::Exact),
+        other => Err(ConfigError::invalid(
+            "backend",
+            format!("unknown backend {other:?}: exact, rate or auto"),
+        )
+        .into()),
+    }
+}
+
+pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
+    let r = &cfg.run;
+    let manager =
+        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager))?;
+    let machine_name = resolve_machine(r.machine.as_deref(), manager.as_ref())?;
+    let preset = machine_preset(&machine_name).ok_or_else(|| ConfigError::UnknownName {
+        kind: "machine",
+        name: machine_name.clone(),
+        listing: "list",
+    })?;
+    let mut tiers = (preset.tiers)();
+    let mlp = cfg
+        .machine
+        .mlp
+        .or(preset.mlp)
+        .unwrap_or(PerfConfig::default().mlp);
+    let opts = WorkloadOptions {
+        seed: r.seed,
+        access_rate: cfg.workload.access_rate,
+        compute_ns: cfg.workload.compute_ns,
+        thp: cfg.workload.thp,
+        base_va: cfg.workload.base_va,
+        fast_read_ns: tiers[0].read_ns,
+        mlp,
+    };
+    let workload = wl::load(&r.workload, &opts)?;
+    let footprint = workload.footprint_bytes();
+
+    let fast_spec = match &r.fast_capacity {
+        Some(t) => parse_capacity("fast capacity", t)?,
+        None => manager
+            .default_fast_capacity()
+            .or(preset.fast_capacity.map(CapacitySpec::Bytes))
+            .unwrap_or(CapacitySpec::PercentOfFootprint(50.0)),
+    };
+    let mut fast = fast_spec.resolve(footprint);
+    if matches!(fast_spec, CapacitySpec::PercentOfFootprint(p) if p >= 100.0) {
+        // "All of it" must hold every page even when regions start mid-2 MiB.
+        fast = fast.max(default_slow_capacity(&workload.regions));
+    }
+    if fast < 4096 {
+        return Err(ConfigError::invalid(
+            "fast capacity",
+            format!("{fast} B is below one 4 KiB page"),
+        )
+        .into());
+    }
+    let slow = match &cfg.machine.slow_capacity {
+        Some(t) => parse_capacity("machine.slow_capacity", t)?.resolve(footprint),
+        None => default_slow_capacity(&workload.regions),
+    };
+    if fast + slow < footprint {
+        return Err(ConfigError::invalid(
+            "machine.slow_capacity",
+            format!("tiers of {fast} + {slow} B cannot hold the {footprint} B footprint"),
+        )
+        .into());
+    }
+    tiers[0].capacity_bytes = fast;
+    for t in tiers.iter_mut().skip(1) {
+        t.capacity_bytes = slow;
+    }
+    let mcfg = MachineConfig {
+        tiers,
+        tlb: cfg.machine.tlb.clone(),
+        llc: cfg.machine.llc.clone(),
+        perf: PerfConfig {
+            mlp,
+            compute_ns: workload.compute_ns,
+            threads: workload.threads,
+            saturation_exponent: cfg
+                .machine
+                .saturation_exponent
+                .or(preset.saturation_exponent),
+        },
+        costs: cfg.machine.costs.clone(),
+        seed: r.seed,
+    };
+    let backend = choose_backend(r.backend.as_deref(), &workload, footprint)?;
+
+    let window_ns = cfg.metrics.window_s * 1e9;
+    if !(window_ns.is_finite() && window_ns >= 1e3) {
+        return Err(ConfigError::invalid("metrics.window_s", "must be at least 1 us").into());
+    }
+    let limit = match r.duration_s {
+        Some(d) if d.is_finite() && d > 0.0 => {
+            ((d * workload.access_rate * workload.threads as f64) as u64)
+                .min(workload.total_accesses)
+        }
+        Some(_) => {
+            return Err(
+                ConfigError::invalid("duration", "must be a positive number of seconds").into(),
+            )
+        }
+        None => workload.total_accesses,
+    };
+
+    Ok(Setup {
+        manager,
+        machine_name,
+        mcfg,
+        workload,
+        footprint,
+        window_ns,
+        limit,
+        backend,
+    })
+}

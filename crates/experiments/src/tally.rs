@@ -1,0 +1,259 @@
+//! What the run loop accumulates while it runs (report windows, scores, the
+//! hot map), and the report built once from it and the driver at the end.
+
+use crate::config::RunConfig;
+use crate::driver::Driver;
+use crate::groundtruth::Score;
+use crate::report::{HotMap, MigrationTotals, Report, TierReport, Window};
+use thermocline_managers::{HotSet, Manager};
+use thermocline_model::TierSpec;
+use thermocline_vocab::{RegionInfo, TierId};
+use thermocline_workloads::PhaseMark;
+
+/// What the run loop accumulates: report windows, scores and the hot map.
+pub(crate) struct Tally {
+    win: WindowAcc,
+    windows: Vec<Window>,
+    hot_map: HotMapAcc,
+    scores: Vec<Score>,
+    next_window: f64,
+    window_ns: f64,
+}
+
+impl Tally {
+    pub(crate) fn new(
+        cfg: &RunConfig,
+        d: &dyn Driver,
+        regions: &[RegionInfo],
+        window_ns: f64,
+    ) -> Self {
+        Tally {
+            win: WindowAcc::new(d),
+            windows: Vec::new(),
+            hot_map: HotMapAcc::new(cfg, regions),
+            scores: Vec::new(),
+            next_window: window_ns,
+            window_ns,
+        }
+    }
+
+    /// Records a scored report.
+    pub(crate) fn scored(&mut self, hot: &HotSet, s: Score) {
+        self.hot_map.report(hot);
+        self.win.scores.push(s);
+        self.scores.push(s);
+    }
+
+    /// The next window boundary (simulated ns).
+    pub(crate) fn next_window(&self) -> f64 {
+        self.next_window
+    }
+
+    /// Closes every window the clock has passed.
+    pub(crate) fn close_windows(&mut self, d: &dyn Driver, manager: &dyn Manager) {
+        while d.now_ns() >= self.next_window {
+            let w = self.win.close(d, manager, self.next_window, self.window_ns);
+            self.windows.push(w);
+            self.hot_map.close_window();
+            self.next_window += self.window_ns;
+        }
+    }
+
+    /// Closes the last, partial window and builds the report.
+    pub(crate) fn finish(
+        mut self,
+        run: &RunFacts,
+        d: &mut dyn Driver,
+        manager: &dyn Manager,
+    ) -> Report {
+        let end = d.now_ns();
+        let last = self.next_window - self.window_ns;
+        if end > last {
+            let w = self.win.close(d, manager, end, end - last);
+            self.windows.push(w);
+            self.hot_map.close_window();
+        }
+        let hot_map = self.hot_map.finish();
+        build_report(run, d, self.windows, &self.scores, hot_map)
+    }
+}
+
+/// Builds the report's hot map, if asked for.
+struct HotMapAcc {
+    map: Option<(HotMap, Vec<f32>)>,
+}
+
+impl HotMapAcc {
+    fn new(cfg: &RunConfig, regions: &[RegionInfo]) -> Self {
+        let bins = cfg.metrics.hot_map_bins;
+        let ours = regions.iter().filter(|r| r.asid.0 == 0);
+        let lo = ours.clone().map(|r| r.start).min();
+        let hi = ours.map(|r| r.end()).max();
+        HotMapAcc {
+            map: match (lo, hi) {
+                (Some(lo), Some(hi)) if bins > 0 => Some(HotMap::new(lo, hi, bins)),
+                _ => None,
+            },
+        }
+    }
+
+    fn report(&mut self, hot: &HotSet) {
+        if let Some((map, cur)) = &mut self.map {
+            let ranges: Vec<(u16, u64, u64)> =
+                hot.ranges.iter().map(|r| (r.0 .0, r.1, r.2)).collect();
+            map.coverage(&ranges, cur);
+        }
+    }
+
+    fn close_window(&mut self) {
+        if let Some((map, cur)) = &mut self.map {
+            map.rows.push(cur.clone());
+        }
+    }
+
+    fn finish(self) -> Option<HotMap> {
+        self.map.map(|m| m.0)
+    }
+}
+
+/// Accumulates one window.
+struct WindowAcc {
+    accesses_at_start: u64,
+    slow_accesses_at_start: u64,
+    tier_faults_at_start: u64,
+    scores: Vec<Score>,
+}
+
+pub(crate) fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let (s, n) = v.fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));
+    (n > 0).then(|| s / f64::from(n))
+}
+
+impl WindowAcc {
+    fn new(d: &dyn Driver) -> Self {
+        let c = d.counters();
+        WindowAcc {
+            accesses_at_start: c.accesses,
+            slow_accesses_at_start: c.slow_accesses,
+            tier_faults_at_start: c.tier_faults,
+            scores: Vec::new(),
+        }
+    }
+
+    fn close(&mut self, d: &dyn Driver, manager: &dyn Manager, t_ns: f64, len_ns: f64) -> Window {
+        let c = d.counters();
+        let now = c.slow_accesses;
+        let w = Window {
+            manager: manager
+                .gauges()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            t_s: t_ns / 1e9,
+            resident_bytes: d.resident_bytes(),
+            accesses_per_s: (c.accesses - self.accesses_at_start) as f64 / (len_ns / 1e9),
+            slow_tier_accesses_per_s: (now - self.slow_accesses_at_start) as f64 / (len_ns / 1e9),
+            slow_tier_faults_per_s: (c.tier_faults - self.tier_faults_at_start) as f64
+                / (len_ns / 1e9),
+            precision: mean(self.scores.iter().filter_map(|s| s.precision)),
+            recall: mean(self.scores.iter().filter_map(|s| s.recall)),
+        };
+        *self = WindowAcc {
+            accesses_at_start: c.accesses,
+            slow_accesses_at_start: now,
+            tier_faults_at_start: c.tier_faults,
+            scores: Vec::new(),
+        };
+        w
+    }
+}
+
+/// What the report says about the run beyond what the driver measured.
+pub(crate) struct RunFacts<'a> {
+    pub(crate) cfg: &'a RunConfig,
+    pub(crate) workload: String,
+    pub(crate) machine: String,
+    pub(crate) tiers: &'a [TierSpec],
+    pub(crate) phases: Vec<PhaseMark>,
+    pub(crate) footprint: u64,
+}
+
+/// Builds the report, once, from what the driver exposes.
+fn build_report(
+    run: &RunFacts,
+    d: &mut dyn Driver,
+    windows: Vec<Window>,
+    scores: &[Score],
+    hot_map: Option<HotMap>,
+) -> Report {
+    let cfg = run.cfg;
+    let sim_s = d.now_ns() / 1e9;
+    let ideal_s = d.ideal_ns() / 1e9;
+    let app_counters = d.app_counters();
+    let resident = d.resident_bytes();
+    let hot_rule = d.hot_rule(cfg.metrics.hot_threshold);
+    let phase_starts_s = d.phase_starts_s().to_vec();
+    let st = d.stats();
+    let b = d.backend();
+    let infos = b.tiers();
+    let mut tiers = Vec::new();
+    for (i, spec) in run.tiers.iter().enumerate() {
+        // Time-weighted residency from the window samples.
+        let mut prev_t = 0.0;
+        let mut area = 0.0;
+        for w in &windows {
+            area += w.resident_bytes[i] as f64 * (w.t_s - prev_t);
+            prev_t = w.t_s;
+        }
+        let all = b.tier_counters(TierId(i as u8)).unwrap_or_default();
+        let dynamic = (all.reads * 512) as f64 * spec.read_pj_per_bit * 1e-12
+            + (all.writes * 512) as f64 * spec.write_pj_per_bit * 1e-12;
+        let standby =
+            spec.standby_w_per_gb * (infos[i].capacity_bytes as f64 / (1u64 << 30) as f64) * sim_s;
+        let app = app_counters[i];
+        tiers.push(TierReport {
+            name: spec.name.clone(),
+            capacity_bytes: infos[i].capacity_bytes,
+            avg_resident_bytes: if prev_t > 0.0 { area / prev_t } else { 0.0 },
+            reads: app.reads,
+            writes: app.writes,
+            energy_j: dynamic + standby,
+        });
+    }
+    Report {
+        workload: run.workload.clone(),
+        manager: cfg.run.manager.clone(),
+        machine: run.machine.clone(),
+        seed: cfg.run.seed,
+        backend: b.kind().to_string(),
+        footprint_bytes: run.footprint,
+        touched_bytes: resident.iter().sum(),
+        sim_time_s: sim_s,
+        ideal_time_s: ideal_s,
+        accesses: st.accesses,
+        slowdown: if ideal_s > 0.0 {
+            sim_s / ideal_s - 1.0
+        } else {
+            0.0
+        },
+        tiers,
+        migrations: MigrationTotals {
+            promoted_pages: st.promoted_pages,
+            demoted_pages: st.demoted_pages,
+            bytes: st.migrated_bytes,
+        },
+        manager_cpu_util: if sim_s > 0.0 {
+            b.manager_ns() / 1e9 / sim_s
+        } else {
+            0.0
+        },
+        hot_rule,
+        mean_precision: mean(scores.iter().filter_map(|s| s.precision)),
+        mean_recall: mean(scores.iter().filter_map(|s| s.recall)),
+        stats: st,
+        phases: run.phases.clone(),
+        phase_starts_s,
+        windows,
+        hot_map,
+    }
+}
