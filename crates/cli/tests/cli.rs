@@ -54,6 +54,37 @@ fn unknown_names_and_bad_values_exit_2() {
 }
 
 #[test]
+fn config_mistakes_exit_2_with_one_line_naming_file_and_line() {
+    // Malformed TOML: the parser's line.
+    let p = tmp("syntax.toml", "[run]\nseed = 1\n[machine\n");
+    let (code, _, err) = thermocline(&["run", "--config", &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with(&format!("error: {p}:3:")), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    // An unknown key, found after the file is merged with --set: still its line.
+    let p = tmp("unknown.toml", "[run]\nseed = 1\n\n[machine.tlb]\nstlb_wayz = 3\n");
+    let (code, _, err) = thermocline(&["run", "--config", &p, "--set", "run.duration_s=0.01"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with(&format!("error: {p}:5: unknown field `stlb_wayz`")),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    // A --set value of the wrong type names the --set.
+    let (code, _, err) = thermocline(&["run", "--set", "metrics.window_s=\"soon\""]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("error: --set metrics.window_s=\"soon\": "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    // A value of the right type but out of range names the setting.
+    let (code, _, err) = thermocline(&["run", "--set", "metrics.window_s=0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: metrics.window_s: "), "{err}");
+}
+
+#[test]
 fn lackey_traces_replay() {
     let p = tmp("t.lk", "==1== Lackey\nI  04001000,3\n L 1ffefffd70,8\n S 1ffefffd68,8\n M 0402a0b8,4\n L 7fff00001000,8\n");
     let json = tmp("lk.json", "");

@@ -121,7 +121,8 @@ fn run_loop(
     on_report: &mut dyn FnMut(f64, &HotSet),
 ) -> Result<Report, RunError> {
     let cfg = facts.cfg;
-    let failed = |e: BackendError, d: &dyn Driver| run_failure(facts, manager_name(cfg), d, e);
+    let name = manager.name();
+    let failed = |e: BackendError, d: &dyn Driver| run_failure(facts, name, d, e);
     if let Err(e) = manager.start(d.backend()) {
         return Err(failed(e, d));
     }
@@ -156,10 +157,6 @@ fn run_loop(
     Ok(tally.finish(facts, d, manager.as_ref()))
 }
 
-fn manager_name(cfg: &RunConfig) -> &str {
-    &cfg.run.manager
-}
-
 /// A manager's request the backend refused: the user's choice of backend
 /// when it lacks a primitive, else a bug.
 fn run_failure(facts: &RunFacts, manager: &str, d: &dyn Driver, e: BackendError) -> RunError {
@@ -178,5 +175,42 @@ fn run_failure(facts: &RunFacts, manager: &str, d: &dyn Driver, e: BackendError)
             at_s: d.now_ns() / 1e9,
             source,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_backend::Backend;
+
+    /// A manager with a bug: its first tick asks for something impossible.
+    struct Buggy;
+
+    impl Manager for Buggy {
+        fn name(&self) -> &'static str {
+            "buggy"
+        }
+        fn start(&mut self, _: &mut dyn Backend) -> Result<(), BackendError> {
+            Ok(())
+        }
+        fn tick_ns(&self) -> Option<u64> {
+            Some(1_000_000)
+        }
+        fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+            b.split_huge(thermocline_vocab::Asid(0), 0).map(|_| None)
+        }
+    }
+
+    #[test]
+    fn a_manager_error_is_an_internal_error_that_names_how_to_reproduce_it() {
+        let cfg = crate::config::load(None, &["run.duration_s=0.01".into()]).unwrap();
+        let mut s = setup(&cfg).unwrap();
+        s.manager = Box::new(Buggy);
+        let e = run_setup(&cfg, s, &mut |_, _| {}, &mut NoObserver, &mut |_, _| {}).unwrap_err();
+        assert_eq!(e.exit_code(), 1);
+        let msg = e.to_string();
+        assert!(msg.starts_with("internal error: manager buggy failed at 0.001"), "{msg}");
+        assert!(msg.contains("--seed 1"), "{msg}");
+        assert_eq!(msg.lines().count(), 1, "{msg}");
     }
 }
