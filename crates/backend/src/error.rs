@@ -35,3 +35,14 @@ pub enum BackendError {
         why: &'static str,
     },
 }
+
+impl BackendError {
+    /// `Ok` if `tier` is one of a machine's `tiers`, else [`BackendError::NoSuchTier`].
+    pub fn unless_tier(tier: TierId, tiers: usize) -> Result<(), BackendError> {
+        if tier.index() < tiers {
+            Ok(())
+        } else {
+            Err(BackendError::NoSuchTier(tier))
+        }
+    }
+}

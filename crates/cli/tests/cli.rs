@@ -62,7 +62,10 @@ fn config_mistakes_exit_2_with_one_line_naming_file_and_line() {
     assert!(err.starts_with(&format!("error: {p}:3:")), "{err}");
     assert_eq!(err.lines().count(), 1, "one line: {err}");
     // An unknown key, found after the file is merged with --set: still its line.
-    let p = tmp("unknown.toml", "[run]\nseed = 1\n\n[machine.tlb]\nstlb_wayz = 3\n");
+    let p = tmp(
+        "unknown.toml",
+        "[run]\nseed = 1\n\n[machine.tlb]\nstlb_wayz = 3\n",
+    );
     let (code, _, err) = thermocline(&["run", "--config", &p, "--set", "run.duration_s=0.01"]);
     assert_eq!(code, 2, "{err}");
     assert!(

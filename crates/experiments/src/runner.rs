@@ -209,7 +209,10 @@ mod tests {
         let e = run_setup(&cfg, s, &mut |_, _| {}, &mut NoObserver, &mut |_, _| {}).unwrap_err();
         assert_eq!(e.exit_code(), 1);
         let msg = e.to_string();
-        assert!(msg.starts_with("internal error: manager buggy failed at 0.001"), "{msg}");
+        assert!(
+            msg.starts_with("internal error: manager buggy failed at 0.001"),
+            "{msg}"
+        );
         assert!(msg.contains("--seed 1"), "{msg}");
         assert_eq!(msg.lines().count(), 1, "{msg}");
     }

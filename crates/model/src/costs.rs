@@ -122,3 +122,27 @@ mod tests {
         assert!(mid < 68_710.0 && mid > 42_020.0);
     }
 }
+
+/// Above this many pages a TLB flush drops the whole address space instead of
+/// page by page, as Linux does (`tlb_single_page_flush_ceiling`, 33).
+pub const FLUSH_CEILING_PAGES: u64 = 33;
+
+/// What one TLB shootdown costs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shootdown {
+    /// CPU time of the manager's core: the INVLPGs and one IPI per core.
+    pub manager_ns: f64,
+    /// Stall of every core at once: the IPI and the INVLPGs.
+    pub all_core_stall_ns: f64,
+}
+
+impl CostTable {
+    /// The cost of a shootdown of `invlpgs` page invalidations on `cores`
+    /// cores, which both simulated machines charge the same way.
+    pub fn shootdown(&self, invlpgs: u64, cores: usize) -> Shootdown {
+        Shootdown {
+            manager_ns: invlpgs as f64 * self.invlpg_ns + cores as f64 * self.shootdown_ipi_ns,
+            all_core_stall_ns: self.shootdown_ipi_ns + invlpgs as f64 * self.invlpg_ns,
+        }
+    }
+}

@@ -11,9 +11,7 @@ use thermocline_vocab::{Asid, Level, PageSize, TierId, PAGES_PER_HUGE};
 
 type Result<T> = std::result::Result<T, BackendError>;
 
-/// Linux flushes a range page by page up to this many pages, then the whole
-/// address space (`tlb_single_page_flush_ceiling`).
-const FLUSH_CEILING_PAGES: u64 = 33;
+use thermocline_model::costs::FLUSH_CEILING_PAGES;
 
 impl Machine {
     fn not_mapped(asid: Asid, va: u64) -> BackendError {
@@ -23,19 +21,14 @@ impl Machine {
     /// Charges a shootdown: the manager's core sends an IPI to every core,
     /// which each stall for it.
     fn shootdown(&mut self, invlpgs: u64) {
-        let c = &self.cfg.costs;
-        let cores = self.cores.len() as f64;
-        self.manager_ns += invlpgs as f64 * c.invlpg_ns + cores * c.shootdown_ipi_ns;
-        self.epoch.all_core_stall_ns += c.shootdown_ipi_ns + invlpgs as f64 * c.invlpg_ns;
+        let cost = self.cfg.costs.shootdown(invlpgs, self.cores.len());
+        self.manager_ns += cost.manager_ns;
+        self.epoch.all_core_stall_ns += cost.all_core_stall_ns;
         self.stats.shootdowns += 1;
     }
 
     fn check_tier(&self, t: TierId) -> Result<()> {
-        if t.index() < self.frames.len() {
-            Ok(())
-        } else {
-            Err(BackendError::NoSuchTier(t))
-        }
+        BackendError::unless_tier(t, self.frames.len())
     }
 }
 

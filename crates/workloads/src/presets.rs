@@ -356,33 +356,24 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             ));
         }
     }
-    if let Some(Preset {
-        kind: Kind::Model(f),
-        ..
-    }) = preset(spec)
-    {
-        return model_workload(spec, f(), o);
-    }
-    if let Some(Preset {
-        kind: Kind::Sweep(f),
-        ..
-    }) = preset(spec)
-    {
-        return sweep_workload(spec, f(), o);
-    }
-    if let Some(s) = parameterized(spec) {
+    // The name is looked up once; every preset kind is built from that entry.
+    let found = preset(spec);
+    if let Some(p) = found {
+        match &p.kind {
+            Kind::Model(f) => return model_workload(spec, f(), o),
+            Kind::Sweep(f) => return sweep_workload(spec, f(), o),
+            Kind::Kv(f) => {
+                let kv = f();
+                let rate = o.access_rate.unwrap_or(kv.access_rate);
+                let compute = o
+                    .compute_ns
+                    .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+                return kv_workload(spec, &kv, o, rate, compute);
+            }
+            Kind::Masim(_) | Kind::MasimText(_) | Kind::Synthetic(_) => {}
+        }
+    } else if let Some(s) = parameterized(spec) {
         return sweep_workload(spec, s?, o);
-    }
-    if let Some(Preset {
-        kind: Kind::Kv(f), ..
-    }) = preset(spec)
-    {
-        let kv = f();
-        let rate = o.access_rate.unwrap_or(kv.access_rate);
-        let compute = o
-            .compute_ns
-            .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
-        return kv_workload(spec, &kv, o, rate, compute);
     }
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {
@@ -429,11 +420,15 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             rates: None,
         });
     }
-    if let Some(p) = preset(spec) {
+    if let Some(p) = found {
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute),
             Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute),
-            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) => unreachable!("built above"),
+            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) => {
+                return Err(WorkloadError::Invalid(format!(
+                    "preset {spec:?} was not built (a bug; please report it)"
+                )))
+            }
             Kind::Synthetic(f) => {
                 let s = f(rate);
                 s.validate().map_err(WorkloadError::Invalid)?;
