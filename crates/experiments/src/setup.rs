@@ -101,7 +101,7 @@ fn choose_backend(
 pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
     let r = &cfg.run;
     let manager =
-        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager))?;
+        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager), r.seed)?;
     let machine_name = resolve_machine(r.machine.as_deref(), manager.as_ref())?;
     let preset = machine_preset(&machine_name).ok_or_else(|| ConfigError::UnknownName {
         kind: "machine",

@@ -12,7 +12,9 @@ use crate::{Manager, ManagerError};
 use serde::de::DeserializeOwned;
 
 /// Builds a manager from its registry name and parameter table.
-type Builder = fn(&'static str, toml::Table) -> Result<Box<dyn Manager>, ManagerError>;
+/// Its arguments: the registry name, the parameter table, and the run's seed
+/// (the default of a manager's own `seed`, so that one seed drives every stream).
+type Builder = fn(&'static str, toml::Table, u64) -> Result<Box<dyn Manager>, ManagerError>;
 
 /// A registered manager: its name, a one-line description, and a builder that
 /// takes its parameters as a TOML table. An entry that shares its type with
@@ -38,15 +40,24 @@ fn parse<P: DeserializeOwned>(name: &'static str, params: toml::Table) -> Result
 fn with_params<M: Manager + DeserializeOwned + 'static>(
     name: &'static str,
     params: toml::Table,
+    _seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(parse::<M>(name, params)?))
 }
 
-fn ambix(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+fn ambix(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
 }
 
-fn kstaled(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+fn kstaled(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(Kstaled::new(parse::<KstaledParams>(
         name, params,
     )?)))
@@ -56,9 +67,14 @@ fn kstaled(name: &'static str, params: toml::Table) -> Result<Box<dyn Manager>, 
 fn thermostat(
     name: &'static str,
     params: toml::Table,
+    seed: u64,
     badgertrap: bool,
 ) -> Result<Box<dyn Manager>, ManagerError> {
-    let p: ThermostatParams = parse(name, params)?;
+    let defaults = ThermostatParams {
+        seed,
+        ..ThermostatParams::default()
+    };
+    let p = parse_over(name, defaults, params)?;
     Ok(Box::new(Thermostat::new(p, badgertrap)))
 }
 
@@ -88,6 +104,7 @@ fn merge_tables(base: &mut toml::Table, over: toml::Table) {
 fn linear_scan(
     name: &'static str,
     params: toml::Table,
+    _seed: u64,
     sleep_ms: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     let p = parse_over(name, LinearScanParams::mode(sleep_ms), params)?;
@@ -99,11 +116,13 @@ fn linear_scan(
 fn region_sampler(
     name: &'static str,
     params: toml::Table,
+    seed: u64,
     pick: Pick,
     sample_ms: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     let defaults = RegionSamplerParams {
         sample_ms,
+        seed,
         ..RegionSamplerParams::default()
     };
     let p = parse_over(name, defaults, params)?;
@@ -114,6 +133,7 @@ fn region_sampler(
 fn pebs(
     name: &'static str,
     params: toml::Table,
+    _seed: u64,
     freq_hz: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     let p = parse_over(name, PebsParams::at(freq_hz), params)?;
@@ -150,12 +170,12 @@ pub const MANAGERS: &[Entry] = &[
     Entry {
         name: "thermostat",
         description: "Thermostat (ASPLOS'17): 5% of 2 MiB pages sampled per 30 s, poison-counted, cold pages to the slow tier under a 3% slowdown budget, with correction",
-        build: |n, p| thermostat(n, p, false),
+        build: |n, p, s| thermostat(n, p, s, false),
     },
     Entry {
         name: "thermostat-badgertrap",
         description: "Thermostat on slow memory emulated as in its paper (dram+badgertrap: 1 us fault per TLB miss to a slow page)",
-        build: |n, p| thermostat(n, p, true),
+        build: |n, p, s| thermostat(n, p, s, true),
     },
     Entry {
         name: "kstaled",
@@ -190,57 +210,58 @@ pub const MANAGERS: &[Entry] = &[
     Entry {
         name: "linear-scan-aggressive",
         description: "Telescope 3.1: linear Accessed-bit scan of every leaf entry, 256 MB per batch, no sleep; profile = pages accessed between two passes",
-        build: |n, p| linear_scan(n, p, 0.0),
+        build: |n, p, s| linear_scan(n, p, s, 0.0),
     },
     Entry {
         name: "linear-scan-moderate",
         description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 10 ms sleep after each",
-        build: |n, p| linear_scan(n, p, 10.0),
+        build: |n, p, s| linear_scan(n, p, s, 10.0),
     },
     Entry {
         name: "linear-scan-conservative",
         description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 100 ms sleep after each",
-        build: |n, p| linear_scan(n, p, 100.0),
+        build: |n, p, s| linear_scan(n, p, s, 100.0),
     },
     Entry {
         name: "damon-moderate",
         description: "DAMON vaddr region sampling: 5 ms sample, 200 ms aggregation, 10-1000 regions, random splits, merges of similar neighbours",
-        build: |n, p| region_sampler(n, p, Pick::Leaf, 5.0),
+        build: |n, p, s| region_sampler(n, p, s, Pick::Leaf, 5.0),
     },
     Entry {
         name: "damon-aggressive",
         description: "DAMON vaddr region sampling with a 1 ms sample interval (200 samples per 200 ms window)",
-        build: |n, p| region_sampler(n, p, Pick::Leaf, 1.0),
+        build: |n, p, s| region_sampler(n, p, s, Pick::Leaf, 1.0),
     },
     Entry {
         name: "pebs-5khz",
         description: "PEBS-like sampling of retired loads and stores at 5 kHz (perf frequency mode, kernel throttling), 2 MiB units, 200 ms windows",
-        build: |n, p| pebs(n, p, 5_000.0),
+        build: |n, p, s| pebs(n, p, s, 5_000.0),
     },
     Entry {
         name: "pebs-10khz",
         description: "PEBS-like sampling of retired loads and stores at 10 kHz",
-        build: |n, p| pebs(n, p, 10_000.0),
+        build: |n, p, s| pebs(n, p, s, 10_000.0),
     },
     Entry {
         name: "telescope-bounded",
         description: "Telescope (bounded): DAMON-style regions; each 5 ms, per region, the Accessed bit of the highest page-table entry inside the region",
-        build: |n, p| region_sampler(n, p, Pick::Bounded, 5.0),
+        build: |n, p, s| region_sampler(n, p, s, Pick::Bounded, 5.0),
     },
     Entry {
         name: "telescope-flex",
         description: "Telescope (flex): as bounded, but an entry may overshoot its region by 15% (PGD, PUD) or 25% (PMD)",
-        build: |n, p| region_sampler(n, p, Pick::Flex, 5.0),
+        build: |n, p, s| region_sampler(n, p, s, Pick::Flex, 5.0),
     },
 ];
 
-/// Builds manager `name` with `params` (its section of the configuration).
-pub fn build(name: &str, params: toml::Table) -> Result<Box<dyn Manager>, ManagerError> {
+/// Builds manager `name` with `params` (its section of the configuration);
+/// `seed` (the run's) is the default of any seed the manager has.
+pub fn build(name: &str, params: toml::Table, seed: u64) -> Result<Box<dyn Manager>, ManagerError> {
     let e = MANAGERS
         .iter()
         .find(|e| e.name == name)
         .ok_or_else(|| ManagerError::Unknown(name.to_string()))?;
-    (e.build)(e.name, params)
+    (e.build)(e.name, params, seed)
 }
 
 /// Whether `name` is a registered manager.
@@ -255,16 +276,16 @@ mod tests {
     #[test]
     fn builds_every_manager_with_defaults_and_rejects_unknown_params() {
         for e in MANAGERS {
-            let m = build(e.name, toml::Table::new()).unwrap();
+            let m = build(e.name, toml::Table::new(), 1).unwrap();
             assert_eq!(m.name(), e.name);
         }
         let mut t = toml::Table::new();
         t.insert("fast_probability".into(), toml::Value::Float(0.25));
-        assert!(build("random", t).is_ok());
+        assert!(build("random", t, 1).is_ok());
         let mut t = toml::Table::new();
         t.insert("nonsense".into(), toml::Value::Integer(1));
-        let err = build("random", t).err().unwrap().to_string();
+        let err = build("random", t, 1).err().unwrap().to_string();
         assert!(err.contains("nonsense"), "{err}");
-        assert!(build("thermostatt", toml::Table::new()).is_err());
+        assert!(build("thermostatt", toml::Table::new(), 1).is_err());
     }
 }

@@ -74,7 +74,7 @@ const UNIT: u64 = 2 << 20;
 const BASE: u64 = 4096;
 
 /// Thermostat's parameters; defaults are the paper's.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThermostatParams {
     /// Scan period (s): 30 in section 5.
@@ -214,7 +214,8 @@ impl Thermostat {
     }
 
     fn rng(&mut self) -> &mut Rng {
-        self.rng.get_or_insert_with(|| Rng::derive(1, "thermostat"))
+        self.rng
+            .get_or_insert_with(|| Rng::derive(self.params.seed, "thermostat"))
     }
 
     /// Base pages of unit `u` (its part inside the region).
@@ -337,7 +338,9 @@ impl Thermostat {
             b.scan_accessed(asid, base, len, false, &mut accessed)?;
             s.accessed = accessed.len() as u64;
             let k = self.params.poison_max.min(accessed.len());
-            let rng = self.rng.get_or_insert_with(|| Rng::derive(1, "thermostat"));
+            let rng = self
+                .rng
+                .get_or_insert_with(|| Rng::derive(self.params.seed, "thermostat"));
             for i in 0..k {
                 let j = i + rng.below((accessed.len() - i) as u64) as usize;
                 accessed.swap(i, j);
