@@ -120,11 +120,15 @@ impl RateProfile {
 
     /// Checks that every phase's shares are non-negative and sum to 1 and that
     /// every segment lies inside a region.
-    pub fn validate(&self, regions: &[RegionInfo]) -> Result<(), String> {
+    pub fn validate(&self, regions: &[RegionInfo]) -> Result<(), ProfileError> {
+        let err = |phase: &RatePhase, what: String| ProfileError {
+            phase: phase.name.clone(),
+            what,
+        };
         for p in &self.phases {
             let sum: f64 = p.segments.iter().map(|s| s.share).sum();
             if p.accesses > 0 && (sum - 1.0).abs() > 1e-6 {
-                return Err(format!("phase {:?}: shares sum to {sum}, not 1", p.name));
+                return Err(err(p, format!("shares sum to {sum}, not 1")));
             }
             for s in &p.segments {
                 if s.len == 0
@@ -133,19 +137,32 @@ impl RateProfile {
                     || s.burst_bytes < 64
                     || s.stride_bytes == 0
                 {
-                    return Err(format!("phase {:?}: bad segment {s:?}", p.name));
+                    return Err(err(p, format!("bad segment {s:?}")));
                 }
                 let inside = regions
                     .iter()
                     .any(|r| r.asid == s.asid && r.start <= s.start && s.end() <= r.end());
                 if !inside {
-                    return Err(format!(
-                        "phase {:?}: segment {:#x}+{:#x} is outside every region",
-                        p.name, s.start, s.len
+                    return Err(err(
+                        p,
+                        format!(
+                            "segment {:#x}+{:#x} is outside every region",
+                            s.start, s.len
+                        ),
                     ));
                 }
             }
         }
         Ok(())
     }
+}
+
+/// A rate profile that cannot describe a workload.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("phase {phase:?}: {what}")]
+pub struct ProfileError {
+    /// The phase's name.
+    pub phase: String,
+    /// What is wrong with it.
+    pub what: String,
 }

@@ -139,7 +139,9 @@ impl RateMachine {
         if cfg.tiers.len() > 255 {
             return Err(RateConfigError("more than 255 tiers".into()));
         }
-        profile.validate(&regions).map_err(RateConfigError)?;
+        profile
+            .validate(&regions)
+            .map_err(|e| RateConfigError(e.to_string()))?;
         if regions.iter().any(|r| r.end() > 1 << 47) {
             return Err(RateConfigError(
                 "a region ends above the 47-bit user address space".into(),

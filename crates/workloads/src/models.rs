@@ -22,6 +22,7 @@
 
 use crate::synthetic::{Distribution, Scatter};
 use crate::zipf::Zipf;
+use crate::WorkloadError;
 use crate::{Access, LoadPhase, Pending};
 use thermocline_vocab::Rng;
 
@@ -216,7 +217,7 @@ pub struct BuiltModel {
 impl BuiltModel {
     /// Sizes the regions (drawing item sizes) and measures the mean number of
     /// accesses per operation on 20 000 sample operations.
-    pub fn new(spec: ModelSpec, seed: u64) -> Result<BuiltModel, String> {
+    pub fn new(spec: ModelSpec, seed: u64) -> Result<BuiltModel, WorkloadError> {
         spec.validate()?;
         let mut regions = Vec::new();
         for r in &spec.regions {
@@ -224,11 +225,19 @@ impl BuiltModel {
             let bytes = match (r.bytes, &layout) {
                 (Some(b), _) => b,
                 (None, Some(l)) => l.bytes(spec.keys),
-                (None, None) => return Err(format!("region {} needs bytes or items", r.name)),
+                (None, None) => {
+                    return Err(WorkloadError::Invalid(format!(
+                        "region {} needs bytes or items",
+                        r.name
+                    )))
+                }
             };
             if let Some(l) = &layout {
                 if l.bytes(spec.keys) > bytes {
-                    return Err(format!("region {}: items do not fit", r.name));
+                    return Err(WorkloadError::Invalid(format!(
+                        "region {}: items do not fit",
+                        r.name
+                    )));
                 }
             }
             let bytes = bytes.div_ceil(4096) * 4096;
@@ -296,9 +305,11 @@ impl BuiltModel {
 }
 
 impl ModelSpec {
-    fn validate(&self) -> Result<(), String> {
+    fn validate(&self) -> Result<(), WorkloadError> {
         if self.keys == 0 || self.threads == 0 || self.ops.is_empty() {
-            return Err("a model needs keys, threads and operations".into());
+            return Err(WorkloadError::Invalid(
+                "a model needs keys, threads and operations".into(),
+            ));
         }
         for op in &self.ops {
             for s in &op.steps {
@@ -308,13 +319,16 @@ impl ModelSpec {
                 | Step::Recent { region, .. }
                 | Step::Uniform { region, .. }) = *s;
                 if region >= self.regions.len() {
-                    return Err(format!("op {} uses a missing region", op.name));
+                    return Err(WorkloadError::Invalid(format!(
+                        "op {} uses a missing region",
+                        op.name
+                    )));
                 }
                 if matches!(s, Step::Item { .. }) && self.regions[region].items.is_none() {
-                    return Err(format!(
+                    return Err(WorkloadError::Invalid(format!(
                         "op {} reads items of a region without items",
                         op.name
-                    ));
+                    )));
                 }
             }
         }

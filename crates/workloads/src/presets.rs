@@ -431,7 +431,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             }
             Kind::Synthetic(f) => {
                 let s = f(rate);
-                s.validate().map_err(WorkloadError::Invalid)?;
+                s.validate()?;
                 let regions = lay_out(&[("items".to_string(), s.bytes())], o.thp == Some(true));
                 let rates = crate::synthetic::rate_profile(&s, &regions[0]);
                 Workload {
@@ -518,7 +518,7 @@ fn model_workload(
     spec: ModelSpec,
     o: &WorkloadOptions,
 ) -> Result<Workload, WorkloadError> {
-    let model = BuiltModel::new(spec, o.seed).map_err(WorkloadError::Invalid)?;
+    let model = BuiltModel::new(spec, o.seed)?;
     let threads = model.threads();
     let natural = model.access_rate() / threads as f64;
     let rate = o.access_rate.unwrap_or(natural);
@@ -559,7 +559,7 @@ fn sweep_workload(
     spec: SweepSpec,
     o: &WorkloadOptions,
 ) -> Result<Workload, WorkloadError> {
-    spec.validate().map_err(WorkloadError::Invalid)?;
+    spec.validate()?;
     let rate = o.access_rate.unwrap_or(1e9 * o.mlp / o.fast_read_ns);
     let compute = o
         .compute_ns

@@ -10,6 +10,7 @@
 //! of every 4 KiB page in `init_order`, so that first-touch policies place
 //! arrays in that order.
 
+use crate::WorkloadError;
 use crate::{Access, LoadPhase, Pending};
 
 /// One array of a sweep.
@@ -42,17 +43,24 @@ pub struct SweepSpec {
 
 impl SweepSpec {
     /// Checks the parameters.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), WorkloadError> {
         if self.arrays.is_empty() || self.threads == 0 || self.threads > 1024 {
-            return Err("a sweep needs arrays and 1..=1024 threads".into());
+            return Err(WorkloadError::Invalid(
+                "a sweep needs arrays and 1..=1024 threads".into(),
+            ));
         }
         for a in &self.arrays {
             if a.bytes < 64 * self.threads as u64 || a.reads + a.writes == 0 {
-                return Err(format!("array {}: too small or never accessed", a.name));
+                return Err(WorkloadError::Invalid(format!(
+                    "array {}: too small or never accessed",
+                    a.name
+                )));
             }
         }
         if self.init_order.iter().any(|&i| i >= self.arrays.len()) {
-            return Err("init_order names a missing array".into());
+            return Err(WorkloadError::Invalid(
+                "init_order names a missing array".into(),
+            ));
         }
         Ok(())
     }

@@ -14,6 +14,7 @@
 use crate::rates::{RatePhase, RateProfile, RateSegment};
 use crate::zipf::Zipf;
 use crate::Access;
+use crate::WorkloadError;
 use serde::{Deserialize, Serialize};
 use thermocline_vocab::RegionInfo;
 use thermocline_vocab::Rng;
@@ -65,19 +66,23 @@ impl SyntheticSpec {
     }
 
     /// Checks the parameters.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), WorkloadError> {
         if self.items == 0 || self.item_bytes == 0 {
-            return Err("items and item_bytes must be positive".into());
+            return Err(WorkloadError::Invalid(
+                "items and item_bytes must be positive".into(),
+            ));
         }
         if !(0.0..=1.0).contains(&self.write_fraction) {
-            return Err("write_fraction must be in [0, 1]".into());
+            return Err(WorkloadError::Invalid(
+                "write_fraction must be in [0, 1]".into(),
+            ));
         }
         if self.threads == 0 || self.threads > 1024 {
-            return Err("threads must be 1..=1024".into());
+            return Err(WorkloadError::Invalid("threads must be 1..=1024".into()));
         }
         match self.distribution {
             Distribution::Zipf { s } if !(s > 0.0 && s < 10.0) => {
-                Err("zipf s must be in (0, 10)".into())
+                Err(WorkloadError::Invalid("zipf s must be in (0, 10)".into()))
             }
             Distribution::Hotspot {
                 hot_fraction,
@@ -86,7 +91,9 @@ impl SyntheticSpec {
                 && hot_fraction < 1.0
                 && (0.0..=1.0).contains(&hot_share)) =>
             {
-                Err("hotspot needs 0 < hot_fraction < 1 and 0 <= hot_share <= 1".into())
+                Err(WorkloadError::Invalid(
+                    "hotspot needs 0 < hot_fraction < 1 and 0 <= hot_share <= 1".into(),
+                ))
             }
             _ => Ok(()),
         }

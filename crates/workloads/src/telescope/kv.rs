@@ -172,7 +172,9 @@ pub fn build(
             segments,
         }],
     };
-    profile.validate(&regions).map_err(WorkloadError::Invalid)?;
+    profile
+        .validate(&regions)
+        .map_err(|e| WorkloadError::Invalid(e.to_string()))?;
     Ok((regions, profile))
 }
 
