@@ -45,5 +45,6 @@ pub mod index;
 mod machine;
 mod ops;
 mod placement;
+mod streams;
 
 pub use machine::{RateConfigError, RateMachine};

@@ -1,14 +1,15 @@
 //! The rate-driven machine's state and clock.
 
-use crate::bits::{uniform, LazyBits};
+use crate::bits::LazyBits;
 use crate::index::{Mass, PhaseIndex};
 use crate::placement::{Home, Placement};
+use crate::streams;
 use std::collections::BTreeMap;
 use thermocline_backend::{MemPolicy, Sample, SamplingConfig};
 use thermocline_model::rates::RateProfile;
 use thermocline_model::{epoch_time, EpochEvents, MachineConfig, MachineStats};
 use thermocline_vocab::RegionInfo;
-use thermocline_vocab::{Level, Rng};
+use thermocline_vocab::{Level, Rng, Stream};
 
 /// What the machine expects per access under the current phase and placement.
 #[derive(Clone, Debug, Default)]
@@ -497,7 +498,7 @@ impl RateMachine {
         let Some(s) = self.sampler.as_mut() else {
             return;
         };
-        let mut rng = Rng::new(seed ^ steps.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5a3b);
+        let mut rng = Rng::keyed(seed, streams::SAMPLES, steps, 0);
         let n = poisson(mean, &mut rng);
         let (kind, _) = sample_kind(s.cfg.event);
         for _ in 0..n {
@@ -532,14 +533,14 @@ impl RateMachine {
     /// The progress at which an entry cleared now is next set, given the
     /// rate per access `intensity(phase)` at which each phase sets it:
     /// exponential in the integrated intensity over the current and later
-    /// phases, drawn from (seed, key, progress now, salt).
+    /// phases, drawn from `stream` at (key, progress now).
     pub(crate) fn next_set(
         &self,
+        stream: Stream,
         key: u64,
-        salt: u64,
         intensity: impl Fn(&PhaseIndex) -> f64,
     ) -> f64 {
-        let u = uniform(self.seed, key, self.progress.to_bits(), salt);
+        let u = Rng::keyed_unit(self.seed, stream, key, self.progress.to_bits());
         let mut need = -u.ln();
         let mut at = self.progress;
         for k in self.phase..self.phases.len() {

@@ -1,15 +1,15 @@
 //! The backend interface on the rate-driven machine.
 
-use crate::bits::uniform;
 use crate::index::Mass;
 use crate::machine::{entry_key, level_index, poisson, PoisonRec, RateMachine, Sampler};
 use crate::placement::Home;
+use crate::streams;
 use thermocline_backend::{
     Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
     SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::RegionInfo;
-use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId};
+use thermocline_vocab::{Asid, Level, PageSize, TierId};
 
 type Result<T> = std::result::Result<T, BackendError>;
 
@@ -127,7 +127,9 @@ impl RateMachine {
                 let shift = LEVELS[li].shift();
                 let va = (key & ((1 << 40) - 1)) << shift;
                 let page = 1u64 << shift;
-                let at = self.next_set(key, 0xf1, |ix| ix.set_intensity(asid, va, va + page, true));
+                let at = self.next_set(streams::FLUSHED, key, |ix| {
+                    ix.set_intensity(asid, va, va + page, true)
+                });
                 self.abits[li].clear(key, at);
             }
         }
@@ -138,7 +140,7 @@ impl RateMachine {
         // Upper levels are answered as after a paging-structure-cache flush
         // (the next walk under the entry sets it); leaves by the next walk
         // of their page (TLB miss) until the page is flushed.
-        let at = self.next_set(key, li as u64, |ix| {
+        let at = self.next_set(streams::ACCESSED[li], key, |ix| {
             ix.set_intensity(asid, start, end, false)
         });
         self.abits[li].clear(key, at);
@@ -299,7 +301,7 @@ impl Backend for RateMachine {
         if clear {
             // Stores set it; an operation's stores come together.
             let (a, end) = (asid.0, base + bytes);
-            let at = self.next_set(key, 0xd, |ix| {
+            let at = self.next_set(streams::DIRTY, key, |ix| {
                 let all = ix.mass(a, base, end, Mass::All);
                 let w = ix.mass(a, base, end, Mass::Writes);
                 if all > 0.0 {
@@ -364,9 +366,9 @@ impl Backend for RateMachine {
     fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
         self.manager_ns += self.cfg.costs.entry_access_ns;
         let (base, bytes, _) = self.leaf(asid, va)?;
-        let key = entry_key(asid.0, base, Level::Pte) ^ 0x41;
+        let key = entry_key(asid.0, base, Level::Pte);
         let a = asid.0;
-        let at = self.next_set(key, 0x41, |ix| {
+        let at = self.next_set(streams::HINT_FAULT, key, |ix| {
             ix.set_intensity(a, base, base + bytes, true)
         });
         self.poison.insert(
@@ -412,8 +414,7 @@ impl Backend for RateMachine {
                 mean += (b - a) * self.phases[k].mass(asid.0, base, base + rec.bytes, Mass::Walks);
             }
         }
-        let seed = uniform(self.seed, base, rec.since.to_bits(), 0x9f).to_bits();
-        let mut rng = Rng::new(seed);
+        let mut rng = streams::poison_faults(self.seed, base, rec.since);
         let total = rec.faults + poisson(mean, &mut rng);
         let r = self.poison.get_mut(&(asid.0, base)).expect("present");
         r.since = now;

@@ -1,8 +1,9 @@
 //! Where pages live, as runs of pages with one home: memory proportional to
 //! the number of placement decisions, not to the footprint.
 
-use crate::bits::uniform;
+use crate::streams;
 use std::collections::BTreeMap;
+use thermocline_vocab::Rng;
 
 /// Where the pages of a run live.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,7 +103,7 @@ impl Placement {
             Home::Tier(t) => t,
             Home::Interleave => ((base / bytes) % self.tiers as u64) as u8,
             Home::Random(p) => {
-                if uniform(self.seed, u64::from(asid), base, 7) <= p {
+                if Rng::keyed_unit(self.seed, streams::RANDOM_HOME, u64::from(asid), base) <= p {
                     0
                 } else {
                     (self.tiers - 1) as u8
