@@ -5,6 +5,7 @@ use crate::index::{Mass, PhaseIndex};
 use crate::placement::{Home, Placement};
 use crate::streams;
 use std::collections::BTreeMap;
+use std::ops::Range;
 use thermocline_backend::{MemPolicy, Sample, SamplingConfig};
 use thermocline_model::rates::RateProfile;
 use thermocline_model::{epoch_time, EpochEvents, MachineConfig, MachineStats};
@@ -66,8 +67,8 @@ pub struct RateMachine {
     pub(crate) phases: Vec<PhaseIndex>,
     /// Progress (accesses) at which each phase starts; one extra for the end.
     pub(crate) phase_start: Vec<f64>,
-    /// Ranges with positive mass in some phase, merged: (asid, start, end).
-    pub(crate) ever: Vec<(u16, u64, u64)>,
+    /// Ranges with positive mass in some phase, sorted and merged.
+    pub(crate) ever: Vec<Span>,
     pub(crate) phase: usize,
     /// Simulated time (ns) at which each phase reached so far began.
     pub(crate) phase_started_ns: Vec<f64>,
@@ -94,6 +95,14 @@ pub struct RateMachine {
     pub(crate) manager_ns: f64,
     pub(crate) steps: u64,
     pub(crate) seed: u64,
+}
+
+/// A range of one address space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Span {
+    pub asid: u16,
+    pub start: u64,
+    pub end: u64,
 }
 
 /// Expected counts, kept as reals and rounded for reports.
@@ -156,15 +165,21 @@ impl RateMachine {
             let last = *phase_start.last().expect("non-empty");
             phase_start.push(last + p.accesses as f64);
         }
-        let mut ever: Vec<(u16, u64, u64)> = phases
+        let mut ever: Vec<Span> = phases
             .iter()
-            .flat_map(|ix| ix.pieces().iter().map(|p| (p.asid, p.start, p.end)))
+            .flat_map(|ix| {
+                ix.pieces().iter().map(|p| Span {
+                    asid: p.asid,
+                    start: p.start,
+                    end: p.end,
+                })
+            })
             .collect();
         ever.sort_unstable();
-        let mut merged: Vec<(u16, u64, u64)> = Vec::new();
+        let mut merged: Vec<Span> = Vec::new();
         for r in ever {
             match merged.last_mut() {
-                Some(m) if m.0 == r.0 && r.1 <= m.2 => m.2 = m.2.max(r.2),
+                Some(m) if m.asid == r.asid && r.start <= m.end => m.end = m.end.max(r.end),
                 _ => merged.push(r),
             }
         }
@@ -519,7 +534,7 @@ impl RateMachine {
                     all > 0.0 && rng.unit() * all < w
                 }
             };
-            let tier = self.placement.page(asid, va).map_or(0, |p| p.2);
+            let tier = self.placement.page(asid, va).map_or(0, |p| p.tier);
             s.buf.push(Sample {
                 asid: thermocline_vocab::Asid(asid),
                 va,
@@ -614,18 +629,22 @@ impl RateMachine {
 
     /// Whether `[start, end)` of `asid` has positive mass in some phase.
     pub(crate) fn ever_hot(&self, asid: u16, start: u64, end: u64) -> bool {
-        let i = self.ever.partition_point(|r| (r.0, r.2) <= (asid, start));
+        let i = self
+            .ever
+            .partition_point(|r| (r.asid, r.end) <= (asid, start));
         self.ever
             .get(i)
-            .is_some_and(|r| r.0 == asid && r.1 < end && start < r.2)
+            .is_some_and(|r| r.asid == asid && r.start < end && start < r.end)
     }
 
     /// The next range at or after `start` (below `end`) with positive mass
-    /// in some phase.
-    pub(crate) fn next_ever(&self, asid: u16, start: u64, end: u64) -> Option<(u64, u64)> {
-        let i = self.ever.partition_point(|r| (r.0, r.2) <= (asid, start));
+    /// in some phase, clipped to `[start, end)`.
+    pub(crate) fn next_ever(&self, asid: u16, start: u64, end: u64) -> Option<Range<u64>> {
+        let i = self
+            .ever
+            .partition_point(|r| (r.asid, r.end) <= (asid, start));
         let r = self.ever.get(i)?;
-        (r.0 == asid && r.1 < end).then(|| (r.1.max(start), r.2.min(end)))
+        (r.asid == asid && r.start < end).then(|| r.start.max(start)..r.end.min(end))
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::index::Mass;
 use crate::machine::{entry_key, level_index, poisson, PoisonRec, RateMachine, Sampler};
-use crate::placement::Home;
+use crate::placement::{Home, Page, RunAt};
 use crate::streams;
 use thermocline_backend::{
     Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
@@ -28,6 +28,21 @@ fn unflushed_decode(enc: u64) -> (usize, u64) {
 /// Size of the unflushed-entry set above which set entries are pruned.
 const UNFLUSHED_PRUNE: usize = 1 << 20;
 
+/// A page-table entry over an address: its level, key and virtual range.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// Level index, root first.
+    li: usize,
+    /// Key within its level ([`entry_key`]).
+    key: u64,
+    /// First byte it maps (a leaf's page base).
+    start: u64,
+    /// One past the last byte it maps.
+    end: u64,
+    /// Whether it maps a page (a PTE, or a huge page's PMD).
+    leaf: bool,
+}
+
 /// Linux's flush ceiling: ranges above it flush the whole address space.
 const FLUSH_CEILING_PAGES: u64 = 33;
 
@@ -44,8 +59,8 @@ impl RateMachine {
         }
     }
 
-    /// The leaf page of `va`: (base, bytes, tier).
-    fn leaf(&self, asid: Asid, va: u64) -> Result<(u64, u64, u8)> {
+    /// The leaf page of `va`.
+    fn leaf(&self, asid: Asid, va: u64) -> Result<Page> {
         self.placement
             .page(asid.0, va)
             .ok_or_else(|| Self::not_mapped(asid, va))
@@ -53,20 +68,25 @@ impl RateMachine {
 
     /// The entry key and virtual range of the entry at `level` over `va`
     /// (a huge page's PMD answers for `Level::Pte`).
-    fn entry(&self, asid: Asid, va: u64, level: Level) -> Result<(usize, u64, u64, u64)> {
-        let (base, bytes, _) = self.leaf(asid, va)?;
-        let level = if level == Level::Pte && bytes > 4096 {
+    fn entry(&self, asid: Asid, va: u64, level: Level) -> Result<Entry> {
+        let page = self.leaf(asid, va)?;
+        let level = if level == Level::Pte && page.huge() {
             Level::Pmd
         } else {
             level
         };
         let start = va & !(level.span() - 1);
-        Ok((
-            level_index(level),
-            entry_key(asid.0, va, level),
-            start.max(if level == Level::Pte { base } else { start }),
-            start + level.span(),
-        ))
+        Ok(Entry {
+            li: level_index(level),
+            key: entry_key(asid.0, va, level),
+            start: start.max(if level == Level::Pte {
+                page.base
+            } else {
+                start
+            }),
+            end: start + level.span(),
+            leaf: level == Level::Pte || (level == Level::Pmd && page.huge()),
+        })
     }
 
     /// Charges a migration call: copy costs by page size (HeteroOS Table 6
@@ -202,30 +222,24 @@ impl Backend for RateMachine {
     }
 
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>> {
-        Ok(self
-            .placement
-            .page(asid.0, va)
-            .map(|(base, bytes, tier)| Translation {
-                size: if bytes > 4096 {
-                    PageSize::Huge
-                } else {
-                    PageSize::Base
-                },
-                tier: TierId(tier),
-                // Frames are not modelled: the virtual page number stands in.
-                frame: base >> 12,
-            }))
+        Ok(self.placement.page(asid.0, va).map(|page| Translation {
+            size: if page.huge() {
+                PageSize::Huge
+            } else {
+                PageSize::Base
+            },
+            tier: TierId(page.tier),
+            // Frames are not modelled: the virtual page number stands in.
+            frame: page.base >> 12,
+        }))
     }
 
     fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool> {
         self.manager_ns += self.cfg.costs.entry_access_at(level);
-        let (li, key, start, end) = self.entry(asid, va, level)?;
-        let set = self.abits[li].test(key, self.progress);
+        let e = self.entry(asid, va, level)?;
+        let set = self.abits[e.li].test(e.key, self.progress);
         if clear {
-            let bytes = self.leaf(asid, va)?.1;
-            let leaf =
-                li == level_index(Level::Pte) || (li == level_index(Level::Pmd) && bytes > 4096);
-            self.clear_entry(li, leaf, key, asid.0, start, end);
+            self.clear_entry(e.li, e.leaf, e.key, asid.0, e.start, e.end);
         }
         Ok(set)
     }
@@ -243,7 +257,7 @@ impl Backend for RateMachine {
         let mut read = 0u64;
         while va < end {
             // The run at `va`, or the next mapped one.
-            let Some((from, _, run)) = self.placement.run_from(asid.0, va, end) else {
+            let Some(RunAt { from, run, .. }) = self.placement.run_from(asid.0, va, end) else {
                 break;
             };
             va = from;
@@ -256,9 +270,9 @@ impl Backend for RateMachine {
             va &= !(page - 1);
             let va_of = |k: u64| (k & ((1 << 40) - 1)) << shift;
             while va < stop {
-                let (hot_lo, hot_hi) = self.next_ever(asid.0, va, stop).unwrap_or((stop, stop));
-                let hot_lo = (hot_lo & !(page - 1)).max(va);
-                let hot_hi = hot_hi.div_ceil(page) * page;
+                let hot = self.next_ever(asid.0, va, stop).unwrap_or(stop..stop);
+                let hot_lo = (hot.start & !(page - 1)).max(va);
+                let hot_hi = hot.end.div_ceil(page) * page;
                 if va < hot_lo {
                     let (first, last) = (
                         entry_key(asid.0, va, level),
@@ -295,7 +309,7 @@ impl Backend for RateMachine {
 
     fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool> {
         self.manager_ns += self.cfg.costs.entry_access_ns;
-        let (base, bytes, _) = self.leaf(asid, va)?;
+        let Page { base, bytes, .. } = self.leaf(asid, va)?;
         let key = entry_key(asid.0, base, Level::Pte);
         let set = self.dbits.test(key, self.progress);
         if clear {
@@ -319,8 +333,10 @@ impl Backend for RateMachine {
         match what {
             Flush::Page(va) => {
                 self.shootdown(1);
-                let (base, bytes, _) = self.leaf(asid, va).unwrap_or((va & !4095, 4096, 0));
-                self.redraw_flushed(asid.0, base, base + bytes);
+                let (base, end) = self
+                    .leaf(asid, va)
+                    .map_or((va & !4095, (va & !4095) + 4096), |p| (p.base, p.end()));
+                self.redraw_flushed(asid.0, base, end);
             }
             Flush::Range { start, len } => {
                 let pages = len.div_ceil(4096);
@@ -344,7 +360,7 @@ impl Backend for RateMachine {
 
     fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
         self.manager_ns += self.cfg.costs.entry_access_ns;
-        let (base, bytes, _) = self.leaf(asid, va)?;
+        let Page { base, bytes, .. } = self.leaf(asid, va)?;
         if poisoned {
             self.poison.insert(
                 (asid.0, base),
@@ -365,7 +381,7 @@ impl Backend for RateMachine {
 
     fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
         self.manager_ns += self.cfg.costs.entry_access_ns;
-        let (base, bytes, _) = self.leaf(asid, va)?;
+        let Page { base, bytes, .. } = self.leaf(asid, va)?;
         let key = entry_key(asid.0, base, Level::Pte);
         let a = asid.0;
         let at = self.next_set(streams::HINT_FAULT, key, |ix| {
@@ -385,7 +401,7 @@ impl Backend for RateMachine {
     }
 
     fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
-        let (base, _, _) = self.leaf(asid, va)?;
+        let base = self.leaf(asid, va)?.base;
         let now = self.progress;
         let Some(rec) = self.poison.get(&(asid.0, base)).copied() else {
             return Ok(0);
@@ -474,7 +490,12 @@ impl Backend for RateMachine {
         let (mut base_pages, mut huge_pages) = (0u64, 0u64);
         let cap = self.cfg.tiers[to.index()].capacity_bytes as f64;
         for &va in vas {
-            let Some((base, bytes, from)) = self.placement.page(asid.0, va) else {
+            let Some(Page {
+                base,
+                bytes,
+                tier: from,
+            }) = self.placement.page(asid.0, va)
+            else {
                 continue;
             };
             if from == to.0 {
@@ -523,7 +544,12 @@ impl Backend for RateMachine {
         let (mut base_pages, mut huge_pages) = (0u64, 0u64);
         let mut va = start & !0xfff;
         while va < end && report.bytes < max_bytes {
-            let Some((from, run_start, run)) = self.placement.run_from(asid.0, va, end) else {
+            let Some(RunAt {
+                from,
+                start: run_start,
+                run,
+            }) = self.placement.run_from(asid.0, va, end)
+            else {
                 break;
             };
             va = from;
@@ -576,8 +602,16 @@ impl Backend for RateMachine {
     }
 
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
-        let (ba, sa, ta) = self.leaf(asid, a)?;
-        let (bb, sb, tb) = self.leaf(asid, b)?;
+        let Page {
+            base: ba,
+            bytes: sa,
+            tier: ta,
+        } = self.leaf(asid, a)?;
+        let Page {
+            base: bb,
+            bytes: sb,
+            tier: tb,
+        } = self.leaf(asid, b)?;
         if sa != sb || ta == tb {
             return Err(BackendError::Invalid {
                 va: a,
@@ -601,7 +635,7 @@ impl Backend for RateMachine {
     }
 
     fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
-        let (base, bytes, tier) = self.leaf(asid, va)?;
+        let Page { base, bytes, tier } = self.leaf(asid, va)?;
         if bytes == 4096 {
             return Ok(());
         }
@@ -626,7 +660,7 @@ impl Backend for RateMachine {
         }
         let mut per_tier = vec![0u64; self.cfg.tiers.len()];
         for i in 0..512 {
-            let (_, _, t) = self.leaf(asid, base + i * 4096)?;
+            let t = self.leaf(asid, base + i * 4096)?.tier;
             per_tier[t as usize] += 1;
         }
         let tier = per_tier

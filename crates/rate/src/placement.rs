@@ -27,6 +27,40 @@ pub struct Run {
     pub huge: bool,
 }
 
+/// A mapped page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    /// First byte.
+    pub base: u64,
+    /// Bytes: 4 KiB, or 2 MiB for a huge page.
+    pub bytes: u64,
+    /// Tier it lives in.
+    pub tier: u8,
+}
+
+impl Page {
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.base + self.bytes
+    }
+
+    /// Whether it is a 2 MiB page.
+    pub fn huge(&self) -> bool {
+        self.bytes > 4096
+    }
+}
+
+/// A run met while walking an address range ([`Placement::run_from`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunAt {
+    /// The address to continue from: inside the run.
+    pub from: u64,
+    /// The run's first byte.
+    pub start: u64,
+    /// The run.
+    pub run: Run,
+}
+
 /// The placement of every mapped page.
 pub struct Placement {
     runs: BTreeMap<(u16, u64), Run>,
@@ -82,20 +116,28 @@ impl Placement {
     }
 
     /// The run containing `va`, else the next run of `asid` that starts
-    /// below `end`: (the address to continue from, its run's start, the run).
-    pub fn run_from(&self, asid: u16, va: u64, end: u64) -> Option<(u64, u64, Run)> {
+    /// below `end`.
+    pub fn run_from(&self, asid: u16, va: u64, end: u64) -> Option<RunAt> {
         if let Some((start, run)) = self.find(asid, va) {
-            return Some((va, start, run));
+            return Some(RunAt {
+                from: va,
+                start,
+                run,
+            });
         }
         let (&(_, s), run) = self
             .runs
             .range((asid, va.saturating_add(1))..(asid, u64::MAX))
             .next()?;
-        (s < end).then_some((s, s, *run))
+        (s < end).then_some(RunAt {
+            from: s,
+            start: s,
+            run: *run,
+        })
     }
 
-    /// The page containing `va`: (base, bytes, tier).
-    pub fn page(&self, asid: u16, va: u64) -> Option<(u64, u64, u8)> {
+    /// The page containing `va`.
+    pub fn page(&self, asid: u16, va: u64) -> Option<Page> {
         let (_, run) = self.find(asid, va)?;
         let bytes = if run.huge { 2u64 << 20 } else { 4096 };
         let base = va & !(bytes - 1);
@@ -110,7 +152,7 @@ impl Placement {
                 }
             }
         };
-        Some((base, bytes, tier))
+        Some(Page { base, bytes, tier })
     }
 
     fn account(&mut self, len: u64, home: Home, sign: f64) {
@@ -184,8 +226,13 @@ mod tests {
         p.set(0, 0, 1 << 30, Home::Tier(1), false);
         p.set(0, 4096, 8192, Home::Tier(0), false);
         assert_eq!(p.run_count(), 3);
-        assert_eq!(p.page(0, 5000), Some((4096, 4096, 0)));
-        assert_eq!(p.page(0, 9000), Some((8192, 4096, 1)));
+        let page = |base, tier| Page {
+            base,
+            bytes: 4096,
+            tier,
+        };
+        assert_eq!(p.page(0, 5000), Some(page(4096, 0)));
+        assert_eq!(p.page(0, 9000), Some(page(8192, 1)));
         assert_eq!(p.used()[0], 4096.0);
         p.set(0, 4096, 8192, Home::Tier(1), false);
         assert_eq!(p.run_count(), 1);
@@ -197,7 +244,7 @@ mod tests {
     fn interleave_alternates_pages() {
         let mut p = Placement::new(2, 1);
         p.set(0, 0, 1 << 20, Home::Interleave, false);
-        let tiers: Vec<u8> = (0..4).map(|i| p.page(0, i * 4096).unwrap().2).collect();
+        let tiers: Vec<u8> = (0..4).map(|i| p.page(0, i * 4096).unwrap().tier).collect();
         assert_eq!(tiers, vec![0, 1, 0, 1]);
         assert_eq!(p.used()[0], (1u64 << 19) as f64);
     }
