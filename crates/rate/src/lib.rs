@@ -39,12 +39,19 @@
 //!   range is a Poisson draw at the sweep's rate (see `rates`).
 #![deny(missing_docs)]
 
+mod accounting;
 mod bits;
 pub mod che;
+mod clock;
 pub mod index;
 mod machine;
 mod ops;
+mod per_access;
 mod placement;
+mod poison;
+mod profile;
+mod sampler;
 mod streams;
+mod telemetry;
 
 pub use machine::{RateConfigError, RateMachine};

@@ -1,9 +1,11 @@
 //! Where pages live, as runs of pages with one home: memory proportional to
-//! the number of placement decisions, not to the footprint.
+//! the number of placement decisions, not to the footprint. Also where each
+//! region is first placed, by its address space's allocation policy.
 
 use crate::streams;
 use std::collections::BTreeMap;
-use thermocline_vocab::Rng;
+use thermocline_backend::MemPolicy;
+use thermocline_vocab::{RegionInfo, Rng};
 
 /// Where the pages of a run live.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,6 +69,10 @@ pub struct Placement {
     used: Vec<f64>,
     tiers: usize,
     seed: u64,
+    /// Allocation policy by address space (default: prefer the fast tier).
+    policies: BTreeMap<u16, MemPolicy>,
+    /// Whether the regions have been placed.
+    mapped: bool,
 }
 
 impl Placement {
@@ -77,7 +83,73 @@ impl Placement {
             used: vec![0.0; tiers],
             tiers,
             seed,
+            policies: BTreeMap::new(),
+            mapped: false,
         }
+    }
+
+    /// Sets the allocation policy of `asid` for regions not yet placed.
+    pub fn set_policy(&mut self, asid: u16, policy: MemPolicy) {
+        self.policies.insert(asid, policy);
+    }
+
+    /// Whether the regions have been placed ([`Placement::map_regions`]).
+    pub fn is_mapped(&self) -> bool {
+        self.mapped
+    }
+
+    /// Places every region by its address space's policy (first touch in
+    /// address order) in tiers of capacities `caps` (bytes), once: returns
+    /// false if they were already placed.
+    pub fn map_regions(&mut self, regions: &[RegionInfo], caps: &[f64]) -> bool {
+        if self.mapped {
+            return false;
+        }
+        self.mapped = true;
+        let tiers = caps.len();
+        for r in regions {
+            let policy = self
+                .policies
+                .get(&r.asid.0)
+                .copied()
+                .unwrap_or(MemPolicy::PreferFast);
+            let unit = if r.thp { 2u64 << 20 } else { 4096 };
+            let (asid, start, end) = (r.asid.0, r.start, r.end());
+            let first = match policy {
+                MemPolicy::Interleave => {
+                    self.set(asid, start, end, Home::Interleave, r.thp);
+                    continue;
+                }
+                MemPolicy::Random { fast_probability } => {
+                    let home = Home::Random(fast_probability.clamp(0.0, 1.0));
+                    self.set(asid, start, end, home, r.thp);
+                    continue;
+                }
+                MemPolicy::PreferFast => 0,
+                MemPolicy::Bind { tier } => tier.index().min(tiers - 1),
+            };
+            // Fill the preferred tier, then the others in order.
+            let mut at = start;
+            let order: Vec<usize> = std::iter::once(first)
+                .chain((0..tiers).filter(|&t| t != first))
+                .collect();
+            for (i, &t) in order.iter().enumerate() {
+                if at >= end {
+                    break;
+                }
+                let room = (caps[t] - self.used[t]).max(0.0) as u64 / unit * unit;
+                let take = if i + 1 == order.len() {
+                    end - at
+                } else {
+                    room.min(end - at)
+                };
+                if take > 0 {
+                    self.set(asid, at, at + take, Home::Tier(t as u8), r.thp);
+                    at += take;
+                }
+            }
+        }
+        true
     }
 
     /// Bytes mapped per tier (interleaved and random runs by expectation).

@@ -4,7 +4,8 @@
 //! always gets the same answer, whatever was asked before it.
 //!
 //! The identities are those the streams had when they were salts written by
-//! hand, so the numbers drawn are unchanged.
+//! hand, so the numbers drawn are unchanged. Also here: the shapes drawn
+//! ([`poisson`]).
 
 use thermocline_vocab::{Rng, Stream};
 
@@ -44,6 +45,27 @@ pub(crate) const SAMPLES: Stream = Stream::raw("rate/samples", 0x5a3b);
 /// progress `since`: seeded by the bits of that stream's keyed draw.
 pub(crate) fn poison_faults(seed: u64, base: u64, since: f64) -> Rng {
     Rng::new(Rng::keyed_unit(seed, POISON_FAULTS, base, since.to_bits()).to_bits())
+}
+
+/// A Poisson draw: Knuth's method below 30, a rounded normal above.
+pub(crate) fn poisson(mean: f64, rng: &mut Rng) -> u64 {
+    if mean <= 0.0 {
+        return 0;
+    }
+    if mean < 30.0 {
+        let l = (-mean).exp();
+        let (mut k, mut p) = (0u64, 1.0);
+        loop {
+            p *= rng.unit();
+            if p <= l {
+                return k;
+            }
+            k += 1;
+        }
+    }
+    let (u1, u2) = (rng.unit().max(1e-300), rng.unit());
+    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+    (mean + z * mean.sqrt()).round().max(0.0) as u64
 }
 
 #[cfg(test)]
