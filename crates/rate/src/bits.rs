@@ -138,21 +138,6 @@ impl LazyBits {
     }
 }
 
-/// A uniform draw in (0, 1] from (seed, a, b, c): SplitMix64 over the mix.
-pub fn uniform(seed: u64, a: u64, b: u64, c: u64) -> f64 {
-    let mut z = seed
-        ^ a.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ b.rotate_left(21).wrapping_mul(0xBF58_476D_1CE4_E5B9)
-        ^ c.rotate_left(42).wrapping_mul(0x94D0_49BB_1331_11EB);
-    for _ in 0..2 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-    }
-    ((z >> 11) as f64 + 1.0) * (1.0 / (1u64 << 53) as f64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,13 +165,5 @@ mod tests {
         let mut again = Vec::new();
         b.test_and_clear_cold(0, 300, |k| again.push(k));
         assert_eq!(again.len(), 301 - 141);
-    }
-
-    #[test]
-    fn uniform_draws_are_in_range_and_vary() {
-        let xs: Vec<f64> = (0..1000).map(|i| uniform(1, i, 2, 3)).collect();
-        assert!(xs.iter().all(|&x| x > 0.0 && x <= 1.0));
-        let mean = xs.iter().sum::<f64>() / 1000.0;
-        assert!((mean - 0.5).abs() < 0.05, "{mean}");
     }
 }

@@ -65,12 +65,32 @@ pub struct PhaseIndex {
     cum_object_ops: Vec<f64>,
 }
 
-/// An operation's (bytes, stride, sweep).
-type OpShape = (u64, u64, bool);
+/// The shape of a segment's operations. Ordered by bytes first: where
+/// segments overlap, a piece takes the largest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct OpShape {
+    /// Bytes an operation touches.
+    burst: u64,
+    /// Bytes between its consecutive accesses.
+    stride: u64,
+    /// Whether it sweeps the whole segment.
+    sweep: bool,
+}
 
-/// A segment boundary: (asid, address, density, store density, +1 or -1,
-/// operation shape).
-type Event = (u16, u64, f64, f64, i32, OpShape);
+/// Where a segment starts or ends.
+#[derive(Clone, Copy, Debug)]
+struct Boundary {
+    asid: u16,
+    va: u64,
+    /// Change in access density (per byte) from here on.
+    density: f64,
+    /// Change in store density.
+    writes: f64,
+    /// +1 where a segment starts, -1 where one ends.
+    delta: i32,
+    /// The segment's operations.
+    op: OpShape,
+}
 
 fn key(asid: u16, va: u64) -> (u16, u64) {
     (asid, va)
@@ -85,46 +105,52 @@ impl PhaseIndex {
         llc: &LlcConfig,
     ) -> Self {
         // Sweep over segment boundaries per address space: densities add up
-        // where segments overlap.
-        // Events: (asid, address, density, store density, +1/-1, (operation
-        // bytes, stride)). Where segments overlap, a piece takes the largest
-        // operation among them.
-        let mut events: Vec<Event> = Vec::new();
+        // where segments overlap, and a piece takes the largest operation
+        // among them.
+        let mut events: Vec<Boundary> = Vec::new();
         for s in &phase.segments {
             if s.share <= 0.0 || s.len == 0 {
                 continue;
             }
             let d = s.share / s.len as f64;
-            let op = (
-                s.burst_bytes.min(s.len).max(64),
-                s.stride_bytes.max(1),
-                s.sweep,
-            );
-            events.push((s.asid.0, s.start, d, d * s.write_fraction, 1, op));
-            events.push((s.asid.0, s.end(), -d, -d * s.write_fraction, -1, op));
+            let op = OpShape {
+                burst: s.burst_bytes.min(s.len).max(64),
+                stride: s.stride_bytes.max(1),
+                sweep: s.sweep,
+            };
+            let edge = |va, sign: f64, delta| Boundary {
+                asid: s.asid.0,
+                va,
+                density: sign * d,
+                writes: sign * d * s.write_fraction,
+                delta,
+                op,
+            };
+            events.push(edge(s.start, 1.0, 1));
+            events.push(edge(s.end(), -1.0, -1));
         }
-        events.sort_by_key(|e| (e.0, e.1));
+        events.sort_by_key(|e| (e.asid, e.va));
         let mut pieces: Vec<Piece> = Vec::new();
         let (mut d, mut w, mut active) = (0.0f64, 0.0f64, 0i32);
         let mut bursts: std::collections::BTreeMap<OpShape, i32> = Default::default();
         let mut i = 0;
         while i < events.len() {
-            let (asid, at) = (events[i].0, events[i].1);
-            while i < events.len() && events[i].0 == asid && events[i].1 == at {
-                d += events[i].2;
-                w += events[i].3;
-                active += events[i].4;
-                let n = bursts.entry(events[i].5).or_insert(0);
-                *n += events[i].4;
+            let (asid, at) = (events[i].asid, events[i].va);
+            while let Some(e) = events.get(i).filter(|e| e.asid == asid && e.va == at) {
+                d += e.density;
+                w += e.writes;
+                active += e.delta;
+                let n = bursts.entry(e.op).or_insert(0);
+                *n += e.delta;
                 if *n == 0 {
-                    bursts.remove(&events[i].5);
+                    bursts.remove(&e.op);
                 }
                 i += 1;
             }
             if active == 0 {
                 (d, w) = (0.0, 0.0);
             }
-            let Some(next) = events.get(i).filter(|e| e.0 == asid).map(|e| e.1) else {
+            let Some(next) = events.get(i).filter(|e| e.asid == asid).map(|e| e.va) else {
                 continue;
             };
             if active > 0 && d > 0.0 {
@@ -135,11 +161,15 @@ impl PhaseIndex {
                 density[Mass::All as usize] = d;
                 density[Mass::Writes as usize] = w.clamp(0.0, d);
                 density[Mass::Reads as usize] = d - density[Mass::Writes as usize];
-                let (burst, stride, periodic) = bursts
-                    .keys()
-                    .next_back()
-                    .copied()
-                    .unwrap_or((64, 64, false));
+                let OpShape {
+                    burst,
+                    stride,
+                    sweep: periodic,
+                } = bursts.keys().next_back().copied().unwrap_or(OpShape {
+                    burst: 64,
+                    stride: 64,
+                    sweep: false,
+                });
                 // Operations per access: one per burst / stride accesses.
                 density[Mass::Ops as usize] = d * (stride.min(burst) as f64) / burst as f64;
                 pieces.push(Piece {

@@ -23,6 +23,28 @@
 //! clear): answers do not depend on how placement changed the clock, and the
 //! same inputs give the same answers.
 //!
+//! The machine ([`RateMachine`], `machine`) composes parts with one job each;
+//! the backend interface (`ops`) answers each call from them:
+//! - `profile`: the workload's rates over progress: a [`index::PhaseIndex`]
+//!   per phase, the progress at which each phase starts, the ranges ever
+//!   accessed, and sums of the rates over windows of progress (draws of the
+//!   next set, poison-fault means, hot units);
+//! - `clock`: progress, simulated and ideal time, the phase being run, and the
+//!   steps taken;
+//! - `per_access`: what one access costs and produces in expectation under
+//!   the current phase and placement, recomputed when either changes;
+//! - `placement`: where pages live, as runs of one home, and where each
+//!   region is first placed by its address space's policy;
+//! - `telemetry`: Accessed bits by level and Dirty bits of leaves (lazy,
+//!   `bits`), and the cleared leaf entries a TLB flush would change;
+//! - `poison`: poisoned pages and armed hint faults;
+//! - `sampler`: PEBS-like sampling into a bounded buffer;
+//! - `accounting`: expected event counts, line traffic per tier, migrations,
+//!   shootdowns and manager CPU time;
+//! - `streams`: every random stream the machine draws from, named in one
+//!   place, each draw keyed through [`thermocline_vocab::Rng::keyed`] or
+//!   [`thermocline_vocab::Rng::keyed_unit`].
+//!
 //! Deviations and simplifications (each also noted where it is made):
 //! - every region is mapped (initialised) before the first access, by its
 //!   address space's allocation policy in address order; frames are not
@@ -39,11 +61,19 @@
 //!   range is a Poisson draw at the sweep's rate (see `rates`).
 #![deny(missing_docs)]
 
+mod accounting;
 mod bits;
 pub mod che;
+mod clock;
 pub mod index;
 mod machine;
 mod ops;
+mod per_access;
 mod placement;
+mod poison;
+mod profile;
+mod sampler;
+mod streams;
+mod telemetry;
 
 pub use machine::{RateConfigError, RateMachine};

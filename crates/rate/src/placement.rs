@@ -1,8 +1,11 @@
 //! Where pages live, as runs of pages with one home: memory proportional to
-//! the number of placement decisions, not to the footprint.
+//! the number of placement decisions, not to the footprint. Also where each
+//! region is first placed, by its address space's allocation policy.
 
-use crate::bits::uniform;
+use crate::streams;
 use std::collections::BTreeMap;
+use thermocline_backend::MemPolicy;
+use thermocline_vocab::{RegionInfo, Rng};
 
 /// Where the pages of a run live.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,12 +29,50 @@ pub struct Run {
     pub huge: bool,
 }
 
+/// A mapped page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    /// First byte.
+    pub base: u64,
+    /// Bytes: 4 KiB, or 2 MiB for a huge page.
+    pub bytes: u64,
+    /// Tier it lives in.
+    pub tier: u8,
+}
+
+impl Page {
+    /// One past the last byte.
+    pub fn end(&self) -> u64 {
+        self.base + self.bytes
+    }
+
+    /// Whether it is a 2 MiB page.
+    pub fn huge(&self) -> bool {
+        self.bytes > 4096
+    }
+}
+
+/// A run met while walking an address range ([`Placement::run_from`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunAt {
+    /// The address to continue from: inside the run.
+    pub from: u64,
+    /// The run's first byte.
+    pub start: u64,
+    /// The run.
+    pub run: Run,
+}
+
 /// The placement of every mapped page.
 pub struct Placement {
     runs: BTreeMap<(u16, u64), Run>,
     used: Vec<f64>,
     tiers: usize,
     seed: u64,
+    /// Allocation policy by address space (default: prefer the fast tier).
+    policies: BTreeMap<u16, MemPolicy>,
+    /// Whether the regions have been placed.
+    mapped: bool,
 }
 
 impl Placement {
@@ -42,7 +83,73 @@ impl Placement {
             used: vec![0.0; tiers],
             tiers,
             seed,
+            policies: BTreeMap::new(),
+            mapped: false,
         }
+    }
+
+    /// Sets the allocation policy of `asid` for regions not yet placed.
+    pub fn set_policy(&mut self, asid: u16, policy: MemPolicy) {
+        self.policies.insert(asid, policy);
+    }
+
+    /// Whether the regions have been placed ([`Placement::map_regions`]).
+    pub fn is_mapped(&self) -> bool {
+        self.mapped
+    }
+
+    /// Places every region by its address space's policy (first touch in
+    /// address order) in tiers of capacities `caps` (bytes), once: returns
+    /// false if they were already placed.
+    pub fn map_regions(&mut self, regions: &[RegionInfo], caps: &[f64]) -> bool {
+        if self.mapped {
+            return false;
+        }
+        self.mapped = true;
+        let tiers = caps.len();
+        for r in regions {
+            let policy = self
+                .policies
+                .get(&r.asid.0)
+                .copied()
+                .unwrap_or(MemPolicy::PreferFast);
+            let unit = if r.thp { 2u64 << 20 } else { 4096 };
+            let (asid, start, end) = (r.asid.0, r.start, r.end());
+            let first = match policy {
+                MemPolicy::Interleave => {
+                    self.set(asid, start, end, Home::Interleave, r.thp);
+                    continue;
+                }
+                MemPolicy::Random { fast_probability } => {
+                    let home = Home::Random(fast_probability.clamp(0.0, 1.0));
+                    self.set(asid, start, end, home, r.thp);
+                    continue;
+                }
+                MemPolicy::PreferFast => 0,
+                MemPolicy::Bind { tier } => tier.index().min(tiers - 1),
+            };
+            // Fill the preferred tier, then the others in order.
+            let mut at = start;
+            let order: Vec<usize> = std::iter::once(first)
+                .chain((0..tiers).filter(|&t| t != first))
+                .collect();
+            for (i, &t) in order.iter().enumerate() {
+                if at >= end {
+                    break;
+                }
+                let room = (caps[t] - self.used[t]).max(0.0) as u64 / unit * unit;
+                let take = if i + 1 == order.len() {
+                    end - at
+                } else {
+                    room.min(end - at)
+                };
+                if take > 0 {
+                    self.set(asid, at, at + take, Home::Tier(t as u8), r.thp);
+                    at += take;
+                }
+            }
+        }
+        true
     }
 
     /// Bytes mapped per tier (interleaved and random runs by expectation).
@@ -81,20 +188,28 @@ impl Placement {
     }
 
     /// The run containing `va`, else the next run of `asid` that starts
-    /// below `end`: (the address to continue from, its run's start, the run).
-    pub fn run_from(&self, asid: u16, va: u64, end: u64) -> Option<(u64, u64, Run)> {
+    /// below `end`.
+    pub fn run_from(&self, asid: u16, va: u64, end: u64) -> Option<RunAt> {
         if let Some((start, run)) = self.find(asid, va) {
-            return Some((va, start, run));
+            return Some(RunAt {
+                from: va,
+                start,
+                run,
+            });
         }
         let (&(_, s), run) = self
             .runs
             .range((asid, va.saturating_add(1))..(asid, u64::MAX))
             .next()?;
-        (s < end).then_some((s, s, *run))
+        (s < end).then_some(RunAt {
+            from: s,
+            start: s,
+            run: *run,
+        })
     }
 
-    /// The page containing `va`: (base, bytes, tier).
-    pub fn page(&self, asid: u16, va: u64) -> Option<(u64, u64, u8)> {
+    /// The page containing `va`.
+    pub fn page(&self, asid: u16, va: u64) -> Option<Page> {
         let (_, run) = self.find(asid, va)?;
         let bytes = if run.huge { 2u64 << 20 } else { 4096 };
         let base = va & !(bytes - 1);
@@ -102,14 +217,14 @@ impl Placement {
             Home::Tier(t) => t,
             Home::Interleave => ((base / bytes) % self.tiers as u64) as u8,
             Home::Random(p) => {
-                if uniform(self.seed, u64::from(asid), base, 7) <= p {
+                if Rng::keyed_unit(self.seed, streams::RANDOM_HOME, u64::from(asid), base) <= p {
                     0
                 } else {
                     (self.tiers - 1) as u8
                 }
             }
         };
-        Some((base, bytes, tier))
+        Some(Page { base, bytes, tier })
     }
 
     fn account(&mut self, len: u64, home: Home, sign: f64) {
@@ -183,8 +298,13 @@ mod tests {
         p.set(0, 0, 1 << 30, Home::Tier(1), false);
         p.set(0, 4096, 8192, Home::Tier(0), false);
         assert_eq!(p.run_count(), 3);
-        assert_eq!(p.page(0, 5000), Some((4096, 4096, 0)));
-        assert_eq!(p.page(0, 9000), Some((8192, 4096, 1)));
+        let page = |base, tier| Page {
+            base,
+            bytes: 4096,
+            tier,
+        };
+        assert_eq!(p.page(0, 5000), Some(page(4096, 0)));
+        assert_eq!(p.page(0, 9000), Some(page(8192, 1)));
         assert_eq!(p.used()[0], 4096.0);
         p.set(0, 4096, 8192, Home::Tier(1), false);
         assert_eq!(p.run_count(), 1);
@@ -196,7 +316,7 @@ mod tests {
     fn interleave_alternates_pages() {
         let mut p = Placement::new(2, 1);
         p.set(0, 0, 1 << 20, Home::Interleave, false);
-        let tiers: Vec<u8> = (0..4).map(|i| p.page(0, i * 4096).unwrap().2).collect();
+        let tiers: Vec<u8> = (0..4).map(|i| p.page(0, i * 4096).unwrap().tier).collect();
         assert_eq!(tiers, vec![0, 1, 0, 1]);
         assert_eq!(p.used()[0], (1u64 << 19) as f64);
     }

@@ -17,6 +17,6 @@ mod tier;
 pub use access::Access;
 pub use addr::{Asid, Level, PageSize, HUGE_PAGE, LINE, PAGE, PAGES_PER_HUGE};
 pub use region::RegionInfo;
-pub use rng::Rng;
+pub use rng::{Rng, Stream};
 pub use size::{parse_size, ByteSize, CapacitySpec, SizeError};
 pub use tier::{PageType, TierId};
