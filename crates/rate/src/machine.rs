@@ -13,17 +13,22 @@ use thermocline_model::rates::RateProfile;
 use thermocline_model::{MachineConfig, MachineStats};
 use thermocline_vocab::{RegionInfo, Rng, Stream};
 
-/// A machine configuration it cannot run.
-#[derive(Debug)]
-pub struct RateConfigError(pub String);
-
-impl std::fmt::Display for RateConfigError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "rate machine: {}", self.0)
-    }
+/// A machine configuration or workload profile it cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum RateConfigError {
+    /// The machine has no tiers.
+    #[error("rate machine: no tiers")]
+    NoTiers,
+    /// Tier ids are one byte.
+    #[error("rate machine: more than 255 tiers")]
+    TooManyTiers,
+    /// The workload's rate profile is inconsistent with its regions.
+    #[error("rate machine: {0}")]
+    Profile(#[from] thermocline_model::rates::ProfileError),
+    /// A region lies outside the 47-bit user address space.
+    #[error("rate machine: a region ends above the 47-bit user address space")]
+    AddressSpace,
 }
-
-impl std::error::Error for RateConfigError {}
 
 /// The rate-driven simulated machine. See the crate documentation.
 pub struct RateMachine {
@@ -56,18 +61,14 @@ impl RateMachine {
         profile: &RateProfile,
     ) -> Result<Self, RateConfigError> {
         if cfg.tiers.is_empty() {
-            return Err(RateConfigError("no tiers".into()));
+            return Err(RateConfigError::NoTiers);
         }
         if cfg.tiers.len() > 255 {
-            return Err(RateConfigError("more than 255 tiers".into()));
+            return Err(RateConfigError::TooManyTiers);
         }
-        profile
-            .validate(&regions)
-            .map_err(|e| RateConfigError(e.to_string()))?;
+        profile.validate(&regions)?;
         if regions.iter().any(|r| r.end() > 1 << 47) {
-            return Err(RateConfigError(
-                "a region ends above the 47-bit user address space".into(),
-            ));
+            return Err(RateConfigError::AddressSpace);
         }
         let tiers = cfg.tiers.len();
         Ok(RateMachine {

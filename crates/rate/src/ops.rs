@@ -11,6 +11,7 @@ use thermocline_backend::{
     Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
     SamplingConfig, TierCounters, TierInfo, Translation,
 };
+use thermocline_model::costs::FLUSH_CEILING_PAGES;
 use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, TierId};
 
@@ -31,20 +32,13 @@ struct Entry {
     leaf: bool,
 }
 
-/// Linux's flush ceiling: ranges above it flush the whole address space.
-const FLUSH_CEILING_PAGES: u64 = 33;
-
 impl RateMachine {
     fn not_mapped(asid: Asid, va: u64) -> BackendError {
         BackendError::NotMapped { asid, va }
     }
 
     fn check_tier(&self, t: TierId) -> Result<()> {
-        if t.index() < self.cfg.tiers.len() {
-            Ok(())
-        } else {
-            Err(BackendError::NoSuchTier(t))
-        }
+        BackendError::unless_tier(t, self.cfg.tiers.len())
     }
 
     /// The leaf page of `va`.
@@ -93,12 +87,9 @@ impl RateMachine {
     }
 
     fn shootdown(&mut self, invlpgs: u64) {
-        let c = &self.cfg.costs;
-        let cores = self.cfg.perf.threads as f64;
-        self.accounting
-            .charge_manager(invlpgs as f64 * c.invlpg_ns + cores * c.shootdown_ipi_ns);
-        self.clock
-            .stall(c.shootdown_ipi_ns + invlpgs as f64 * c.invlpg_ns);
+        let cost = self.cfg.costs.shootdown(invlpgs, self.cfg.perf.threads);
+        self.accounting.charge_manager(cost.manager_ns);
+        self.clock.stall(cost.all_core_stall_ns);
         self.accounting.shootdown();
     }
 
