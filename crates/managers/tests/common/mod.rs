@@ -29,6 +29,8 @@ pub struct Page {
     pub poisoned: bool,
     pub hint_armed: bool,
     pub faults: u64,
+    /// Times the Accessed bit was read with `clear`.
+    pub a_clears: u64,
 }
 
 /// What the manager asked the backend to do.
@@ -258,6 +260,7 @@ impl Backend for Fake {
         let a = p.accessed;
         if clear {
             p.accessed = false;
+            p.a_clears += 1;
         }
         Ok(a)
     }
