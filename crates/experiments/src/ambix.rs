@@ -346,3 +346,199 @@ pub fn reproductions() -> Vec<Reproduction> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{MigrationTotals, TierReport};
+    use thermocline_workloads::PhaseMark;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    fn tier(reads: u64, writes: u64, energy_j: f64) -> TierReport {
+        TierReport {
+            name: "t".into(),
+            capacity_bytes: 0,
+            avg_resident_bytes: 0.0,
+            reads,
+            writes,
+            energy_j,
+        }
+    }
+
+    /// A run of `accesses` over `sim_time_s`, no phases.
+    fn report(accesses: u64, sim_time_s: f64) -> Report {
+        Report {
+            workload: "w".into(),
+            manager: "m".into(),
+            machine: "dram+dcpmm-ambix".into(),
+            seed: 1,
+            backend: "exact".into(),
+            footprint_bytes: 0,
+            touched_bytes: 0,
+            sim_time_s,
+            ideal_time_s: 0.0,
+            accesses,
+            slowdown: 0.0,
+            tiers: vec![tier(0, 0, 0.0), tier(0, 0, 0.0)],
+            migrations: MigrationTotals {
+                promoted_pages: 0,
+                demoted_pages: 0,
+                bytes: 0,
+            },
+            manager_cpu_util: 0.0,
+            hot_rule: String::new(),
+            mean_precision: None,
+            mean_recall: None,
+            stats: Default::default(),
+            phases: Vec::new(),
+            phase_starts_s: Vec::new(),
+            windows: Vec::new(),
+            hot_map: None,
+        }
+    }
+
+    fn opts() -> Options {
+        Options {
+            duration_s: None,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn throughput_counts_only_the_phase_after_loading() {
+        // 10 M accesses in 2 s, no phases: 5 M/s.
+        assert!(close(measured_throughput(&report(10_000_000, 2.0)), 5.0));
+        // Load phase: 4 M accesses in the first 1.5 s; the sweep: 6 M in 0.5 s.
+        let mut r = report(10_000_000, 2.0);
+        r.phases = vec![
+            PhaseMark {
+                name: "load".into(),
+                first_access: 0,
+            },
+            PhaseMark {
+                name: "sweep".into(),
+                first_access: 4_000_000,
+            },
+        ];
+        r.phase_starts_s = vec![0.0, 1.5];
+        assert!(close(measured_throughput(&r), 12.0));
+        // A phase never reached (no start time): the whole run.
+        r.phase_starts_s = vec![0.0];
+        assert!(close(measured_throughput(&r), 5.0));
+        assert_eq!(measured_throughput(&report(5, 0.0)), 0.0);
+    }
+
+    #[test]
+    fn energy_and_dram_shares_by_hand() {
+        let mut r = report(4_000_000, 1.0);
+        r.tiers = vec![tier(300, 100, 2.0), tier(500, 100, 6.0)];
+        // 8 J over 4 M accesses.
+        assert!(close(energy_per_maccess(&r), 2.0));
+        // DRAM: 400 of 1000 accesses, 100 of 200 writes.
+        assert_eq!(dram_shares(&r), (0.4, 0.5));
+        r.tiers = vec![tier(0, 0, 0.0), tier(0, 0, 0.0)];
+        assert_eq!(dram_shares(&r), (0.0, 0.0));
+    }
+
+    /// With every cell 10% above the paper's, the mean and max relative
+    /// errors are 10% and the best DRAM share of each column is the paper's.
+    #[test]
+    fn iwb_relative_errors_and_best_columns_by_hand() {
+        let res: Results = iwb_runs(&opts())
+            .into_iter()
+            .map(|s| {
+                let mode = if s.workload.contains(":ro:") {
+                    "ro"
+                } else {
+                    "wo"
+                };
+                let threads: usize = s.workload.rsplit(':').next().unwrap().parse().unwrap();
+                let pct = DRAM_PCT
+                    .iter()
+                    .copied()
+                    .find(|&p| s == iwb_run(mode, threads, p))
+                    .unwrap();
+                let paper = paper_iwb(mode, pct, threads).unwrap_or(0.0);
+                let r = report((paper * 1.1 * 1e6).round() as u64, 1.0);
+                (s, r)
+            })
+            .collect();
+        let out = iwb(&opts(), &res);
+        let mean = out.json["mean_relative_error"].as_f64().unwrap();
+        let max = out.json["max_relative_error"].as_f64().unwrap();
+        assert!((mean - 0.1).abs() < 1e-6, "{mean}");
+        assert!((max - 0.1).abs() < 1e-6, "{max}");
+        for mode in ["ro", "wo"] {
+            let b = &out.json["best_dram_pct"][mode];
+            assert_eq!(b["ours"], b["paper"], "{mode}: {b}");
+        }
+        assert_eq!(
+            out.json["cells"].as_array().unwrap().len(),
+            2 * THREADS.len() * DRAM_PCT.len()
+        );
+    }
+
+    #[test]
+    fn pb_ratio_is_write_first_over_read_first_at_1_5x() {
+        let res: Results = pb_runs(&opts())
+            .into_iter()
+            .map(|s| {
+                let m = if s.workload.ends_with("write-first") {
+                    50
+                } else {
+                    10
+                };
+                (s, report(m * 1_000_000, 1.0))
+            })
+            .collect();
+        let out = pb(&opts(), &res);
+        assert!(close(
+            out.json["wrft_over_rdft_at_1_5x"].as_f64().unwrap(),
+            5.0
+        ));
+        let cell = &out.json["sizes"][0]["policies"][1];
+        assert_eq!(cell["policy"], "read-first-touch");
+        assert!(close(cell["maccesses_per_s"].as_f64().unwrap(), 10.0));
+    }
+
+    /// NPBAVG is the geometric mean over the four kernels of each
+    /// configuration's speedup over adm-default: speedups 2, 4, 1 and 0.5
+    /// give 4^(1/4) = sqrt(2); adm-default itself is 1.
+    #[test]
+    fn npbavg_is_the_geometric_mean_of_speedups_over_adm_default() {
+        let res: Results = npb_runs(&opts())
+            .into_iter()
+            .map(|s| {
+                let k = KERNELS
+                    .iter()
+                    .position(|k| s.workload.starts_with(&format!("npb-{k}-")))
+                    .unwrap();
+                let t = match s.manager.as_str() {
+                    "adm-default" => 10.0,
+                    "ambix" => [20.0, 40.0, 10.0, 5.0][k],
+                    _ => 10.0 * (k + 1) as f64,
+                };
+                (s, report((t * 1e6) as u64, 1.0))
+            })
+            .collect();
+        let out = npb(&opts(), &res);
+        for (si, _) in SIZES.iter().enumerate() {
+            let cells = &out.json["npbavg"][si]["configs"];
+            let g = |ci: usize| cells[ci]["geomean_speedup"].as_f64().unwrap();
+            assert_eq!(cells[0]["config"], "adm-default");
+            assert!(close(g(0), 1.0));
+            assert_eq!(cells[4]["config"], "ambix");
+            assert!(close(g(4), 2f64.sqrt()), "{}", g(4));
+            // 1, 2, 3, 4: (24)^(1/4), not the arithmetic 2.5.
+            assert!(close(g(1), 24f64.powf(0.25)), "{}", g(1));
+        }
+        let first = &out.json["workloads"][0]["configs"][4];
+        assert!(close(
+            first["speedup_over_adm_default"].as_f64().unwrap(),
+            2.0
+        ));
+    }
+}

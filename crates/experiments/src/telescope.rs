@@ -529,3 +529,180 @@ pub fn reproductions() -> Vec<Reproduction> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{MigrationTotals, Window};
+    use std::collections::BTreeMap;
+    use thermocline_managers::telemetry::CPU_GHZ;
+    use thermocline_workloads::PhaseMark;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    fn window(t_s: f64, precision: Option<f64>, recall: Option<f64>) -> Window {
+        Window {
+            t_s,
+            resident_bytes: vec![0, 0],
+            accesses_per_s: 0.0,
+            slow_tier_accesses_per_s: 0.0,
+            slow_tier_faults_per_s: 0.0,
+            precision,
+            recall,
+            manager: BTreeMap::new(),
+        }
+    }
+
+    fn report(windows: Vec<Window>) -> Report {
+        Report {
+            workload: "w".into(),
+            manager: "m".into(),
+            machine: "dram+dcpmm".into(),
+            seed: 1,
+            backend: "rate".into(),
+            footprint_bytes: 0,
+            touched_bytes: 0,
+            sim_time_s: windows.last().map_or(0.0, |w| w.t_s),
+            ideal_time_s: 0.0,
+            accesses: 0,
+            slowdown: 0.0,
+            tiers: Vec::new(),
+            migrations: MigrationTotals {
+                promoted_pages: 0,
+                demoted_pages: 0,
+                bytes: 0,
+            },
+            manager_cpu_util: 0.0,
+            hot_rule: String::new(),
+            mean_precision: None,
+            mean_recall: None,
+            stats: Default::default(),
+            phases: Vec::new(),
+            phase_starts_s: Vec::new(),
+            windows,
+            hot_map: None,
+        }
+    }
+
+    fn phase(name: &str) -> PhaseMark {
+        PhaseMark {
+            name: name.into(),
+            first_access: 0,
+        }
+    }
+
+    /// Windows belong to the phase they end in; unscored windows (no
+    /// recall) are left out, and a scored window with no precision (nothing
+    /// reported) counts as precision 0.
+    #[test]
+    fn per_phase_means_by_hand() {
+        let mut r = report(vec![
+            window(5.0, Some(0.5), Some(0.6)),
+            window(10.0, Some(0.7), Some(0.8)),
+            window(15.0, None, Some(0.2)),
+            window(20.0, Some(0.9), Some(0.4)),
+            window(25.0, Some(1.0), None),
+        ]);
+        r.phases = vec![phase("one"), phase("two"), phase("three")];
+        r.phase_starts_s = vec![0.0, 10.0, 30.0];
+        let p = per_phase(&r);
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].0, "one");
+        assert!(close(p[0].1.unwrap(), 0.6) && close(p[0].2.unwrap(), 0.7));
+        assert!(close(p[1].1.unwrap(), 0.45) && close(p[1].2.unwrap(), 0.3));
+        assert_eq!((p[2].1, p[2].2), (None, None), "no window ends in phase 3");
+    }
+
+    /// Per-window figures are differences of the cumulative gauges, and CPU
+    /// utilisation is the window's cycles over the cycles of one core at
+    /// CPU_GHZ in the window.
+    #[test]
+    fn windows_json_differences_cumulative_gauges() {
+        let mut ws = vec![
+            window(1.0, None, None),
+            window(2.0, None, None),
+            window(4.0, None, None),
+        ];
+        for (w, (bits, cycles)) in ws.iter_mut().zip([(10.0, 1e9), (25.0, 1e9), (25.0, 5e9)]) {
+            w.manager.insert("bits_flipped_count".into(), bits);
+            w.manager.insert("cpu_cycles_count".into(), cycles);
+        }
+        let j = windows_json(&report(ws));
+        let f = |i: usize, k: &str| j[i][k].as_f64().unwrap();
+        assert_eq!(
+            (
+                f(0, "bits_flipped"),
+                f(1, "bits_flipped"),
+                f(2, "bits_flipped")
+            ),
+            (10.0, 15.0, 0.0)
+        );
+        assert_eq!(
+            (f(0, "cpu_cycles"), f(1, "cpu_cycles"), f(2, "cpu_cycles")),
+            (1e9, 0.0, 4e9)
+        );
+        assert!(close(f(0, "cpu_util"), 1e9 / (CPU_GHZ * 1e9)));
+        assert_eq!(f(1, "cpu_util"), 0.0);
+        assert!(close(f(2, "cpu_util"), 4e9 / (CPU_GHZ * 1e9 * 2.0)));
+        // The per-window figures add up to the run's totals.
+        let total: f64 = (0..3).map(|i| f(i, "cpu_cycles")).sum();
+        assert_eq!(total, 5e9);
+    }
+
+    /// Throughput change = mean accesses/s of the post-warm-up windows over
+    /// the all-slow baseline's, minus one; GB migrated in 10^9 bytes.
+    #[test]
+    fn kv_throughput_change_and_migrated_gb_by_hand() {
+        let run = |rates: [f64; 3], bytes: u64| {
+            let mut r = report(
+                [100.0, 200.0, 300.0]
+                    .iter()
+                    .zip(rates)
+                    .map(|(&t, a)| {
+                        let mut w = window(t, None, None);
+                        w.accesses_per_s = a;
+                        w
+                    })
+                    .collect(),
+            );
+            r.migrations.bytes = bytes;
+            r
+        };
+        // Windows at 100 s fall in the 150 s warm-up and do not count.
+        let base = run([1e9, 200.0, 400.0], 0);
+        assert_eq!(post_warmup_throughput(&base), 300.0);
+        let opts = Options {
+            duration_s: None,
+            seed: 1,
+        };
+        let res: Results = kv_runs(&opts)
+            .into_iter()
+            .map(|s| {
+                let r = if s.manager == "all-slow" {
+                    base.clone()
+                } else if s.manager == "telescope-flex" {
+                    run([0.0, 330.0, 330.0], 28_000_000_000)
+                } else {
+                    run([0.0, 240.0, 240.0], 0)
+                };
+                (s, r)
+            })
+            .collect();
+        let out = kv(&opts, &res);
+        let w = &out.json["workloads"][KV_WORKLOADS[0]];
+        assert_eq!(w["baseline_accesses_per_s"], 300.0);
+        let t = &w["techniques"];
+        assert!(close(
+            t["telescope-flex"]["throughput_change"].as_f64().unwrap(),
+            0.1
+        ));
+        assert!(close(
+            t["damon-moderate"]["throughput_change"].as_f64().unwrap(),
+            -0.2
+        ));
+        assert_eq!(t["telescope-flex"]["migrated_gb"], 28.0);
+        assert_eq!(t["pebs-10khz"]["migrated_gb"], 0.0);
+    }
+}

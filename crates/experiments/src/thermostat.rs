@@ -451,3 +451,221 @@ pub fn reproductions() -> Vec<Reproduction> {
         },
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// A window at `t_s` with `resident` bytes per tier and `faults` slow
+    /// faults per second.
+    fn window(t_s: f64, resident: [u64; 2], faults: f64) -> Window {
+        Window {
+            t_s,
+            resident_bytes: resident.to_vec(),
+            accesses_per_s: 0.0,
+            slow_tier_accesses_per_s: 0.0,
+            slow_tier_faults_per_s: faults,
+            precision: None,
+            recall: None,
+            manager: BTreeMap::new(),
+        }
+    }
+
+    fn report(windows: Vec<Window>) -> Report {
+        Report {
+            workload: "w".into(),
+            manager: MANAGER.into(),
+            machine: "dram+badgertrap".into(),
+            seed: 1,
+            backend: "exact".into(),
+            footprint_bytes: 0,
+            touched_bytes: 0,
+            sim_time_s: windows.last().map_or(0.0, |w| w.t_s),
+            ideal_time_s: 0.0,
+            accesses: 0,
+            slowdown: 0.0,
+            tiers: Vec::new(),
+            migrations: crate::report::MigrationTotals {
+                promoted_pages: 0,
+                demoted_pages: 0,
+                bytes: 0,
+            },
+            manager_cpu_util: 0.0,
+            hot_rule: String::new(),
+            mean_precision: None,
+            mean_recall: None,
+            stats: Default::default(),
+            phases: Vec::new(),
+            phase_starts_s: Vec::new(),
+            windows,
+            hot_map: None,
+        }
+    }
+
+    fn opts() -> Options {
+        Options {
+            duration_s: None,
+            seed: 1,
+        }
+    }
+
+    /// Every run `runs` asks for, each with the report `f` makes for it.
+    fn results(runs: Vec<RunSpec>, f: impl Fn(&RunSpec) -> Report) -> Results {
+        runs.into_iter().map(|s| (s.clone(), f(&s))).collect()
+    }
+
+    #[test]
+    fn cold_fraction_and_time_mean_by_hand() {
+        assert_eq!(cold_fraction(&window(1.0, [3, 1], 0.0)), 0.25);
+        assert_eq!(cold_fraction(&window(1.0, [0, 0], 0.0)), 0.0);
+        // Windows end at 10, 20 and 40 s: weights 10, 10 and 20 s.
+        let r = report(vec![
+            window(10.0, [3, 1], 0.0),
+            window(20.0, [1, 1], 0.0),
+            window(40.0, [0, 4], 0.0),
+        ]);
+        let m = time_mean(&r, cold_fraction);
+        assert!(
+            close(m, (0.25 * 10.0 + 0.5 * 10.0 + 1.0 * 20.0) / 40.0),
+            "{m}"
+        );
+        assert_eq!(time_mean(&report(Vec::new()), cold_fraction), 0.0);
+    }
+
+    #[test]
+    fn tail_mean_and_bins_by_hand() {
+        let ws = |n: usize| -> Report {
+            report(
+                (1..=n)
+                    .map(|i| window(10.0 * i as f64, [1, 0], i as f64))
+                    .collect(),
+            )
+        };
+        let f = |w: &Window| w.slow_tier_faults_per_s;
+        // Last third of 60 s: the windows ending after 40 s (50 and 60).
+        assert_eq!(tail_mean(&ws(6), f), 5.5);
+        // 30 s bins: (1+2+3)/3 at 30 s, (4+5+6)/3 at 60 s.
+        assert_eq!(binned(&ws(6), 30.0, f), vec![(30.0, 2.0), (60.0, 5.0)]);
+        // A partial last bin ends at the last window.
+        assert_eq!(binned(&ws(4), 30.0, f), vec![(30.0, 2.0), (40.0, 4.0)]);
+        assert!(binned(&ws(0), 30.0, f).is_empty());
+        assert_eq!(tail_mean(&ws(0), f), 0.0);
+    }
+
+    #[test]
+    fn rate_reports_the_last_third_mean_and_the_largest_30_s_mean() {
+        let res = results(default_runs(&opts()), |_| {
+            report(
+                (1..=6)
+                    .map(|i| window(10.0 * i as f64, [1, 0], 1000.0 * i as f64))
+                    .collect(),
+            )
+        });
+        let out = rate(&opts(), &res);
+        let w = &out.json["workloads"][0];
+        assert_eq!(w["workload"], MODELS[0]);
+        assert_eq!(w["mean_last_third_per_s"], 5500.0);
+        assert_eq!(w["max_30s_per_s"], 5000.0);
+        assert_eq!(out.json["budget_per_s"], 30_000.0);
+    }
+
+    /// Table 3-4 arithmetic: migration MB/s over the run, corrections plus
+    /// sampling promotions as false classifications, savings = mean cold
+    /// fraction x (1 - cost ratio).
+    #[test]
+    fn traffic_and_savings_by_hand() {
+        let res = results(default_runs(&opts()), |_| {
+            let mut r = report(vec![
+                window(10.0, [3, 1], 0.0),
+                window(20.0, [1, 1], 0.0),
+                window(40.0, [0, 4], 0.0),
+            ]);
+            r.sim_time_s = 100.0;
+            r.migrations.bytes = 50_000_000;
+            let g = &mut r.windows.last_mut().unwrap().manager;
+            g.insert("promoted_by_correction_bytes".into(), 10e6);
+            g.insert("promoted_by_sampling_bytes".into(), 20e6);
+            r
+        });
+        let out = traffic(&opts(), &res);
+        let w = &out.json["workloads"][0];
+        assert!(close(w["migration_mb_per_s"].as_f64().unwrap(), 0.5));
+        assert!(close(
+            w["false_classification_mb_per_s"].as_f64().unwrap(),
+            0.3
+        ));
+        let cold = 27.5 / 40.0;
+        let savings: Vec<f64> = w["savings_pct"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let want = [cold * 0.67 * 100.0, cold * 0.75 * 100.0, cold * 0.8 * 100.0];
+        for (s, w) in savings.iter().zip(want) {
+            assert!(close(*s, w), "{savings:?} vs {want:?}");
+        }
+        // Savings fall as slow memory gets dearer.
+        assert!(savings[0] < savings[1] && savings[1] < savings[2]);
+    }
+
+    #[test]
+    fn footprint_reports_final_cold_bytes_in_gib() {
+        let res = results(default_runs(&opts()), |_| {
+            let mut r = report(vec![window(10.0, [3, 1], 0.0), window(20.0, [1, 3], 0.0)]);
+            let g = &mut r.windows.last_mut().unwrap().manager;
+            g.insert("cold_huge_bytes".into(), (3u64 << 30) as f64);
+            g.insert("cold_base_bytes".into(), (1u64 << 29) as f64);
+            r
+        });
+        let out = footprint(&opts(), &res);
+        let w = &out.json["workloads"][0];
+        assert_eq!(w["final_cold_huge_gib"], 3.0);
+        assert_eq!(w["final_cold_base_gib"], 0.5);
+        assert_eq!(w["final_cold_fraction"], 0.75);
+        assert_eq!(w["mean_cold_fraction"], 0.5);
+    }
+
+    /// A target counts as met with half a point of slack, and the cold
+    /// fraction and slowdown of each target come from its own run.
+    #[test]
+    fn sensitivity_marks_targets_met_within_half_a_point() {
+        let res = results(sensitivity_runs(&opts()), |s| {
+            let mut r = report(vec![window(10.0, [1, 1], 0.0)]);
+            r.slowdown = match s.sets.first().map(String::as_str) {
+                None => 0.0349,
+                Some(x) if x.ends_with("0.06") => 0.0651,
+                Some(_) => 0.01,
+            };
+            r
+        });
+        let out = sensitivity(&opts(), &res);
+        let t = &out.json["workloads"][0]["targets"];
+        assert_eq!(t[0]["target"], 0.03);
+        assert_eq!(t[0]["met"], true);
+        assert_eq!(t[1]["met"], false);
+        assert_eq!(t[2]["met"], true);
+        assert_eq!(t[1]["slowdown"], 0.0651);
+        assert_eq!(t[2]["mean_cold_fraction"], 0.5);
+    }
+
+    #[test]
+    fn kstaled_flags_runs_over_the_3_percent_target() {
+        let res = results(kstaled_runs(&opts()), |s| {
+            let mut r = report(vec![window(30.0, [1, 3], 900.0)]);
+            r.slowdown = if s.manager == "kstaled" { 0.031 } else { 0.02 };
+            r
+        });
+        let out = kstaled(&opts(), &res);
+        let w = &out.json["workloads"][0];
+        assert_eq!(w["kstaled"]["exceeds_3pct"], true);
+        assert_eq!(w["kstaled"]["mean_cold_fraction"], 0.75);
+        assert_eq!(w["kstaled"]["slow_faults_per_s_last_third"], 900.0);
+        assert_eq!(w["thermostat"]["slowdown"], 0.02);
+    }
+}

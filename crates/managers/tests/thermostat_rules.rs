@@ -1,0 +1,337 @@
+//! Thermostat's mechanisms one at a time (crates/managers/src/thermostat.rs;
+//! ../shared/papers/000_5488ae48d80721cc.txt, sections 3.2-3.5): the cap of
+//! K poisoned pages per sampled unit, the extrapolation of the sampled
+//! 4 KiB pages' faults to the unit's rate, the classification against the
+//! budget, and the correction that sends a cold unit that turned hot back.
+//! The fake backend counts one fault per access to a poisoned page, so
+//! every rate below is a hand computation; one test runs the huge-page path
+//! on the exact machine.
+
+mod common;
+
+use common::{Fake, FAST, PAGE, SLOW};
+use thermocline_backend::Backend;
+use thermocline_managers::thermostat::{Thermostat, ThermostatParams};
+use thermocline_managers::Manager;
+
+const BASE: u64 = 1 << 30;
+const UNIT_PAGES: u64 = 512;
+const UNIT_BYTES: f64 = (UNIT_PAGES * PAGE) as f64;
+
+fn va(unit: u64, page: u64) -> u64 {
+    BASE + (unit * UNIT_PAGES + page) * PAGE
+}
+
+fn gauge(m: &Thermostat, k: &str) -> f64 {
+    m.gauges().into_iter().find(|g| g.0 == k).unwrap().1
+}
+
+/// 1 s periods; t_s = 1 s so that the budget in accesses per second is
+/// the `slowdown` number itself (exact in floating point).
+fn params(budget_per_s: f64, sample_fraction: f64) -> ThermostatParams {
+    ThermostatParams {
+        scan_period_s: 1.0,
+        sample_fraction,
+        slowdown: budget_per_s,
+        slow_access_ns: 1e9,
+        ..Default::default()
+    }
+}
+
+/// `units` 2 MiB units of 4 KiB pages (no THP), every page touched once,
+/// Thermostat started on them.
+fn setup(units: u64, p: ThermostatParams) -> (Fake, Thermostat) {
+    let n = units * UNIT_PAGES;
+    let mut b = Fake::new(BASE, n, n, n, false);
+    let mut m = Thermostat::new(p, false);
+    m.start(&mut b).unwrap();
+    for i in 0..n {
+        b.touch(BASE + i * PAGE, false);
+    }
+    assert_eq!(b.used(FAST), n, "all pages start in fast memory");
+    (b, m)
+}
+
+/// Runs one unit through split (tick 1) and poison (tick 2) with pages
+/// `0..accessed` touched in between; returns the poisoned pages.
+fn sample_one_unit(b: &mut Fake, m: &mut Thermostat, accessed: u64) -> Vec<u64> {
+    m.tick(b).unwrap();
+    for p in 0..UNIT_PAGES {
+        assert!(!b.page(va(0, p)).accessed, "stage 1 clears the A bits");
+    }
+    for p in 0..accessed {
+        b.touch(va(0, p), false);
+    }
+    m.tick(b).unwrap();
+    b.poisoned()
+        .into_iter()
+        .map(|a| (a - BASE) / PAGE)
+        .collect()
+}
+
+/// Section 3.2: at most K of the base pages with a non-zero rate (Accessed
+/// set) are poisoned, and never a page that was not accessed.
+#[test]
+fn at_most_k_accessed_pages_are_poisoned_per_unit() {
+    for (k, accessed, want) in [(50, 200, 50), (50, 30, 30), (7, 200, 7), (50, 0, 0)] {
+        let p = ThermostatParams {
+            poison_max: k,
+            ..params(1e9, 1.0)
+        };
+        let (mut b, mut m) = setup(1, p);
+        let poisoned = sample_one_unit(&mut b, &mut m, accessed);
+        assert_eq!(poisoned.len(), want, "K = {k}, {accessed} accessed");
+        assert!(poisoned.iter().all(|&i| i < accessed), "{poisoned:?}");
+    }
+}
+
+/// Section 3.3: the unit's rate is the poisoned pages' faults per second
+/// scaled by accessed / poisoned: 200 accessed pages, 50 poisoned, each
+/// accessed 3 times in the period: 150 faults -> 150 x 200 / 50 = 600/s.
+/// With 30 accessed pages all are poisoned and the rate is the count.
+#[test]
+fn the_unit_rate_extrapolates_sampled_faults_by_accessed_over_poisoned() {
+    for (accessed, faults, rate) in [(200u64, 150.0, 600.0), (30, 90.0, 90.0)] {
+        let (mut b, mut m) = setup(1, params(1e9, 1.0));
+        sample_one_unit(&mut b, &mut m, accessed);
+        for _ in 0..3 {
+            for p in 0..accessed {
+                b.touch(va(0, p), false);
+            }
+        }
+        m.tick(&mut b).unwrap();
+        assert_eq!(gauge(&m, "sampling_faults_per_s"), faults);
+        assert_eq!(gauge(&m, "cold_counted_rate_per_s"), rate);
+        assert_eq!(gauge(&m, "cold_base_bytes"), UNIT_BYTES);
+        assert_eq!(b.used(SLOW), UNIT_PAGES);
+        // A cold unit is poisoned whole (section 3.5).
+        assert_eq!(b.poisoned().len() as u64, UNIT_PAGES);
+    }
+}
+
+/// Section 3.4: the coldest units go to slow memory while their summed
+/// rate stays within f x budget; the sampling faults themselves are paid
+/// out of the budget. The unit above (600/s, 150 sampling faults/s) is cold
+/// at a 750/s budget (750 - 150 = 600) and hot at 749/s.
+#[test]
+fn a_unit_is_cold_only_if_its_rate_fits_the_budget_left_by_sampling() {
+    for (budget, cold) in [(750.0, true), (749.0, false)] {
+        let (mut b, mut m) = setup(1, params(budget, 1.0));
+        sample_one_unit(&mut b, &mut m, 200);
+        for _ in 0..3 {
+            for p in 0..200 {
+                b.touch(va(0, p), false);
+            }
+        }
+        m.tick(&mut b).unwrap();
+        assert_eq!(b.used(SLOW), if cold { UNIT_PAGES } else { 0 }, "{budget}");
+        assert_eq!(
+            gauge(&m, "demoted_bytes"),
+            if cold { UNIT_BYTES } else { 0.0 }
+        );
+        if !cold {
+            assert!(b.poisoned().is_empty(), "a hot unit is unpoisoned");
+        }
+    }
+}
+
+/// Which units had their Accessed bits cleared (a batch started) since the
+/// last call, from the fake's per-page counters.
+fn started_units(b: &Fake, units: u64, seen: &mut [u64]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for u in 0..units {
+        let c: u64 = (0..UNIT_PAGES).map(|p| b.page(va(u, p)).a_clears).sum();
+        if c != seen[u as usize] {
+            out.push(u);
+            seen[u as usize] = c;
+        }
+    }
+    out
+}
+
+/// Six untouched units, one sampled per period, until all are cold.
+/// Returns the units in a batch at the next tick's correction (started in
+/// the last two ticks) and the others.
+fn all_cold(budget: f64) -> (Fake, Thermostat, Vec<u64>, Vec<u64>) {
+    let units = 6;
+    let (mut b, mut m) = setup(units, params(budget, 0.17));
+    let mut seen = vec![0; units as usize];
+    let mut starts = Vec::new();
+    for _ in 0..100 {
+        m.tick(&mut b).unwrap();
+        starts.push(started_units(&b, units, &mut seen));
+        if gauge(&m, "cold_base_bytes") == units as f64 * UNIT_BYTES {
+            break;
+        }
+    }
+    assert_eq!(
+        b.used(SLOW),
+        units * UNIT_PAGES,
+        "every idle unit goes cold"
+    );
+    assert!(starts.iter().all(|s| s.len() <= 1), "one unit per batch");
+    let busy: Vec<u64> = starts.iter().rev().take(2).flatten().copied().collect();
+    let free = (0..units).filter(|u| !busy.contains(u)).collect();
+    (b, m, busy, free)
+}
+
+fn tier(b: &Fake, u: u64) -> thermocline_vocab::TierId {
+    let t = b.tier_of(va(u, 0));
+    assert!(
+        (0..UNIT_PAGES).all(|p| b.tier_of(va(u, p)) == t),
+        "unit {u} split across tiers"
+    );
+    t
+}
+
+fn hammer(b: &mut Fake, u: u64, faults: u64) {
+    for i in 0..faults {
+        b.touch(va(u, i % UNIT_PAGES), false);
+    }
+}
+
+/// Section 3.5: cold units stay poisoned and their faults are counted
+/// every period; when the slow tier's rate exceeds the budget, the most
+/// accessed cold units go back to fast memory until the rest fit. Budget
+/// 100/s; units at 300, 50 and 20 faults/s: only the first goes back.
+#[test]
+fn correction_sends_the_most_accessed_cold_units_back_until_the_rest_fit() {
+    let (mut b, mut m, _, free) = all_cold(100.0);
+    let (hot, warm, mild) = (free[0], free[1], free[2]);
+    hammer(&mut b, hot, 300);
+    hammer(&mut b, warm, 50);
+    hammer(&mut b, mild, 20);
+    let sampled_before = gauge(&m, "promoted_by_sampling_bytes");
+    m.tick(&mut b).unwrap();
+    assert_eq!(tier(&b, hot), FAST, "the mistake is corrected");
+    assert_eq!(tier(&b, warm), SLOW);
+    assert_eq!(tier(&b, mild), SLOW);
+    assert_eq!(gauge(&m, "promoted_by_correction_bytes"), UNIT_BYTES);
+    assert_eq!(gauge(&m, "promoted_by_sampling_bytes"), sampled_before);
+    assert!(
+        (0..UNIT_PAGES).all(|p| !b.page(va(hot, p)).poisoned),
+        "a unit back in fast memory is unpoisoned"
+    );
+    // The rest fit: the counted rate of what stays cold is within budget.
+    assert!(gauge(&m, "cold_counted_rate_per_s") <= 100.0);
+}
+
+/// A cold unit accessed exactly at the budget stays cold: the correction
+/// acts only when the slow tier's rate exceeds the budget.
+#[test]
+fn correction_leaves_cold_units_that_fit_the_budget() {
+    let (mut b, mut m, _, free) = all_cold(100.0);
+    hammer(&mut b, free[0], 60);
+    hammer(&mut b, free[1], 40);
+    m.tick(&mut b).unwrap();
+    assert_eq!(tier(&b, free[0]), SLOW, "60 + 40 fits a 100/s budget");
+    assert_eq!(tier(&b, free[1]), SLOW);
+    assert_eq!(gauge(&m, "promoted_by_correction_bytes"), 0.0);
+    assert_eq!(gauge(&m, "cold_counted_rate_per_s"), 100.0);
+}
+
+/// Only units outside a batch are the correction's candidates: a cold unit
+/// being sampled that turns hot is left to its batch, which re-decides it
+/// from the faults counted on it and sends it back.
+#[test]
+fn a_hot_cold_unit_in_a_batch_goes_back_through_its_batch() {
+    let (mut b, mut m, busy, _) = all_cold(100.0);
+    // busy[0] started in the last tick: poisoned at the next, classified
+    // at the one after.
+    let u = busy[0];
+    hammer(&mut b, u, 1000);
+    m.tick(&mut b).unwrap();
+    assert_eq!(tier(&b, u), SLOW, "in a batch: not the correction's");
+    hammer(&mut b, u, 1000);
+    m.tick(&mut b).unwrap();
+    assert_eq!(tier(&b, u), FAST);
+    assert!(gauge(&m, "promoted_by_sampling_bytes") >= UNIT_BYTES);
+}
+
+/// Section 3.5: "the most frequently accessed pages are then migrated back
+/// to fast memory until the access rate to the remaining cold pages is
+/// below the threshold". Moving a unit with no counted access back does
+/// not lower that rate; it only undoes a right classification.
+#[test]
+#[ignore = "bug: Thermostat::correct (thermostat.rs) counts units in a batch in the slow tier's total but cannot promote them, so when their rate alone exceeds the budget it promotes every other cold unit, even those with zero counted faults"]
+fn correction_does_not_promote_cold_units_with_no_accesses() {
+    let (mut b, mut m, busy, free) = all_cold(100.0);
+    hammer(&mut b, busy[0], 1000);
+    m.tick(&mut b).unwrap();
+    for &u in &free {
+        assert_eq!(tier(&b, u), SLOW, "unit {u} had no access and went back");
+    }
+    assert_eq!(gauge(&m, "promoted_by_correction_bytes"), 0.0);
+}
+
+/// The huge-page path on the exact machine: a sampled 2 MiB page is split
+/// into base pages, 50 of the 200 accessed ones are poisoned, their faults
+/// (one per TLB miss; the test flushes after every access) extrapolate to
+/// the huge page's rate, and the cold unit is collapsed back and moved to
+/// slow memory as one huge page.
+#[test]
+fn a_sampled_huge_page_is_split_rated_from_base_pages_and_collapsed() {
+    use thermocline_backend::{Flush, RegionInfo};
+    use thermocline_sim::{tiers, Access, Machine, MachineConfig};
+    use thermocline_vocab::{Asid, PageSize, PageType};
+
+    let mut t = vec![tiers::dram(), tiers::dcpmm()];
+    t[0].capacity_bytes = 8 << 20;
+    t[1].capacity_bytes = 8 << 20;
+    let cfg = MachineConfig {
+        tiers: t,
+        tlb: Default::default(),
+        llc: Default::default(),
+        perf: Default::default(),
+        costs: Default::default(),
+        seed: 1,
+    };
+    let region = RegionInfo {
+        asid: Asid(0),
+        name: "r".into(),
+        start: BASE,
+        len: 2 << 20,
+        page_type: PageType::Anon,
+        thp: true,
+    };
+    let mut mc = Machine::new(cfg, vec![region]).unwrap();
+    let mut m = Thermostat::new(params(1e9, 1.0), false);
+    m.start(&mut mc).unwrap();
+    let touch = |mc: &mut Machine, p: u64| {
+        mc.access(Access {
+            va: va(0, p),
+            asid: 0,
+            core: 0,
+            write: false,
+        });
+        mc.flush_tlb(Asid(0), Flush::All).unwrap();
+    };
+    let size = |mc: &Machine| mc.translate(Asid(0), BASE).unwrap().unwrap().size;
+    touch(&mut mc, 0);
+    assert_eq!(size(&mc), PageSize::Huge);
+    m.tick(&mut mc).unwrap();
+    assert_eq!(size(&mc), PageSize::Base, "split for sampling");
+    for p in 0..200 {
+        touch(&mut mc, p);
+    }
+    m.tick(&mut mc).unwrap();
+    for _ in 0..3 {
+        for p in 0..200 {
+            touch(&mut mc, p);
+        }
+    }
+    mc.settle();
+    m.tick(&mut mc).unwrap();
+    assert_eq!(gauge(&m, "sampling_faults_per_s"), 150.0);
+    assert_eq!(gauge(&m, "cold_counted_rate_per_s"), 600.0);
+    // Collapsed before it moved: one 2 MiB migration, not 512 of 4 KiB.
+    assert_eq!(mc.stats().demoted_pages, 1);
+    assert_eq!(mc.stats().migrated_bytes, 2 << 20);
+    assert_eq!(gauge(&m, "demoted_bytes"), UNIT_BYTES);
+    // (The same tick starts the unit's next sample, which splits it again.)
+    let cold = gauge(&m, "cold_huge_bytes") + gauge(&m, "cold_base_bytes");
+    assert_eq!(cold, UNIT_BYTES);
+    for p in 0..UNIT_PAGES {
+        assert_eq!(mc.translate(Asid(0), va(0, p)).unwrap().unwrap().tier, SLOW);
+    }
+}
