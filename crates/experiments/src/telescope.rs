@@ -535,7 +535,7 @@ mod tests {
     use super::*;
     use crate::report::{MigrationTotals, Window};
     use std::collections::BTreeMap;
-    use thermocline_managers::telemetry::CPU_GHZ;
+    use thermocline_managers::telescope::CPU_GHZ;
     use thermocline_workloads::PhaseMark;
 
     fn close(a: f64, b: f64) -> bool {

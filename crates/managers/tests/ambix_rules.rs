@@ -363,7 +363,9 @@ fn switch_pairs_backup_pages_only_with_priority_pages() {
 #[ignore = "bug: find_demote clears R/D of retained pages without the TLB flush the module doc promises (ambix.rs, 'After clearing bits we flush the TLBs'); a page written only through its cached translation looks cold to the next DEMOTE walk and is demoted"]
 fn demote_keeps_a_page_written_through_a_cached_translation() {
     use thermocline_backend::RegionInfo;
-    use thermocline_sim::{tiers, Access, Machine, MachineConfig};
+    use thermocline_model::{tiers, MachineConfig};
+    use thermocline_sim::Machine;
+    use thermocline_vocab::Access;
     use thermocline_vocab::{Asid, PageType};
 
     let mut t = vec![tiers::dram(), tiers::dcpmm()];

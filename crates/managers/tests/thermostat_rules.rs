@@ -272,7 +272,9 @@ fn correction_does_not_promote_cold_units_with_no_accesses() {
 #[test]
 fn a_sampled_huge_page_is_split_rated_from_base_pages_and_collapsed() {
     use thermocline_backend::{Flush, RegionInfo};
-    use thermocline_sim::{tiers, Access, Machine, MachineConfig};
+    use thermocline_model::{tiers, MachineConfig};
+    use thermocline_sim::Machine;
+    use thermocline_vocab::Access;
     use thermocline_vocab::{Asid, PageSize, PageType};
 
     let mut t = vec![tiers::dram(), tiers::dcpmm()];

@@ -7,7 +7,7 @@ mod common;
 
 use common::{Fake, FAST, PAGE, SLOW};
 use thermocline_backend::{Backend, MemPolicy};
-use thermocline_managers::tiering::{AutonumaTiering, MemosPlacement};
+use thermocline_managers::ambix::baselines::{AutonumaTiering, MemosPlacement};
 use thermocline_managers::Manager;
 
 const BASE: u64 = 1 << 30;
