@@ -147,8 +147,9 @@ impl Default for AutonumaTiering {
 }
 
 impl AutonumaTiering {
-    /// kswapd-like demotion: inactive (A clear) DRAM pages first, then any,
-    /// until free memory is over the high watermark; A bits cleared on the way.
+    /// kswapd-like demotion: inactive (A clear) DRAM pages only, until free
+    /// memory is over the high watermark; A bits of active pages are cleared
+    /// on the way, so they are demoted at a later pass if still unused.
     fn reclaim(
         &mut self,
         b: &mut dyn Backend,
