@@ -151,6 +151,7 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Ru
         apply_set(&mut table, s)?;
     }
     let mut managers = BTreeMap::new();
+    let where_ = file.map_or("--set".to_string(), |f| f.0.to_string());
     let keys: Vec<String> = table.keys().cloned().collect();
     for k in keys {
         if thermocline_managers::registry::exists(&k) {
@@ -160,20 +161,20 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Ru
                 }
                 _ => {
                     return Err(RunError::Config(format!(
-                        "[{k}] must be a table of manager parameters"
+                        "{where_}: [{k}] must be a table of manager parameters"
                     )))
                 }
             }
         }
     }
-    let where_ = file.map_or("--set".to_string(), |f| f.0.to_string());
+    const SECTIONS: &str = "(sections: run, machine, workload, metrics, or a manager name)";
     let s: Sections = toml::Value::Table(table)
         .try_into()
         .map_err(|e: toml::de::Error| {
-            RunError::Config(format!(
-                "{where_}: {} (sections: run, machine, workload, metrics, or a manager name)",
-                e.message()
-            ))
+            RunError::Config(match locate_section_error(file, sets) {
+                Some(at) => format!("{at} {SECTIONS}"),
+                None => format!("{where_}: {} {SECTIONS}", e.message()),
+            })
         })?;
     Ok(RunConfig {
         run: s.run,
@@ -181,6 +182,32 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Ru
         workload: s.workload,
         metrics: s.metrics,
         managers,
+    })
+}
+
+/// Where a section that does not deserialize comes from: the file's line when
+/// the file alone fails, else the first `--set` that fails alone (`None`: only
+/// their combination fails). Returns `place: message`.
+fn locate_section_error(file: Option<(&str, &str)>, sets: &[String]) -> Option<String> {
+    let manager = |k: &str| thermocline_managers::registry::exists(k);
+    if let Some((path, text)) = file {
+        if let Ok(mut root) = toml::de::DeTable::parse(text) {
+            let table = root.get_mut();
+            let names: Vec<String> = table.keys().map(|k| k.get_ref().to_string()).collect();
+            for k in names.iter().filter(|k| manager(k)) {
+                table.remove(k.as_str());
+            }
+            if let Err(e) = Sections::deserialize(toml::de::Deserializer::from(root)) {
+                return Some(format!("{path}:{}", located(text, &e)));
+            }
+        }
+    }
+    sets.iter().find_map(|s| {
+        let mut t = toml::Table::new();
+        apply_set(&mut t, s).ok()?;
+        t.retain(|k, _| !manager(k));
+        let e = toml::Value::Table(t).try_into::<Sections>().err()?;
+        Some(format!("--set {s:?}: {}", e.message()))
     })
 }
 
