@@ -4,7 +4,7 @@
 use crate::config::RunConfig;
 use crate::groundtruth::{reported_units, score_spans};
 use crate::report::Report;
-use crate::runner::{Setup, Tally};
+use crate::runner::{check_ticks, Setup, Tally};
 use crate::RunError;
 use thermocline_managers::HotSet;
 use thermocline_rate::RateMachine;
@@ -47,7 +47,10 @@ pub(crate) fn run_rate(
         while starts.len() <= m.phase() && starts.len() < workload.phases.len() {
             starts.push(m.phase_start_ns(starts.len()) / 1e9);
         }
+        tally.check_clock(m.time_ns())?;
+        let mut due = 0;
         while m.time_ns() >= next_tick {
+            check_ticks(&mut due, manager.as_ref())?;
             if let Some(hot) = manager.tick(&mut m)? {
                 on_report(m.time_ns() / 1e9, &hot);
                 let actual = m.hot_units(last_report, m.progress(), threshold);

@@ -85,6 +85,27 @@ pub enum BackendKind {
     Rate,
 }
 
+/// Windows a report holds at most.
+const MAX_WINDOWS: f64 = 1e6;
+/// Hot-map cells (windows x bins) a report holds at most.
+const MAX_HOT_MAP_CELLS: f64 = 1e8;
+/// Ticks a manager may be due between two looks at the clock: far more means
+/// its interval is far below the time a batch takes, or below what a tick
+/// itself costs, and the run would not end.
+const MAX_TICKS_AT_ONCE: u64 = 10_000;
+
+/// Counts a tick due at once; fails past [`MAX_TICKS_AT_ONCE`].
+pub(crate) fn check_ticks(due: &mut u64, manager: &dyn Manager) -> Result<(), RunError> {
+    *due += 1;
+    if *due > MAX_TICKS_AT_ONCE {
+        return Err(RunError::Config(format!(
+            "manager {} is due more than {MAX_TICKS_AT_ONCE} ticks at once: its interval is far below the time between two looks at the clock or the cost of a tick (check its parameters, workload.compute_ns and machine.costs)",
+            manager.name()
+        )));
+    }
+    Ok(())
+}
+
 /// Everything a run needs, resolved from its configuration.
 pub(crate) struct Setup {
     pub(crate) manager: Box<dyn Manager>,
@@ -387,7 +408,10 @@ fn run_exact<O: Observer>(
         }
         m.settle();
         done += n as u64;
+        tally.check_clock(m.time_ns())?;
+        let mut due = 0;
         while m.time_ns() >= next_tick {
+            check_ticks(&mut due, manager.as_ref())?;
             if let Some(hot) = manager.tick(&mut m)? {
                 on_report(m.time_ns() / 1e9, &hot);
                 let s = groundtruth::score(&mut m, &hot, cfg.metrics.hot_threshold);
@@ -448,6 +472,28 @@ impl Tally {
     /// The next window boundary (simulated ns).
     pub(crate) fn next_window(&self) -> f64 {
         self.next_window
+    }
+
+    /// Fails when the clock is no longer finite, or when the windows it has
+    /// passed are more than a report holds: a run that would never end or
+    /// would not fit in memory.
+    pub(crate) fn check_clock(&self, now_ns: f64) -> Result<(), RunError> {
+        if !now_ns.is_finite() {
+            return Err(RunError::Config(
+                "the simulated clock ran off to infinity (check workload.compute_ns, machine.costs and the manager's parameters)".into(),
+            ));
+        }
+        let windows =
+            self.windows.len() as f64 + ((now_ns - self.next_window) / self.window_ns).max(0.0);
+        let bins = self.hot_map.map.as_ref().map_or(0, |m| m.1.len()) as f64;
+        if windows > MAX_WINDOWS || windows * bins > MAX_HOT_MAP_CELLS {
+            return Err(RunError::Config(format!(
+                "{:.3e} simulated s in {:.3e} s windows is more than a report holds ({MAX_WINDOWS:.0e} windows, {MAX_HOT_MAP_CELLS:.0e} hot-map cells): raise metrics.window_s (or check workload.compute_ns and machine.costs)",
+                now_ns / 1e9,
+                self.window_ns / 1e9
+            )));
+        }
+        Ok(())
     }
 
     /// Closes every window the clock has passed.
