@@ -167,17 +167,31 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Co
                     managers.insert(k, t);
                 }
                 _ => {
-                    return Err(ConfigError::invalid(
-                        format!("[{k}]"),
-                        "must be a table of manager parameters",
-                    ))
+                    let msg = format!("[{k}] must be a table of manager parameters");
+                    let set = sets
+                        .iter()
+                        .rev()
+                        .find(|s| s.split_once('=').is_some_and(|(key, _)| key.trim() == k));
+                    return Err(match (set, file) {
+                        (Some(set), _) => ConfigError::Set {
+                            set: set.clone(),
+                            msg,
+                        },
+                        (None, Some((path, _))) => ConfigError::InFile {
+                            file: path.to_string(),
+                            msg,
+                        },
+                        (None, None) => ConfigError::invalid(format!("[{k}]"), msg),
+                    });
                 }
             }
         }
     }
     let s: Sections = toml::Value::Table(table)
         .try_into()
-        .map_err(|e: toml::de::Error| locate(file, sets, &e))?;
+        .map_err(|e: toml::de::Error| {
+            locate_alone(file, sets).unwrap_or_else(|| locate(file, sets, &e))
+        })?;
     Ok(RunConfig {
         run: s.run,
         machine: s.machine,
@@ -190,6 +204,47 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Co
 /// 1-based line of byte `at` of `text`.
 fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// Where a section that does not deserialize comes from when the file or one
+/// `--set` fails on its own: the file's line (from the parser's span), else
+/// the first `--set` that fails alone. `None`: only their combination fails.
+fn locate_alone(file: Option<(&str, &str)>, sets: &[String]) -> Option<ConfigError> {
+    let hint = "(sections: run, machine, workload, metrics, or a manager name)";
+    let manager = |k: &str| thermocline_managers::registry::exists(k);
+    if let Some((path, text)) = file {
+        if let Ok(mut root) = toml::de::DeTable::parse(text) {
+            let table = root.get_mut();
+            let names: Vec<String> = table.keys().map(|k| k.get_ref().to_string()).collect();
+            for k in names.iter().filter(|k| manager(k)) {
+                table.remove(k.as_str());
+            }
+            if let Err(e) = Sections::deserialize(toml::de::Deserializer::from(root)) {
+                let msg = format!("{} {hint}", e.message());
+                return Some(match e.span() {
+                    Some(span) => ConfigError::AtLine {
+                        file: path.to_string(),
+                        line: line_of(text, span.start),
+                        msg,
+                    },
+                    None => ConfigError::InFile {
+                        file: path.to_string(),
+                        msg,
+                    },
+                });
+            }
+        }
+    }
+    sets.iter().find_map(|s| {
+        let mut t = toml::Table::new();
+        apply_set(&mut t, s).ok()?;
+        t.retain(|k, _| !manager(k));
+        let e = toml::Value::Table(t).try_into::<Sections>().err()?;
+        Some(ConfigError::Set {
+            set: s.clone(),
+            msg: format!("{} {hint}", e.message()),
+        })
+    })
 }
 
 /// Says where a problem found after merging the file with the `--set`s came

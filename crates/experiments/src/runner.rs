@@ -18,6 +18,11 @@ use crate::tally::{RunFacts, Tally};
 use thermocline_backend::BackendError;
 use thermocline_managers::{HotSet, Manager};
 
+/// Ticks a manager may be due between two looks at the clock: far more means
+/// its interval is far below the time a batch takes, or below what a tick
+/// itself costs, and the run would not end.
+const MAX_TICKS_AT_ONCE: u64 = 10_000;
+
 /// Runs `cfg` and reports; `progress(done, total)` is called now and then.
 pub fn run(cfg: &RunConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, RunError> {
     run_with(cfg, progress, &mut NoObserver, &mut |_, _| {})
@@ -133,7 +138,17 @@ fn run_loop(
     progress(done, total);
     loop {
         let running = d.advance(next_tick.min(tally.next_window()))?;
+        tally.check_clock(d.now_ns())?;
+        let mut due = 0u64;
         while d.now_ns() >= next_tick {
+            due += 1;
+            if due > MAX_TICKS_AT_ONCE {
+                return Err(ConfigError::invalid(
+                    format!("manager {name}"),
+                    format!("is due more than {MAX_TICKS_AT_ONCE} ticks at once: its interval is far below the time between two looks at the clock or the cost of a tick (check its parameters, workload.compute_ns and machine.costs)"),
+                )
+                .into());
+            }
             match manager.tick(d.backend()) {
                 Ok(Some(hot)) => {
                     on_report(d.now_ns() / 1e9, &hot);

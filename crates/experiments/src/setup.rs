@@ -98,10 +98,83 @@ fn choose_backend(
     }
 }
 
+/// The numbers the performance model divides by, raises to powers or adds
+/// to the clock: a NaN, an infinity or a negative there would stop the clock
+/// or run it off to infinity.
+fn check_performance_numbers(m: &MachineConfig) -> Result<(), RunError> {
+    let bad = |what: &str, why: &str| Err(ConfigError::invalid(what, why).into());
+    if !(m.perf.mlp.is_finite() && m.perf.mlp >= 1.0) {
+        return bad("machine.mlp", "must be at least 1");
+    }
+    if let Some(n) = m.perf.saturation_exponent {
+        if !(n.is_finite() && n >= 1.0) {
+            return bad(
+                "machine.saturation_exponent",
+                "must be a number of at least 1",
+            );
+        }
+    }
+    if !(m.perf.compute_ns.is_finite() && m.perf.compute_ns >= 0.0) {
+        return bad(
+            "workload.compute_ns",
+            "must be a finite number of ns, at least 0 (or set workload.access_rate)",
+        );
+    }
+    let latencies = [
+        ("machine.tlb.stlb_hit_ns", m.tlb.stlb_hit_ns),
+        ("machine.tlb.walk_level_ns", m.tlb.walk_level_ns),
+        ("machine.llc.hit_ns", m.llc.hit_ns),
+    ];
+    for (k, v) in latencies {
+        if !(v.is_finite() && v >= 0.0) {
+            return bad(k, "must be a finite number of ns, at least 0");
+        }
+    }
+    let c = &m.costs;
+    let costs = [
+        ("entry_access_ns", c.entry_access_ns),
+        ("invlpg_ns", c.invlpg_ns),
+        ("full_flush_ns", c.full_flush_ns),
+        ("shootdown_ipi_ns", c.shootdown_ipi_ns),
+        ("poison_fault_ns", c.poison_fault_ns),
+        ("first_touch_fault_ns", c.first_touch_fault_ns),
+        ("split_huge_ns", c.split_huge_ns),
+        ("sample_ns", c.sample_ns),
+    ];
+    for (k, v) in costs {
+        if !(v.is_finite() && v >= 0.0) {
+            return bad(
+                &format!("machine.costs.{k}"),
+                "must be a finite number of ns, at least 0",
+            );
+        }
+    }
+    if !(c.huge_copy_gbps.is_finite() && c.huge_copy_gbps > 0.0) {
+        return bad("machine.costs.huge_copy_gbps", "must be positive");
+    }
+    let row_ok = |r: &(f64, f64, f64)| {
+        r.0.is_finite() && r.0 > 0.0 && [r.1, r.2].iter().all(|v| v.is_finite() && *v >= 0.0)
+    };
+    if !c.migration_table.iter().all(row_ok) {
+        return bad(
+            "machine.costs.migration_table",
+            "must list [batch pages > 0, move us >= 0, walk us >= 0] rows",
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
     let r = &cfg.run;
     let manager =
         thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager), r.seed)?;
+    if let Some(t) = manager.tick_ns().filter(|&t| t < 1_000) {
+        return Err(ConfigError::invalid(
+            format!("manager {}", r.manager),
+            format!("would tick every {t} ns: at least 1 us (check its period parameters)"),
+        )
+        .into());
+    }
     let machine_name = resolve_machine(r.machine.as_deref(), manager.as_ref())?;
     let preset = machine_preset(&machine_name).ok_or_else(|| ConfigError::UnknownName {
         kind: "machine",
@@ -176,11 +249,15 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         costs: cfg.machine.costs.clone(),
         seed: r.seed,
     };
+    check_performance_numbers(&mcfg)?;
     let backend = choose_backend(r.backend.as_deref(), &workload, footprint)?;
 
     let window_ns = cfg.metrics.window_s * 1e9;
     if !(window_ns.is_finite() && window_ns >= 1e3) {
         return Err(ConfigError::invalid("metrics.window_s", "must be at least 1 us").into());
+    }
+    if cfg.metrics.hot_map_bins > 1 << 16 {
+        return Err(ConfigError::invalid("metrics.hot_map_bins", "must be at most 65536").into());
     }
     let limit = match r.duration_s {
         Some(d) if d.is_finite() && d > 0.0 => {

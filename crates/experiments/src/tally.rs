@@ -3,12 +3,18 @@
 
 use crate::config::RunConfig;
 use crate::driver::Driver;
+use crate::error::ConfigError;
 use crate::groundtruth::Score;
 use crate::report::{HotMap, MigrationTotals, Report, TierReport, Window};
 use thermocline_managers::{HotSet, Manager};
 use thermocline_model::TierSpec;
 use thermocline_vocab::{RegionInfo, TierId};
 use thermocline_workloads::PhaseMark;
+
+/// Windows a report holds at most.
+const MAX_WINDOWS: f64 = 1e6;
+/// Hot-map cells (windows x bins) a report holds at most.
+const MAX_HOT_MAP_CELLS: f64 = 1e8;
 
 /// What the run loop accumulates: report windows, scores and the hot map.
 pub(crate) struct Tally {
@@ -47,6 +53,32 @@ impl Tally {
     /// The next window boundary (simulated ns).
     pub(crate) fn next_window(&self) -> f64 {
         self.next_window
+    }
+
+    /// Fails when the clock is no longer finite, or when the windows it has
+    /// passed are more than a report holds: a run that would never end or
+    /// would not fit in memory.
+    pub(crate) fn check_clock(&self, now_ns: f64) -> Result<(), ConfigError> {
+        if !now_ns.is_finite() {
+            return Err(ConfigError::invalid(
+                "simulated clock",
+                "ran off to infinity (check workload.compute_ns, machine.costs and the manager's parameters)",
+            ));
+        }
+        let windows =
+            self.windows.len() as f64 + ((now_ns - self.next_window) / self.window_ns).max(0.0);
+        let bins = self.hot_map.map.as_ref().map_or(0, |m| m.1.len()) as f64;
+        if windows > MAX_WINDOWS || windows * bins > MAX_HOT_MAP_CELLS {
+            return Err(ConfigError::invalid(
+                "metrics.window_s",
+                format!(
+                    "{:.3e} simulated s in {:.3e} s windows is more than a report holds ({MAX_WINDOWS:.0e} windows, {MAX_HOT_MAP_CELLS:.0e} hot-map cells): raise metrics.window_s (or check workload.compute_ns and machine.costs)",
+                    now_ns / 1e9,
+                    self.window_ns / 1e9
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Closes every window the clock has passed.

@@ -28,13 +28,39 @@ pub struct Entry {
     build: Builder,
 }
 
+/// The first number in `t` (or its sub-tables) that is negative, infinite or
+/// NaN: every parameter is a count, a size, a period, a rate or a fraction.
+fn bad_number(t: &toml::Table) -> Option<(String, String)> {
+    t.iter().find_map(|(k, v)| match v {
+        toml::Value::Float(f) if !(f.is_finite() && *f >= 0.0) => Some((k.clone(), f.to_string())),
+        toml::Value::Integer(i) if *i < 0 => Some((k.clone(), i.to_string())),
+        toml::Value::Table(sub) => bad_number(sub).map(|(sk, v)| (format!("{k}.{sk}"), v)),
+        _ => None,
+    })
+}
+
 fn parse<P: DeserializeOwned>(name: &'static str, params: toml::Table) -> Result<P, ManagerError> {
-    params
-        .try_into()
-        .map_err(|e: toml::de::Error| ManagerError::BadParams {
+    if let Some((k, v)) = bad_number(&params) {
+        return Err(ManagerError::BadParams {
             manager: name,
-            msg: e.message().to_string(),
-        })
+            msg: format!("{k} = {v}: must be a finite number, at least 0"),
+        });
+    }
+    params.clone().try_into().map_err(|e: toml::de::Error| {
+        // Name the parameter at fault: the first that fails on its own.
+        let culprit = params.iter().find(|(k, v)| {
+            let alone = toml::Table::from_iter([((*k).clone(), (*v).clone())]);
+            alone.try_into::<P>().is_err()
+        });
+        let msg = e.message();
+        ManagerError::BadParams {
+            manager: name,
+            msg: match culprit {
+                Some((k, _)) if !msg.contains(&format!("`{k}`")) => format!("{k}: {msg}"),
+                _ => msg.to_string(),
+            },
+        }
+    })
 }
 
 fn with_params<M: Manager + DeserializeOwned + 'static>(

@@ -99,7 +99,10 @@ pub struct RateProfile {
 impl RateProfile {
     /// Accesses of all phases.
     pub fn total_accesses(&self) -> u64 {
-        self.phases.iter().map(|p| p.accesses).sum()
+        // Saturates: a huge rate can ask for 2^64 accesses a phase.
+        self.phases
+            .iter()
+            .fold(0u64, |t, p| t.saturating_add(p.accesses))
     }
 
     /// Phase marks (first access of each phase).
@@ -112,7 +115,7 @@ impl RateProfile {
                     name: p.name.clone(),
                     first_access: first,
                 };
-                first += p.accesses;
+                first = first.saturating_add(p.accesses);
                 m
             })
             .collect()

@@ -379,6 +379,12 @@ impl Backend for RateMachine {
                     why: "sampling period and buffer must be positive",
                 });
             }
+            if c.buffer > 1 << 24 {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "a sampling buffer holds at most 2^24 samples",
+                });
+            }
         }
         self.sampler.configure(config);
         self.invalidate();

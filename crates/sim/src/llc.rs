@@ -27,10 +27,19 @@ pub struct Llc {
 const DIRTY: u64 = 1 << 63;
 const EMPTY: u64 = u64::MAX;
 
+/// The largest LLC simulated: above any shipping part, and a bound on the
+/// memory a configuration can ask for.
+const MAX_LLC_BYTES: u64 = 1 << 30;
+
 impl Llc {
     /// A cache of `bytes` with `ways`-way sets of 64-byte lines; the set count
     /// must be a power of two.
     pub fn new(bytes: u64, ways: usize) -> Result<Self, String> {
+        if bytes > MAX_LLC_BYTES {
+            return Err(format!(
+                "LLC of {bytes} bytes: at most {MAX_LLC_BYTES} (1 GiB) are simulated"
+            ));
+        }
         let lines = bytes / 64;
         if ways == 0 || lines == 0 || !lines.is_multiple_of(ways as u64) {
             return Err(format!("LLC of {bytes} bytes cannot be {ways}-way"));

@@ -122,6 +122,12 @@ impl Machine {
             return Err(e("perf.threads must be 1..4096".into()));
         }
         let t = &cfg.tlb;
+        if t.psc_entries.iter().any(|&n| n > 1024) {
+            return Err(e(format!(
+                "paging-structure caches of {:?} entries: at most 1024 each",
+                t.psc_entries
+            )));
+        }
         let core = Core {
             l1_base: Tlb::new(t.l1_base_entries, t.l1_base_ways).map_err(e)?,
             l1_huge: Tlb::new(t.l1_huge_entries, t.l1_huge_ways).map_err(e)?,

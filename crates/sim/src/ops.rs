@@ -248,6 +248,12 @@ impl Backend for Machine {
                     why: "sampling period and buffer must be positive",
                 });
             }
+            if c.buffer > 1 << 24 {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "a sampling buffer holds at most 2^24 samples",
+                });
+            }
         }
         self.set_sampler(config);
         Ok(())

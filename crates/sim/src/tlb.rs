@@ -57,9 +57,18 @@ pub struct Tlb {
     entries: Vec<TlbEntry>,
 }
 
+/// The largest TLB simulated (every core holds its own): 40 times a
+/// Skylake STLB, and a bound on the memory a configuration can ask for.
+const MAX_TLB_ENTRIES: usize = 1 << 16;
+
 impl Tlb {
     /// `entries` total, `ways` per set; the set count must be a power of two.
     pub fn new(entries: usize, ways: usize) -> Result<Self, String> {
+        if entries > MAX_TLB_ENTRIES {
+            return Err(format!(
+                "TLB of {entries} entries: at most {MAX_TLB_ENTRIES} are simulated"
+            ));
+        }
         if ways == 0 || entries == 0 || !entries.is_multiple_of(ways) {
             return Err(format!(
                 "TLB of {entries} entries cannot be {ways}-way set-associative"

@@ -22,7 +22,8 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Access>, WorkloadError> {
             msg,
         };
         let t = line.trim_start();
-        let (kind, rest) = t.split_at(1);
+        // The first character, which need not be one byte in a corrupt file.
+        let (kind, rest) = t.split_at(t.chars().next().map_or(0, char::len_utf8));
         let addr_text = rest
             .trim()
             .split(',')

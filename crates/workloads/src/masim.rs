@@ -100,6 +100,8 @@ pub fn parse(text: &str, file: &str) -> Result<MasimConfig, WorkloadError> {
         return Err(err(1, "no regions paragraph".into()));
     };
     let mut regions: Vec<(String, u64)> = Vec::new();
+    // Bytes the regions take when laid out (2 MiB-rounded, 2 MiB gaps).
+    let mut laid_out = 0u64;
     for &(ln, line) in region_par {
         let f = fields(line);
         if !(2..=3).contains(&f.len()) {
@@ -120,6 +122,18 @@ pub fn parse(text: &str, file: &str) -> Result<MasimConfig, WorkloadError> {
         if size == 0 {
             return Err(err(ln, "region size is 0".into()));
         }
+        const HUGE: u64 = 2 << 20;
+        laid_out = size
+            .div_ceil(HUGE)
+            .checked_mul(HUGE)
+            .and_then(|b| b.checked_add(HUGE + laid_out))
+            .filter(|&b| b <= 1 << 47)
+            .ok_or_else(|| {
+                err(
+                    ln,
+                    "regions add up to more than the 47-bit (128 TiB) address space".into(),
+                )
+            })?;
         if regions.iter().any(|r| r.0 == f[0]) {
             return Err(err(ln, format!("region {:?} defined twice", f[0])));
         }
@@ -149,6 +163,7 @@ pub fn parse(text: &str, file: &str) -> Result<MasimConfig, WorkloadError> {
             )
         })?;
         let mut patterns = Vec::new();
+        let mut total_probability = 0u64;
         for &(ln, line) in &par[2..] {
             let f = fields(line);
             if !(4..=5).contains(&f.len()) {
@@ -178,6 +193,12 @@ pub fn parse(text: &str, file: &str) -> Result<MasimConfig, WorkloadError> {
             let probability: u64 = f[3]
                 .parse()
                 .map_err(|_| err(ln, format!("probability {:?} is not a whole number", f[3])))?;
+            total_probability = total_probability.checked_add(probability).ok_or_else(|| {
+                err(
+                    ln,
+                    "the phase's probabilities add up to more than 2^64 - 1".into(),
+                )
+            })?;
             let mode = match f.get(4).copied() {
                 None | Some("wo") => RwMode::WriteOnly,
                 Some("ro") => RwMode::ReadOnly,
@@ -278,7 +299,8 @@ impl MasimStream {
                     name: p.name.clone(),
                     first_access: first,
                 };
-                first += b;
+                // Saturates: a huge rate can ask for 2^64 accesses a phase.
+                first = first.saturating_add(*b);
                 m
             })
             .collect();

@@ -422,8 +422,8 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     }
     if let Some(p) = found {
         return Ok(match p.kind {
-            Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute),
-            Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute),
+            Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute)?,
+            Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute)?,
             Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) => {
                 return Err(WorkloadError::Invalid(format!(
                     "preset {spec:?} was not built (a bug; please report it)"
@@ -456,7 +456,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             file: spec.to_string(),
             msg: format!("cannot read: {e}"),
         })?;
-        return Ok(masim_workload(spec, masim::parse(&text, spec)?, o, compute));
+        return masim_workload(spec, masim::parse(&text, spec)?, o, compute);
     }
     Err(WorkloadError::Invalid(format!(
         "unknown workload {spec:?}: not a preset (see `thermocline list`), a MASIM config file, lackey:PATH or trace:PATH"
@@ -468,14 +468,21 @@ fn masim_workload(
     cfg: masim::MasimConfig,
     o: &WorkloadOptions,
     compute: f64,
-) -> Workload {
+) -> Result<Workload, WorkloadError> {
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let base = o.base_va.unwrap_or(crate::DEFAULT_BASE_VA);
     let regions = crate::lay_out_at(&cfg.regions, o.thp == Some(true), base);
+    if let Some(r) = regions.iter().find(|r| r.end() > 1 << 47) {
+        return Err(WorkloadError::Invalid(format!(
+            "workload {name:?}: region {} ends at {:#x}, above the 47-bit address space (lower workload.base_va)",
+            r.name,
+            r.end()
+        )));
+    }
     let rates = masim::rate_profile(&cfg, &regions, rate);
     let stream = masim::MasimStream::new(cfg, &regions, rate, o.seed);
     let (total, phases) = stream.plan();
-    Workload {
+    Ok(Workload {
         rates: Some(rates),
         name: name.to_string(),
         regions,
@@ -485,7 +492,7 @@ fn masim_workload(
         total_accesses: total,
         phases,
         stream: Stream::Masim(stream),
-    }
+    })
 }
 
 /// A key-value model: its rate profile, replayed access by access on the
@@ -559,7 +566,8 @@ fn sweep_workload(
     spec: SweepSpec,
     o: &WorkloadOptions,
 ) -> Result<Workload, WorkloadError> {
-    spec.validate()?;
+    spec.validate()
+        .map_err(|e| WorkloadError::Invalid(format!("workload {name:?}: {e}")))?;
     let rate = o.access_rate.unwrap_or(1e9 * o.mlp / o.fast_read_ns);
     let compute = o
         .compute_ns

@@ -74,6 +74,8 @@ pub struct TraceReader {
     records: u64,
     read: u64,
     threads: u16,
+    /// (start, end) of the address-space-0 regions (records' space), sorted.
+    spans: Vec<(u64, u64)>,
 }
 
 impl TraceReader {
@@ -144,6 +146,15 @@ impl TraceReader {
                 thp: false,
             });
         }
+        let mut spans: Vec<(u64, u64)> = regions
+            .iter()
+            .filter(|r| r.asid.0 == 0)
+            .map(|r| (r.start, r.end()))
+            .collect();
+        spans.sort_unstable();
+        if spans.windows(2).any(|w| w[1].0 < w[0].1) {
+            return Err(bad("regions of the header overlap".into()));
+        }
         let body = len - header;
         if !body.is_multiple_of(8) {
             return Err(bad(format!(
@@ -158,6 +169,7 @@ impl TraceReader {
                 records: body / 8,
                 read: 0,
                 threads,
+                spans,
             },
             regions,
         ))
@@ -190,6 +202,18 @@ impl TraceReader {
                     msg: format!(
                         "record {} names core {} but the header says {} threads",
                         self.read, slot.core, self.threads
+                    ),
+                });
+            }
+            // The machine maps what the regions declare: a record elsewhere
+            // would need memory the tiers were not sized for.
+            let i = self.spans.partition_point(|s| s.0 <= slot.va);
+            if i == 0 || slot.va >= self.spans[i - 1].1 {
+                return Err(WorkloadError::File {
+                    file: self.path.clone(),
+                    msg: format!(
+                        "record {} at {:#x} is outside every region of the header",
+                        self.read, slot.va
                     ),
                 });
             }

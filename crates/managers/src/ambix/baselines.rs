@@ -221,7 +221,8 @@ impl Manager for AutonumaTiering {
                 b.arm_hint_fault(a, va)?;
                 self.marked.push((a, va));
             }
-            self.cursor = (self.cursor + window) % slow.len();
+            // `window % len` first: a huge scan_size_mb must not overflow.
+            self.cursor = (self.cursor + window % slow.len()) % slow.len();
         }
         Ok(None)
     }

@@ -194,8 +194,13 @@ impl Manager for LinearScan {
             let before = b.manager_ns();
             self.batch(b)?;
             let cpu = b.manager_ns() - before;
-            self.next_batch_ns =
-                self.next_batch_ns.max(now - TICK_NS as f64) + cpu + self.p.sleep_ms * 1e6;
+            let step = cpu + self.p.sleep_ms * 1e6;
+            self.next_batch_ns = self.next_batch_ns.max(now - TICK_NS as f64) + step;
+            if step <= 0.0 {
+                // A batch that takes no time (zero costs, no sleep): one a
+                // tick, or this loop would never end.
+                break;
+            }
         }
         self.since_report_ns += TICK_NS as f64;
         if self.since_report_ns + 0.5 < self.p.report_ms * 1e6 {
