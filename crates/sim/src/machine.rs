@@ -292,7 +292,7 @@ impl Machine {
     pub fn access(&mut self, a: Access) {
         let e = self.translate(a);
         let space = &mut self.spaces[a.asid as usize];
-        let c = &mut space.pt.counts[e.leaf as usize][((a.va >> 12) & 511) as usize];
+        let c = space.pt.leaves[e.leaf as usize].count_mut(((a.va >> 12) & 511) as usize);
         *c = c.saturating_add(1);
         self.epoch.accesses += 1;
         let memory = match &mut self.llc {
@@ -556,7 +556,7 @@ impl Machine {
         };
         reads += 1;
         self.epoch.walk_entries += reads;
-        let e = &mut table.pte[leaf_table as usize][Level::Pte.index(va)];
+        let e = table.leaves[leaf_table as usize].pte_mut(Level::Pte.index(va));
         if *e & pt::P == 0 {
             return None;
         }
@@ -685,7 +685,8 @@ impl Machine {
         if *pmd_e & pt::P == 0 {
             *pmd_e = pt::entry(u64::from(leaf), pt::P | pt::RW);
         }
-        space.pte[leaf as usize][Level::Pte.index(va)] = pt::entry(frame, pt::P | pt::RW);
+        *space.leaves[leaf as usize].pte_mut(Level::Pte.index(va)) =
+            pt::entry(frame, pt::P | pt::RW);
     }
 
     /// The address spaces that have regions.
@@ -809,10 +810,10 @@ impl Machine {
                         continue;
                     }
                     let va = ((gi as u64) << 39) | ((ui as u64) << 30) | ((mi as u64) << 21);
-                    let counts = &mut table.counts[leaf as usize];
-                    f(va, counts);
+                    let counts = &mut table.leaves[leaf as usize];
+                    f(va, &counts.counts());
                     if reset {
-                        *counts = [0; 512];
+                        counts.clear_counts();
                     }
                 }
             }
