@@ -26,6 +26,7 @@ pub mod config;
 pub mod dram_cache;
 pub mod frames;
 pub mod llc;
+mod lru;
 mod machine;
 mod ops;
 pub mod pagetable;

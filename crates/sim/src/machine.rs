@@ -436,10 +436,11 @@ impl Machine {
             }
             if let Some(e) = found {
                 self.epoch.stlb_hits += 1;
+                // Its tag just missed the L1 TLB of its size.
                 if e.huge {
-                    core.l1_huge.insert(e);
+                    core.l1_huge.insert_absent(e);
                 } else {
-                    core.l1_base.insert(e);
+                    core.l1_base.insert_absent(e);
                 }
             }
         }
@@ -515,7 +516,7 @@ impl Machine {
                                 }
                                 *e |= pt::A;
                                 let t = pt::target(*e) as u32;
-                                core.psc[0].insert(keys[0], t);
+                                core.psc[0].insert_absent(keys[0], t);
                                 t
                             }
                         };
@@ -527,7 +528,7 @@ impl Machine {
                         }
                         *e |= pt::A;
                         let t = pt::target(*e) as u32;
-                        core.psc[1].insert(keys[1], t);
+                        core.psc[1].insert_absent(keys[1], t);
                         t
                     }
                 };
@@ -550,7 +551,7 @@ impl Machine {
                     return Some(self.finish_walk(a, entry, leaf, true));
                 }
                 let t = pt::target(*e) as u32;
-                core.psc[2].insert(keys[2], t);
+                core.psc[2].insert_absent(keys[2], t);
                 t
             }
         };
@@ -616,10 +617,13 @@ impl Machine {
         let core = &mut self.cores[a.core as usize];
         if huge {
             core.l1_huge.insert(e);
+            core.stlb.insert(e);
         } else {
-            core.l1_base.insert(e);
+            // The walk followed misses of this tag in both TLBs, and walks
+            // only remove entries.
+            core.l1_base.insert_absent(e);
+            core.stlb.insert_absent(e);
         }
-        core.stlb.insert(e);
         e
     }
 
