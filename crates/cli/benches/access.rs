@@ -59,9 +59,7 @@ fn drive(m: &mut Machine, buf: &mut [Access; BATCH], mut next: impl FnMut() -> u
         for a in buf.iter_mut() {
             a.va = next();
         }
-        for a in buf.iter() {
-            m.access(*a);
-        }
+        m.access_batch(buf);
         m.settle();
     }
 }
