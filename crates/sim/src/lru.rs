@@ -60,11 +60,15 @@ impl Small {
         }
     }
 
+    /// The way holding `tag`; with `recent_first`, the most recent way is
+    /// checked before the signatures.
     #[inline(always)]
-    fn find(&self, tag: u64, ways: usize) -> Option<usize> {
-        let mru = (self.order & 15) as usize;
-        if self.tags[mru] == tag {
-            return Some(mru);
+    fn find(&self, tag: u64, ways: usize, recent_first: bool) -> Option<usize> {
+        if recent_first {
+            let mru = (self.order & 15) as usize;
+            if self.tags[mru] == tag {
+                return Some(mru);
+            }
         }
         let want = u64::from(signature(tag)) * BYTES_ONE;
         for half in 0..2 {
@@ -115,12 +119,12 @@ impl Small {
     }
 
     /// Puts `tag` in the least recently used way, which becomes the most
-    /// recent; returns that way.
+    /// recent; returns that way. `used` is `nibbles_below(ways)`.
     #[inline(always)]
-    fn fill_lru(&mut self, ways: usize, tag: u64) -> usize {
+    fn fill_lru(&mut self, ways: usize, used: u64, tag: u64) -> usize {
         let way = self.lru(ways);
         self.set_tag(way, tag);
-        self.order = ((self.order << 4) | way as u64) & nibbles_below(ways as u32);
+        self.order = ((self.order << 4) | way as u64) & used;
         way
     }
 
@@ -159,7 +163,7 @@ pub(crate) struct Large {
     /// Per set, its most recently used way.
     mru: Vec<u32>,
     /// With a single set: how many ways hold each signature.
-    sig_count: Vec<u32>,
+    sig_count: Option<Box<[u32; 256]>>,
 }
 
 impl Large {
@@ -173,11 +177,11 @@ impl Large {
                 newer.push(((w + ways - 1) % ways) as u32);
             }
         }
-        let mut sig_count = Vec::new();
-        if sets == 1 {
-            sig_count = vec![0; 256];
-            sig_count[signature(INVALID) as usize] = ways as u32;
-        }
+        let sig_count = (sets == 1).then(|| {
+            let mut c = Box::new([0; 256]);
+            c[signature(INVALID) as usize] = ways as u32;
+            c
+        });
         Large {
             ways,
             sig_stride,
@@ -193,7 +197,11 @@ impl Large {
     #[inline(always)]
     fn find(&self, set: usize, tag: u64) -> Option<usize> {
         let sig = signature(tag);
-        if self.sig_count.get(sig as usize) == Some(&0) {
+        if self
+            .sig_count
+            .as_ref()
+            .is_some_and(|c| c[sig as usize] == 0)
+        {
             return None;
         }
         let base = set * self.ways;
@@ -264,9 +272,9 @@ impl Large {
         self.tags[set * self.ways + way] = tag;
         let sig = signature(tag);
         let old = std::mem::replace(&mut self.sigs[set * self.sig_stride + way], sig);
-        if !self.sig_count.is_empty() {
-            self.sig_count[old as usize] -= 1;
-            self.sig_count[sig as usize] += 1;
+        if let Some(c) = self.sig_count.as_mut() {
+            c[old as usize] -= 1;
+            c[sig as usize] += 1;
         }
     }
 }
@@ -278,6 +286,8 @@ pub(crate) enum Ways {
     Small {
         /// Ways per set.
         ways: usize,
+        /// `nibbles_below(ways)`: the recency positions in use.
+        used: u64,
         /// The sets.
         sets: Vec<Small>,
     },
@@ -291,6 +301,7 @@ impl Ways {
         if ways <= 16 {
             Ways::Small {
                 ways,
+                used: nibbles_below(ways as u32),
                 sets: vec![Small::new(ways); sets],
             }
         } else {
@@ -319,7 +330,17 @@ impl Ways {
     #[inline(always)]
     pub(crate) fn find(&self, set: usize, tag: u64) -> Option<usize> {
         match self {
-            Ways::Small { ways, sets } => sets[set].find(tag, *ways),
+            Ways::Small { ways, sets, .. } => sets[set].find(tag, *ways, false),
+            Ways::Large(l) => l.find(set, tag),
+        }
+    }
+
+    /// [`Ways::find`] for caches whose hits are mostly on the most recent
+    /// way: checks it first.
+    #[inline(always)]
+    pub(crate) fn find_recent_first(&self, set: usize, tag: u64) -> Option<usize> {
+        match self {
+            Ways::Small { ways, sets, .. } => sets[set].find(tag, *ways, true),
             Ways::Large(l) => l.find(set, tag),
         }
     }
@@ -329,7 +350,7 @@ impl Ways {
     #[cfg(test)]
     pub(crate) fn lru(&self, set: usize) -> usize {
         match self {
-            Ways::Small { ways, sets } => sets[set].lru(*ways),
+            Ways::Small { ways, sets, .. } => sets[set].lru(*ways),
             Ways::Large(l) => l.lru(set),
         }
     }
@@ -348,7 +369,7 @@ impl Ways {
     #[inline(always)]
     pub(crate) fn fill_lru(&mut self, set: usize, tag: u64) -> usize {
         match self {
-            Ways::Small { ways, sets } => sets[set].fill_lru(*ways, tag),
+            Ways::Small { ways, used, sets } => sets[set].fill_lru(*ways, *used, tag),
             Ways::Large(l) => l.fill_lru(set, tag),
         }
     }
@@ -373,7 +394,7 @@ impl Ways {
     /// valid ways keep their order and come first.
     pub(crate) fn clear(&mut self, set: usize, way: usize) {
         match self {
-            Ways::Small { ways, sets } => sets[set].clear(way, *ways),
+            Ways::Small { ways, sets, .. } => sets[set].clear(way, *ways),
             Ways::Large(l) => {
                 l.set_tag(set, way, INVALID);
                 l.relink(set, way, false);
@@ -452,6 +473,7 @@ mod tests {
             for (op, set, tag) in ops {
                 let found = w.find(set, tag);
                 prop_assert_eq!(found.is_some(), model_find(&m, set, tag));
+                prop_assert_eq!(w.find_recent_first(set, tag), found);
                 match op {
                     0 => if let Some(way) = found {
                         w.touch(set, way);

@@ -133,6 +133,8 @@ pub struct Machine {
     pub(crate) stats: MachineStats,
     pub(crate) manager_ns: f64,
     any_huge: bool,
+    /// Bit `t`: tier `t` faults on access (`fault_on_access_ns`).
+    faulting_tiers: u8,
     sampler: Option<Sampler>,
     /// Fault counts of poisoned pages, by (asid, page base).
     pub(crate) poison: BTreeMap<(u16, u64), u64>,
@@ -221,6 +223,12 @@ impl Machine {
             stats: MachineStats::default(),
             manager_ns: 0.0,
             any_huge: false,
+            faulting_tiers: cfg
+                .tiers
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.fault_on_access_ns.is_some())
+                .fold(0, |bits, (i, _)| bits | 1 << i),
             sampler: None,
             poison: BTreeMap::new(),
             hint_once: std::collections::BTreeSet::new(),
@@ -389,14 +397,25 @@ impl Machine {
     #[inline]
     fn prefetch_leaves(&self, group: &[Access]) {
         let mut seen = 0u64;
-        let mut last = u64::MAX;
+        let mut last_page = u64::MAX;
+        // The page directory of the last 1 GiB range, found once per range.
+        let mut last_range = u64::MAX;
+        let mut range = None;
         for a in group {
             let page = (a.va >> 12) ^ (u64::from(a.asid) << 52);
-            if page != last {
-                last = page;
-                if let Some(space) = self.spaces.get(a.asid as usize) {
-                    seen ^= space.pt.leaf_line_word(a.va);
-                }
+            if page == last_page {
+                continue;
+            }
+            last_page = page;
+            if page >> 18 != last_range {
+                last_range = page >> 18;
+                range = self.spaces.get(a.asid as usize).and_then(|s| {
+                    let pt = &s.pt;
+                    pt.deposits_of(a.va).map(|d| (pt, d))
+                });
+            }
+            if let Some((pt, deposits)) = range {
+                seen ^= pt.leaf_line_word_in(deposits, a.va);
             }
         }
         std::hint::black_box(seen);
@@ -517,6 +536,7 @@ impl Machine {
         self.slow_translate(a, any_huge)
     }
 
+    #[inline(always)]
     fn remember(core: &mut Core, a: Access, e: TlbEntry) {
         let size = if e.huge {
             PageSize::Huge
@@ -554,12 +574,15 @@ impl Machine {
                 }
             }
         }
-        let mut e = match found {
-            Some(e) => e,
-            None => self.walk(a),
+        // A walk remembers its translation as it forms it.
+        let (mut e, remembered) = match found {
+            Some(e) => (e, false),
+            None => (self.walk(a), true),
         };
         if a.write && !e.dirty {
             e = self.set_dirty_through_tlb(a, e);
+        } else if remembered {
+            return e;
         }
         Self::remember(&mut self.cores[a.core as usize], a, e);
         e
@@ -695,7 +718,7 @@ impl Machine {
     #[inline(always)]
     fn finish_walk(&mut self, a: Access, mut entry: u64, leaf: u32, huge: bool) -> TlbEntry {
         let mut tier = self.tier_of(pt::target(entry));
-        if entry & pt::POISON != 0 || self.cfg.tiers[tier as usize].fault_on_access_ns.is_some() {
+        if entry & pt::POISON != 0 || self.faulting_tiers >> tier & 1 != 0 {
             (entry, tier) = self.walk_faults(a, entry, huge, tier);
         }
         let e = TlbEntry {
@@ -716,6 +739,7 @@ impl Machine {
             core.l1_base.insert_absent(e);
             core.stlb.insert_absent(e);
         }
+        Self::remember(core, a, e);
         e
     }
 

@@ -241,23 +241,31 @@ impl PageTable {
     /// ahead of an access brings that line into the host cache.
     #[inline]
     pub fn leaf_line_word(&self, va: u64) -> u64 {
+        self.deposits_of(va)
+            .map_or(0, |d| self.leaf_line_word_in(d, va))
+    }
+
+    /// The deposited leaf tables of the page directory that maps `va` (the
+    /// 1 GiB range of `va`), if it exists.
+    #[inline]
+    pub fn deposits_of(&self, va: u64) -> Option<&[u32; 512]> {
         let e = self.pgd[Level::Pgd.index(va)];
         if e & P == 0 {
-            return 0;
+            return None;
         }
-        let Some(pud) = self.pud.get(target(e) as usize) else {
-            return 0;
-        };
-        let e = pud[Level::Pud.index(va)];
+        let e = self.pud.get(target(e) as usize)?[Level::Pud.index(va)];
         if e & P == 0 {
-            return 0;
+            return None;
         }
-        let Some(deposit) = self.deposit.get(target(e) as usize) else {
-            return 0;
-        };
-        let leaf = deposit[Level::Pmd.index(va)];
+        self.deposit.get(target(e) as usize)
+    }
+
+    /// [`PageTable::leaf_line_word`] of a `va` in the 1 GiB range of
+    /// `deposits`, from [`PageTable::deposits_of`].
+    #[inline]
+    pub fn leaf_line_word_in(&self, deposits: &[u32; 512], va: u64) -> u64 {
         self.leaves
-            .get(leaf as usize)
+            .get(deposits[Level::Pmd.index(va)] as usize)
             .map_or(0, |l| l.line_word(Level::Pte.index(va)))
     }
 

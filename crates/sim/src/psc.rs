@@ -38,7 +38,8 @@ impl Psc {
     /// Looks `key` up; a hit becomes most recent.
     #[inline(always)]
     pub fn lookup(&mut self, key: u64) -> Option<u32> {
-        let way = self.lru.find(0, key)?;
+        // Walks mostly repeat the most recent upper-level entry.
+        let way = self.lru.find_recent_first(0, key)?;
         self.lru.touch(0, way);
         Some(self.tables[way])
     }
