@@ -105,8 +105,8 @@ impl Leaf {
     /// The first word of the host cache line of slot `i`: reading it brings
     /// the line (PTE and count) into the host cache.
     #[inline]
-    pub fn line_word(&self, i: usize) -> u64 {
-        self.lines[(i & 511) / PER_LINE].pte[0]
+    pub fn line_word(&self, i: usize) -> &u64 {
+        &self.lines[(i & 511) / PER_LINE].pte[0]
     }
 
     /// The access counts of the 512 slots.
@@ -236,15 +236,6 @@ impl PageTable {
         (pmd as u32, self.deposit[pmd][mi])
     }
 
-    /// The first word of the host cache line that holds the leaf entry and
-    /// the count of `va`, if its leaf table exists (0 otherwise). Reading it
-    /// ahead of an access brings that line into the host cache.
-    #[inline]
-    pub fn leaf_line_word(&self, va: u64) -> u64 {
-        self.deposits_of(va)
-            .map_or(0, |d| self.leaf_line_word_in(d, va))
-    }
-
     /// The deposited leaf tables of the page directory that maps `va` (the
     /// 1 GiB range of `va`), if it exists.
     #[inline]
@@ -260,13 +251,14 @@ impl PageTable {
         self.deposit.get(target(e) as usize)
     }
 
-    /// [`PageTable::leaf_line_word`] of a `va` in the 1 GiB range of
-    /// `deposits`, from [`PageTable::deposits_of`].
+    /// The first word of the host cache line that holds the leaf entry and
+    /// the count of a `va` in the 1 GiB range of `deposits` (from
+    /// [`PageTable::deposits_of`]), if its leaf table exists. Reading it
+    /// ahead of an access brings that line into the host cache.
     #[inline]
-    pub fn leaf_line_word_in(&self, deposits: &[u32; 512], va: u64) -> u64 {
-        self.leaves
-            .get(deposits[Level::Pmd.index(va)] as usize)
-            .map_or(0, |l| l.line_word(Level::Pte.index(va)))
+    pub fn leaf_line_in(&self, deposits: &[u32; 512], va: u64) -> Option<&u64> {
+        let leaf = self.leaves.get(deposits[Level::Pmd.index(va)] as usize)?;
+        Some(leaf.line_word(Level::Pte.index(va)))
     }
 
     /// Host bytes held by the tables.
