@@ -39,16 +39,18 @@ fn nibbles_below(p: u32) -> u64 {
     }
 }
 
-/// A set of at most 16 ways.
+/// A set of at most 16 ways, aligned to a host cache line with the
+/// signatures and the order first: a lookup that misses reads one line.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Small {
-    /// Per way, its tag; ways beyond the set's size stay `INVALID`.
-    tags: [u64; 16],
     /// `signature(tags[w])` per way.
     sigs: [u8; 16],
     /// Nibble `i`: the way at recency position `i` (0: most recent).
     /// Positions beyond the set's size hold 0.
     order: u64,
+    /// Per way, its tag; ways beyond the set's size stay `INVALID`.
+    tags: [u64; 16],
 }
 
 impl Small {
