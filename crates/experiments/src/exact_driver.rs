@@ -74,10 +74,15 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
             if n == 0 {
                 return Ok(false);
             }
-            for a in &self.buf[..n] {
-                self.observer.on_access(a, self.machine.time_ns());
-                self.machine.access(*a);
+            if O::OBSERVES {
+                // Simulated time moves only in `settle`: every access of the
+                // batch is observed at the same time.
+                let now = self.machine.time_ns();
+                for a in &self.buf[..n] {
+                    self.observer.on_access(a, now);
+                }
             }
+            self.machine.access_batch(&self.buf[..n]);
             self.machine.settle();
             self.done += n as u64;
             if self.machine.time_ns() >= until_ns {

@@ -4,6 +4,11 @@
 //!
 //! Goals (issue 2): LLC off, one core, >= 100 M accesses/s sequential and
 //! >= 30 M/s random; <= 16 host bytes per 4 KiB page.
+//!
+//! For profilers, `ACCESS_PROFILE=sequential|random ACCESS_COUNT=n` skips
+//! criterion: it warms the 1 GiB machine, runs `n` accesses of that pattern
+//! as the bench does and exits, e.g. host instructions per access are the
+//! difference of `valgrind --tool=cachegrind` totals at two counts.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use thermocline_model::{tiers, MachineConfig, PerfConfig};
@@ -61,9 +66,7 @@ fn drive(m: &mut Machine, buf: &mut [Access; BATCH], mut next: impl FnMut() -> u
         for a in buf.iter_mut() {
             a.va = next();
         }
-        for a in buf.iter() {
-            m.access(*a);
-        }
+        m.access_batch(buf);
         m.settle();
     }
 }
@@ -99,7 +102,38 @@ fn memory_per_page() {
     println!("host-bytes-per-4k-page,{per_page:.2}");
 }
 
+/// Runs `count` accesses of one pattern on a warm 1 GiB machine.
+fn profile(pattern: &str, count: usize) {
+    let (mut m, start) = machine(GIB);
+    warm(&mut m, start, GIB);
+    let mut buf = [Access::default(); BATCH];
+    let mut off = 0u64;
+    let mut rng = Rng::new(7);
+    for _ in 0..count / BATCH {
+        for a in buf.iter_mut() {
+            a.va = match pattern {
+                "sequential" => {
+                    off = (off + 64) & (GIB - 1);
+                    start + off
+                }
+                "random" => start + (rng.below(GIB / 64) << 6),
+                _ => panic!("ACCESS_PROFILE: sequential or random"),
+            };
+        }
+        m.access_batch(&buf);
+        m.settle();
+    }
+    println!("{pattern}: {:?}", m.stats());
+}
+
 fn main() {
+    if let Ok(pattern) = std::env::var("ACCESS_PROFILE") {
+        let count = std::env::var("ACCESS_COUNT").map_or(1 << 24, |c| {
+            c.parse().expect("ACCESS_COUNT: a number of accesses")
+        });
+        profile(&pattern, count);
+        return;
+    }
     memory_per_page();
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c);

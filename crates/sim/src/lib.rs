@@ -27,6 +27,7 @@
 pub mod dram_cache;
 pub mod frames;
 pub mod llc;
+mod lru;
 mod machine;
 mod ops;
 pub mod pagetable;

@@ -74,7 +74,7 @@ impl Backend for Machine {
         let path = space.pt.path(va);
         let entry = match (path.pmd, path.leaf) {
             (Some(pmd), _) if path.huge => space.pt.pmd[pmd as usize][Level::Pmd.index(va)],
-            (Some(_), Some(leaf)) => space.pt.pte[leaf as usize][Level::Pte.index(va)],
+            (Some(_), Some(leaf)) => space.pt.leaves[leaf as usize].pte(Level::Pte.index(va)),
             _ => return Ok(None),
         };
         if entry & pt::P == 0 {
@@ -138,13 +138,15 @@ impl Backend for Machine {
                     let hi = end.min(chunk + huge_bytes);
                     let first = ((lo - chunk) >> 12) as usize;
                     let last = (hi - chunk).div_ceil(4096) as usize;
-                    for (i, pte) in table.pte[leaf as usize][first..last].iter_mut().enumerate() {
+                    let leaf = &mut table.leaves[leaf as usize];
+                    for i in first..last {
+                        let pte = leaf.pte_mut(i);
                         if *pte & pt::P == 0 {
                             continue;
                         }
                         read += 1;
                         if *pte & pt::A != 0 {
-                            out.push(chunk + ((first + i) as u64) * 4096);
+                            out.push(chunk + (i as u64) * 4096);
                             if clear {
                                 *pte &= !pt::A;
                             }
@@ -365,8 +367,9 @@ impl Backend for Machine {
         let e = space.pt.pmd[pmd as usize][slot];
         let frame = pt::target(e);
         let inherited = e & (pt::A | pt::D | pt::POISON);
-        for (i, pte) in space.pt.pte[leaf as usize].iter_mut().enumerate() {
-            *pte = pt::entry(frame + i as u64, pt::P | pt::RW | inherited);
+        let table = &mut space.pt.leaves[leaf as usize];
+        for i in 0..512 {
+            *table.pte_mut(i) = pt::entry(frame + i as u64, pt::P | pt::RW | inherited);
         }
         space.pt.pmd[pmd as usize][slot] = pt::entry(u64::from(leaf), pt::P | pt::RW | (e & pt::A));
         let base = PageSize::Huge.align_down(va);
@@ -478,7 +481,9 @@ impl Machine {
         let path = space.pt.path(va);
         let (pmd, leaf) = (path.pmd.expect("mapped"), path.leaf.expect("mapped"));
         let mut flags = 0;
-        for pte in space.pt.pte[leaf as usize].iter_mut() {
+        let table = &mut space.pt.leaves[leaf as usize];
+        for i in 0..512 {
+            let pte = table.pte_mut(i);
             flags |= *pte & (pt::A | pt::D);
             *pte = 0;
         }

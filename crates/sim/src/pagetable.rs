@@ -7,7 +7,10 @@
 //! each THP): a huge page keeps one so that a split needs no allocation, and
 //! the simulator keeps ground-truth access counts there for every 4 KiB page.
 //!
-//! Host memory: 8 bytes of PTE plus 4 bytes of count per 4 KiB page.
+//! A leaf table interleaves PTEs and counts, five pages per 64-byte host
+//! cache line, so that an access that walks to its PTE finds its count in the
+//! same line. Host memory: 8 bytes of PTE plus 4 bytes of count per 4 KiB
+//! page, 12.9 bytes with the padding.
 
 use thermocline_vocab::Level;
 
@@ -46,6 +49,79 @@ pub fn retarget(e: u64, target: u64) -> u64 {
 /// One 512-entry table.
 pub type Table = [u64; 512];
 
+/// Pages per host cache line of a leaf table.
+const PER_LINE: usize = 5;
+/// Host cache lines per leaf table.
+const LINES: usize = 512usize.div_ceil(PER_LINE);
+
+/// Five leaf entries and their counts: one host cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+struct Line {
+    pte: [u64; PER_LINE],
+    count: [u32; PER_LINE],
+}
+
+/// A leaf table: 512 PTEs and the ground-truth access count of each page,
+/// interleaved by host cache line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    lines: [Line; LINES],
+}
+
+impl Default for Leaf {
+    fn default() -> Self {
+        Leaf {
+            lines: [Line {
+                pte: [0; PER_LINE],
+                count: [0; PER_LINE],
+            }; LINES],
+        }
+    }
+}
+
+impl Leaf {
+    /// The PTE of slot `i` (0..512).
+    #[inline]
+    pub fn pte(&self, i: usize) -> u64 {
+        let i = i & 511;
+        self.lines[i / PER_LINE].pte[i % PER_LINE]
+    }
+
+    /// The PTE of slot `i` (0..512), to change.
+    #[inline]
+    pub fn pte_mut(&mut self, i: usize) -> &mut u64 {
+        let i = i & 511;
+        &mut self.lines[i / PER_LINE].pte[i % PER_LINE]
+    }
+
+    /// The access count of slot `i` (0..512), to change.
+    #[inline]
+    pub fn count_mut(&mut self, i: usize) -> &mut u32 {
+        let i = i & 511;
+        &mut self.lines[i / PER_LINE].count[i % PER_LINE]
+    }
+
+    /// The first word of the host cache line of slot `i`: reading it brings
+    /// the line (PTE and count) into the host cache.
+    #[inline]
+    pub fn line_word(&self, i: usize) -> &u64 {
+        &self.lines[(i & 511) / PER_LINE].pte[0]
+    }
+
+    /// The access counts of the 512 slots.
+    pub fn counts(&self) -> [u32; 512] {
+        std::array::from_fn(|i| self.lines[i / PER_LINE].count[i % PER_LINE])
+    }
+
+    /// Zeroes every access count.
+    pub fn clear_counts(&mut self) {
+        for l in &mut self.lines {
+            l.count = [0; PER_LINE];
+        }
+    }
+}
+
 /// The page table of one address space.
 #[derive(Clone, Debug)]
 pub struct PageTable {
@@ -55,12 +131,10 @@ pub struct PageTable {
     pub pud: Vec<Table>,
     /// Page directories.
     pub pmd: Vec<Table>,
-    /// Leaf tables; index `i` pairs with `counts[i]`.
-    pub pte: Vec<Table>,
+    /// Leaf tables, with the ground-truth accesses of each 4 KiB page.
+    pub leaves: Vec<Leaf>,
     /// Per page directory, the deposited leaf table of each slot (`u32::MAX`: none).
     pub deposit: Vec<[u32; 512]>,
-    /// Ground-truth accesses per 4 KiB page, by leaf table.
-    pub counts: Vec<[u32; 512]>,
 }
 
 impl Default for PageTable {
@@ -69,9 +143,8 @@ impl Default for PageTable {
             pgd: Box::new([0; 512]),
             pud: Vec::new(),
             pmd: Vec::new(),
-            pte: Vec::new(),
+            leaves: Vec::new(),
             deposit: Vec::new(),
-            counts: Vec::new(),
         }
     }
 }
@@ -129,7 +202,7 @@ impl PageTable {
                 if pmd & P == 0 {
                     return None;
                 }
-                Some(&mut self.pte[p.leaf? as usize][Level::Pte.index(va)])
+                Some(self.leaves[p.leaf? as usize].pte_mut(Level::Pte.index(va)))
             }
         }
     }
@@ -157,17 +230,42 @@ impl PageTable {
         let pmd = target(self.pud[pud][ui]) as usize;
         let mi = Level::Pmd.index(va);
         if self.deposit[pmd][mi] == u32::MAX {
-            self.pte.push([0; 512]);
-            self.counts.push([0; 512]);
-            self.deposit[pmd][mi] = self.pte.len() as u32 - 1;
+            self.leaves.push(Leaf::default());
+            self.deposit[pmd][mi] = self.leaves.len() as u32 - 1;
         }
         (pmd as u32, self.deposit[pmd][mi])
     }
 
+    /// The deposited leaf tables of the page directory that maps `va` (the
+    /// 1 GiB range of `va`), if it exists.
+    #[inline]
+    pub fn deposits_of(&self, va: u64) -> Option<&[u32; 512]> {
+        let e = self.pgd[Level::Pgd.index(va)];
+        if e & P == 0 {
+            return None;
+        }
+        let e = self.pud.get(target(e) as usize)?[Level::Pud.index(va)];
+        if e & P == 0 {
+            return None;
+        }
+        self.deposit.get(target(e) as usize)
+    }
+
+    /// The first word of the host cache line that holds the leaf entry and
+    /// the count of a `va` in the 1 GiB range of `deposits` (from
+    /// [`PageTable::deposits_of`]), if its leaf table exists. Reading it
+    /// ahead of an access brings that line into the host cache.
+    #[inline]
+    pub fn leaf_line_in(&self, deposits: &[u32; 512], va: u64) -> Option<&u64> {
+        let leaf = self.leaves.get(deposits[Level::Pmd.index(va)] as usize)?;
+        Some(leaf.line_word(Level::Pte.index(va)))
+    }
+
     /// Host bytes held by the tables.
     pub fn host_bytes(&self) -> usize {
-        4096 + (self.pud.capacity() + self.pmd.capacity() + self.pte.capacity()) * 4096
-            + (self.deposit.capacity() + self.counts.capacity()) * 2048
+        4096 + (self.pud.capacity() + self.pmd.capacity()) * 4096
+            + self.leaves.capacity() * std::mem::size_of::<Leaf>()
+            + self.deposit.capacity() * 2048
     }
 }
 
@@ -182,6 +280,27 @@ mod tests {
         assert_eq!(e & (P | A | POISON), P | A | POISON);
         assert_eq!(target(retarget(e, 7)), 7);
         assert_eq!(retarget(e, 7) & POISON, POISON);
+    }
+
+    #[test]
+    fn leaf_slots_are_independent() {
+        let mut l = Leaf::default();
+        for i in 0..512 {
+            *l.pte_mut(i) = entry(i as u64, P);
+            *l.count_mut(i) = 1000 + i as u32;
+        }
+        for i in 0..512 {
+            assert_eq!(target(l.pte(i)), i as u64);
+        }
+        let counts = l.counts();
+        assert!(counts
+            .iter()
+            .enumerate()
+            .all(|(i, &c)| c == 1000 + i as u32));
+        l.clear_counts();
+        assert_eq!(l.counts(), [0; 512]);
+        assert_eq!(target(l.pte(511)), 511, "clearing counts keeps the entries");
+        assert_eq!(std::mem::size_of::<Leaf>(), 103 * 64);
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct Epoch {
     pub(crate) tier_faults: Vec<u64>,
     /// Stall of every core at once (TLB shootdown interrupts), ns.
     pub(crate) all_core_stall_ns: f64,
+    /// The events as reals, rebuilt in place at each settle.
+    events: EpochEvents,
 }
 
 impl Epoch {
@@ -49,33 +51,52 @@ impl Epoch {
             migration_writes: vec![0; tiers],
             tier_faults: vec![0; tiers],
             all_core_stall_ns: 0.0,
+            events: EpochEvents::default(),
         }
     }
 
+    /// Zeroes every count, keeping the buffers.
     fn reset(&mut self) {
-        let tiers = self.reads.len();
-        *self = Epoch::new(tiers);
+        self.accesses = 0;
+        self.stlb_hits = 0;
+        self.walk_entries = 0;
+        self.llc_hits = 0;
+        self.first_touch_faults = 0;
+        self.poison_faults = 0;
+        self.samples = 0;
+        for v in [
+            &mut self.reads,
+            &mut self.writes,
+            &mut self.migration_reads,
+            &mut self.migration_writes,
+            &mut self.tier_faults,
+        ] {
+            v.fill(0);
+        }
+        self.all_core_stall_ns = 0.0;
     }
 
     /// Converts the epoch's events into time on both clocks, then resets.
     pub(crate) fn settle(&mut self, cfg: &MachineConfig, clock: &mut Clock) {
-        let f = |v: &[u64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
-        let events = EpochEvents {
-            accesses: self.accesses as f64,
-            stlb_hits: self.stlb_hits as f64,
-            walk_entries: self.walk_entries as f64,
-            llc_hits: self.llc_hits as f64,
-            first_touch_faults: self.first_touch_faults as f64,
-            poison_faults: self.poison_faults as f64,
-            samples: self.samples as f64,
-            reads: f(&self.reads),
-            writes: f(&self.writes),
-            migration_reads: f(&self.migration_reads),
-            migration_writes: f(&self.migration_writes),
-            tier_faults: f(&self.tier_faults),
-            all_core_stall_ns: self.all_core_stall_ns,
+        let f = |out: &mut Vec<f64>, v: &[u64]| {
+            out.clear();
+            out.extend(v.iter().map(|&x| x as f64));
         };
-        let (now, ideal) = epoch_time(cfg, &events);
+        let events = &mut self.events;
+        events.accesses = self.accesses as f64;
+        events.stlb_hits = self.stlb_hits as f64;
+        events.walk_entries = self.walk_entries as f64;
+        events.llc_hits = self.llc_hits as f64;
+        events.first_touch_faults = self.first_touch_faults as f64;
+        events.poison_faults = self.poison_faults as f64;
+        events.samples = self.samples as f64;
+        f(&mut events.reads, &self.reads);
+        f(&mut events.writes, &self.writes);
+        f(&mut events.migration_reads, &self.migration_reads);
+        f(&mut events.migration_writes, &self.migration_writes);
+        f(&mut events.tier_faults, &self.tier_faults);
+        events.all_core_stall_ns = self.all_core_stall_ns;
+        let (now, ideal) = epoch_time(cfg, events);
         clock.now_ns += now;
         clock.ideal_ns += ideal;
         self.reset();

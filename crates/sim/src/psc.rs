@@ -7,11 +7,15 @@
 //! defaults (2 / 4 / 32 entries) are *inferred* from published reverse-engineering
 //! of Intel cores and are configurable.
 
+use crate::lru::{Ways, INVALID};
+
 /// One paging-structure cache: keys are `(asid, va >> shift)`, values table indices.
 #[derive(Clone, Debug)]
 pub struct Psc {
-    /// Most recent first.
-    entries: Vec<(u64, u32)>,
+    /// One fully associative set of `capacity` ways, in recency order.
+    lru: Ways,
+    /// Table index per way.
+    tables: Vec<u32>,
     capacity: usize,
 }
 
@@ -19,7 +23,8 @@ impl Psc {
     /// A cache of `capacity` entries (0 disables it).
     pub fn new(capacity: usize) -> Self {
         Psc {
-            entries: Vec::with_capacity(capacity),
+            lru: Ways::new(1, capacity),
+            tables: vec![0; capacity],
             capacity,
         }
     }
@@ -31,41 +36,117 @@ impl Psc {
     }
 
     /// Looks `key` up; a hit becomes most recent.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&mut self, key: u64) -> Option<u32> {
-        let pos = self.entries.iter().position(|e| e.0 == key)?;
-        let e = self.entries[pos];
-        self.entries.copy_within(0..pos, 1);
-        self.entries[0] = e;
-        Some(e.1)
+        // Walks mostly repeat the most recent upper-level entry.
+        let way = self.lru.find_recent_first(0, key)?;
+        self.lru.touch(0, way);
+        Some(self.tables[way])
     }
 
     /// Inserts or refreshes `key`.
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, key: u64, table: u32) {
         if self.capacity == 0 {
             return;
         }
-        if let Some(pos) = self.entries.iter().position(|e| e.0 == key) {
-            self.entries.remove(pos);
-        } else if self.entries.len() == self.capacity {
-            self.entries.pop();
+        // A new key takes the least recent way: an empty one while the cache
+        // is not full.
+        let way = match self.lru.find(0, key) {
+            Some(w) => {
+                self.lru.fill(0, w, key);
+                w
+            }
+            None => self.lru.fill_lru(0, key),
+        };
+        self.tables[way] = table;
+    }
+
+    /// Inserts `key`, which the cache does not hold (a lookup just missed):
+    /// [`Psc::insert`] without the search.
+    #[inline(always)]
+    pub(crate) fn insert_absent(&mut self, key: u64, table: u32) {
+        if self.capacity == 0 {
+            return;
         }
-        self.entries.insert(0, (key, table));
+        debug_assert!(self.lru.find(0, key).is_none());
+        let way = self.lru.fill_lru(0, key);
+        self.tables[way] = table;
     }
 
     /// Drops every entry of `asid` (INVLPG drops all PSC entries of the PCID).
     pub fn flush_asid(&mut self, asid: u16) {
-        self.entries.retain(|e| (e.0 >> 48) as u16 != asid);
+        for way in 0..self.capacity {
+            let k = self.lru.tag(0, way);
+            if k != INVALID && (k >> 48) as u16 == asid {
+                self.lru.clear(0, way);
+            }
+        }
     }
 
     /// Entries held.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.lru.len()
     }
 
     /// Whether empty.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Reference model: the previous implementation, a Vec in recency order.
+    struct Model {
+        entries: Vec<(u64, u32)>,
+        capacity: usize,
+    }
+
+    impl Model {
+        fn lookup(&mut self, key: u64) -> Option<u32> {
+            let pos = self.entries.iter().position(|e| e.0 == key)?;
+            let e = self.entries.remove(pos);
+            self.entries.insert(0, e);
+            Some(e.1)
+        }
+        fn insert(&mut self, key: u64, table: u32) {
+            if self.capacity == 0 {
+                return;
+            }
+            if let Some(pos) = self.entries.iter().position(|e| e.0 == key) {
+                self.entries.remove(pos);
+            } else if self.entries.len() == self.capacity {
+                self.entries.pop();
+            }
+            self.entries.insert(0, (key, table));
+        }
+        fn flush_asid(&mut self, asid: u16) {
+            self.entries.retain(|e| (e.0 >> 48) as u16 != asid);
+        }
+    }
+
+    proptest! {
+        /// Lookups, fills and flushes agree with a recency-ordered list.
+        #[test]
+        fn psc_matches_lru_model(
+            capacity in 0usize..40,
+            ops in proptest::collection::vec((0u8..4, 0u64..3, 0u64..60, 0u32..1000), 1..400),
+        ) {
+            let mut p = Psc::new(capacity);
+            let mut m = Model { entries: Vec::new(), capacity };
+            for (op, asid, k, t) in ops {
+                let key = (asid << 48) | k;
+                match op {
+                    0 | 1 => prop_assert_eq!(p.lookup(key), m.lookup(key)),
+                    2 => { p.insert(key, t); m.insert(key, t); }
+                    _ => { p.flush_asid(asid as u16); m.flush_asid(asid as u16); }
+                }
+                prop_assert_eq!(p.len(), m.entries.len());
+            }
+        }
     }
 }

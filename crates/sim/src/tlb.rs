@@ -1,8 +1,9 @@
 //! Set-associative TLBs with true LRU replacement.
 //!
-//! Each set is a slice of `ways` entries kept in recency order (most recent
-//! first), so a hit moves its entry to the front and a fill evicts the last.
-//! With 4- to 12-way sets this is a handful of moves, cheaper than age counters.
+//! The tags and their recency order live in [`crate::lru`]; a hit, a fill or
+//! an invalidation updates the order without moving entries.
+
+use crate::lru::Ways;
 
 /// A cached translation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +23,7 @@ pub struct TlbEntry {
 }
 
 /// The tag of an empty entry.
-pub const INVALID: u64 = u64::MAX;
+pub const INVALID: u64 = crate::lru::INVALID;
 
 impl TlbEntry {
     /// An empty entry.
@@ -53,7 +54,7 @@ pub fn tag_asid(tag: u64) -> u16 {
 #[derive(Clone, Debug)]
 pub struct Tlb {
     set_mask: u64,
-    ways: usize,
+    lru: Ways,
     entries: Vec<TlbEntry>,
 }
 
@@ -82,79 +83,89 @@ impl Tlb {
         }
         Ok(Tlb {
             set_mask: sets as u64 - 1,
-            ways,
+            lru: Ways::new(sets, ways),
             entries: vec![TlbEntry::EMPTY; entries],
         })
     }
 
-    #[inline]
-    fn set(&mut self, tag: u64) -> &mut [TlbEntry] {
+    #[inline(always)]
+    fn set(&self, tag: u64) -> usize {
         // Index by the low bits of the page number (the tag's low bits).
-        let s = (tag & self.set_mask) as usize * self.ways;
-        &mut self.entries[s..s + self.ways]
+        (tag & self.set_mask) as usize
     }
 
     /// Looks `tag` up; a hit becomes most recently used.
-    #[inline]
+    #[inline(always)]
     pub fn lookup(&mut self, tag: u64) -> Option<TlbEntry> {
         let set = self.set(tag);
-        let pos = set.iter().position(|e| e.tag == tag)?;
-        let e = set[pos];
-        set.copy_within(0..pos, 1);
-        set[0] = e;
-        Some(e)
+        let way = self.lru.find(set, tag)?;
+        self.lru.touch(set, way);
+        Some(self.entries[set * self.lru.ways() + way])
     }
 
     /// Inserts `e` as most recently used, evicting the least recently used entry
     /// of its set (or replacing an entry with the same tag).
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, e: TlbEntry) -> Option<TlbEntry> {
         let set = self.set(e.tag);
-        let pos = set
-            .iter()
-            .position(|x| x.tag == e.tag)
-            .unwrap_or(set.len() - 1);
-        let victim = set[pos];
-        set.copy_within(0..pos, 1);
-        set[0] = e;
+        let way = match self.lru.find(set, e.tag) {
+            Some(w) => {
+                self.lru.fill(set, w, e.tag);
+                w
+            }
+            None => self.lru.fill_lru(set, e.tag),
+        };
+        let slot = &mut self.entries[set * self.lru.ways() + way];
+        let victim = std::mem::replace(slot, e);
         (victim.tag != INVALID && victim.tag != e.tag).then_some(victim)
+    }
+
+    /// Inserts `e`, whose tag the TLB does not hold (a lookup just missed),
+    /// as most recently used, evicting the least recently used entry of its
+    /// set: [`Tlb::insert`] without the search.
+    #[inline(always)]
+    pub(crate) fn insert_absent(&mut self, e: TlbEntry) {
+        let set = self.set(e.tag);
+        debug_assert!(self.lru.find(set, e.tag).is_none());
+        let way = self.lru.fill_lru(set, e.tag);
+        self.entries[set * self.lru.ways() + way] = e;
     }
 
     /// Updates the entry with `tag` in place, if present, without touching LRU order.
     pub fn update(&mut self, tag: u64, f: impl Fn(&mut TlbEntry)) {
-        if let Some(e) = self.set(tag).iter_mut().find(|e| e.tag == tag) {
-            f(e);
+        let set = self.set(tag);
+        if let Some(way) = self.lru.find(set, tag) {
+            f(&mut self.entries[set * self.lru.ways() + way]);
         }
     }
 
     /// Invalidates the entry with `tag`, if present.
     pub fn invalidate(&mut self, tag: u64) {
         let set = self.set(tag);
-        if let Some(pos) = set.iter().position(|e| e.tag == tag) {
-            // Keep the remaining entries in recency order; the hole goes last.
-            set.copy_within(pos + 1.., pos);
-            let last = set.len() - 1;
-            set[last] = TlbEntry::EMPTY;
+        if let Some(way) = self.lru.find(set, tag) {
+            // The remaining entries keep their recency order; the hole goes last.
+            self.lru.clear(set, way);
+            self.entries[set * self.lru.ways() + way] = TlbEntry::EMPTY;
         }
     }
 
     /// Invalidates every entry of `asid`.
     pub fn invalidate_asid(&mut self, asid: u16) {
-        let ways = self.ways;
-        for set in self.entries.chunks_mut(ways) {
-            let mut kept: Vec<TlbEntry> = set
-                .iter()
-                .copied()
-                .filter(|e| e.tag != INVALID && tag_asid(e.tag) != asid)
-                .collect();
-            kept.resize(ways, TlbEntry::EMPTY);
-            set.copy_from_slice(&kept);
+        let ways = self.lru.ways();
+        for set in 0..self.lru.sets() {
+            for way in 0..ways {
+                let t = self.lru.tag(set, way);
+                if t != INVALID && tag_asid(t) == asid {
+                    self.lru.clear(set, way);
+                    self.entries[set * ways + way] = TlbEntry::EMPTY;
+                }
+            }
         }
     }
 
     /// Number of valid entries.
     pub fn len(&self) -> usize {
-        self.entries.iter().filter(|e| e.tag != INVALID).count()
+        self.lru.len()
     }
 
     /// Whether no entry is valid.
@@ -235,19 +246,52 @@ mod tests {
         }
     }
 
+    /// Even tags in two groups whose signatures (the byte of a hash that
+    /// lookups compare first) collide, so lookups must tell them apart by the
+    /// full tag.
+    fn colliding_tags() -> Vec<u64> {
+        let sig = |t: u64| (t.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8;
+        let mut out = Vec::new();
+        for want in [7u8, 200] {
+            let mut t = 0u64;
+            while out.len() < if want == 7 { 24 } else { 40 } {
+                if sig(t) == want {
+                    out.push(t);
+                }
+                t += 2;
+            }
+        }
+        out
+    }
+
     proptest! {
         /// Random lookups, fills and invalidations agree with a trivially
         /// correct per-set recency list after every step.
         #[test]
-        fn tlb_matches_lru_model(ops in proptest::collection::vec((0u8..3, 0u64..40), 1..400)) {
-            let (entries, ways) = (16, 4);
+        fn tlb_matches_lru_model(
+            geometry in 0usize..5,
+            colliding in any::<bool>(),
+            ops in proptest::collection::vec((0u8..4, 0usize..40), 1..400),
+        ) {
+            let (entries, ways) = [(16, 4), (24, 12), (40, 20), (64, 64), (2, 1)][geometry];
+            let pool: Vec<u64> = if colliding { colliding_tags() } else { (0..40).collect() };
             let mut t = Tlb::new(entries, ways).unwrap();
             let mut m = Model::new(entries / ways);
-            for (op, tag) in ops {
+            for (op, i) in ops {
+                let tag = pool[i];
                 match op {
                     0 => prop_assert_eq!(t.lookup(tag).is_some(), m.lookup(tag)),
                     1 => { t.insert(entry(tag)); m.insert(tag, ways); }
-                    _ => { t.invalidate(tag); m.invalidate(tag); }
+                    2 => { t.invalidate(tag); m.invalidate(tag); }
+                    _ => {
+                        // The least recent entry of the set is evicted next.
+                        let n = m.sets.len();
+                        let s = &m.sets[(tag as usize) % n];
+                        let victim = t.insert(entry(tag)).map(|e| e.tag);
+                        let expect = (s.len() == ways && !s.contains(&tag)).then(|| s[ways - 1]);
+                        m.insert(tag, ways);
+                        prop_assert_eq!(victim, expect);
+                    }
                 }
                 let total: usize = m.sets.iter().map(|s| s.len()).sum();
                 prop_assert_eq!(t.len(), total);
