@@ -611,63 +611,50 @@ impl Machine {
             Psc::key(asid, va, 30),
             Psc::key(asid, va, 21),
         ];
-        let mut reads = 0u64;
-        let leaf_table = match core.psc[2].lookup(keys[2]) {
-            Some(t) => t,
-            None => {
-                let pmd_table = match core.psc[1].lookup(keys[1]) {
-                    Some(t) => t,
-                    None => {
-                        let pud_table = match core.psc[0].lookup(keys[0]) {
-                            Some(t) => t,
-                            None => {
-                                reads += 1;
-                                let e = &mut table.pgd[Level::Pgd.index(va)];
-                                if *e & pt::P == 0 {
-                                    self.epoch.walk_entries += reads;
-                                    return None;
-                                }
-                                *e |= pt::A;
-                                let t = pt::target(*e) as u32;
-                                core.psc[0].insert_absent(keys[0], t);
-                                t
-                            }
-                        };
-                        reads += 1;
-                        let e = &mut table.pud[pud_table as usize][Level::Pud.index(va)];
-                        if *e & pt::P == 0 {
-                            self.epoch.walk_entries += reads;
-                            return None;
-                        }
-                        *e |= pt::A;
-                        let t = pt::target(*e) as u32;
-                        core.psc[1].insert_absent(keys[1], t);
-                        t
-                    }
-                };
-                reads += 1;
-                let slot = Level::Pmd.index(va);
-                let e = &mut table.pmd[pmd_table as usize][slot];
-                if *e & pt::P == 0 {
-                    self.epoch.walk_entries += reads;
-                    return None;
-                }
-                *e |= pt::A;
-                if *e & pt::PS != 0 {
-                    // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
-                    if a.write {
-                        *e |= pt::D;
-                    }
-                    let leaf = table.deposit[pmd_table as usize][slot];
-                    let entry = *e;
-                    self.epoch.walk_entries += reads;
-                    return Some(self.finish_walk(a, entry, leaf, true));
-                }
-                let t = pt::target(*e) as u32;
-                core.psc[2].insert_absent(keys[2], t);
-                t
-            }
+        // Start below the deepest paging-structure-cache hit (PDE, then
+        // PDPTE, then PML4E cache), as the hardware does; looked up lazily,
+        // so a hit higher up leaves the lower caches' recency alone.
+        let (mut depth, mut next) = if let Some(t) = core.psc[2].lookup(keys[2]) {
+            (3, t)
+        } else if let Some(t) = core.psc[1].lookup(keys[1]) {
+            (2, t)
+        } else if let Some(t) = core.psc[0].lookup(keys[0]) {
+            (1, t)
+        } else {
+            (0, 0)
         };
+        let mut reads = 0u64;
+        // The upper levels (PGD, PUD, PMD), each read setting Accessed and
+        // filling the cache of the level below.
+        while depth < 3 {
+            reads += 1;
+            let slot = [Level::Pgd, Level::Pud, Level::Pmd][depth].index(va);
+            let e = match depth {
+                0 => &mut table.pgd[slot],
+                1 => &mut table.pud[next as usize][slot],
+                _ => &mut table.pmd[next as usize][slot],
+            };
+            if *e & pt::P == 0 {
+                self.epoch.walk_entries += reads;
+                return None;
+            }
+            *e |= pt::A;
+            if depth == 2 && *e & pt::PS != 0 {
+                // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
+                if a.write {
+                    *e |= pt::D;
+                }
+                let leaf = table.deposit[next as usize][slot];
+                let entry = *e;
+                self.epoch.walk_entries += reads;
+                return Some(self.finish_walk(a, entry, leaf, true));
+            }
+            let t = pt::target(*e) as u32;
+            core.psc[depth].insert_absent(keys[depth], t);
+            next = t;
+            depth += 1;
+        }
+        let leaf_table = next;
         reads += 1;
         self.epoch.walk_entries += reads;
         let e = table.leaves[leaf_table as usize].pte_mut(Level::Pte.index(va));
