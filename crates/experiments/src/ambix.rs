@@ -350,7 +350,7 @@ pub fn reproductions() -> Vec<Reproduction> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{MigrationTotals, TierReport};
+    use crate::report::TierReport;
     use thermocline_workloads::PhaseMark;
 
     fn close(a: f64, b: f64) -> bool {
@@ -376,27 +376,11 @@ mod tests {
             machine: "dram+dcpmm-ambix".into(),
             seed: 1,
             backend: "exact".into(),
-            footprint_bytes: 0,
-            touched_bytes: 0,
             sim_time_s,
-            ideal_time_s: 0.0,
             accesses,
-            slowdown: 0.0,
             tiers: vec![tier(0, 0, 0.0), tier(0, 0, 0.0)],
-            migrations: MigrationTotals {
-                promoted_pages: 0,
-                demoted_pages: 0,
-                bytes: 0,
-            },
-            manager_cpu_util: 0.0,
-            hot_rule: String::new(),
-            mean_precision: None,
-            mean_recall: None,
-            stats: Default::default(),
-            phases: Vec::new(),
-            phase_starts_s: Vec::new(),
             windows: Vec::new(),
-            hot_map: None,
+            ..Default::default()
         }
     }
 

@@ -7,7 +7,7 @@ use thermocline_model::MachineStats;
 use thermocline_workloads::PhaseMark;
 
 /// One tier's totals.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TierReport {
     /// Preset name.
     pub name: String,
@@ -24,7 +24,7 @@ pub struct TierReport {
 }
 
 /// Migration totals.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MigrationTotals {
     /// Pages moved to a faster tier.
     pub promoted_pages: u64,
@@ -35,7 +35,7 @@ pub struct MigrationTotals {
 }
 
 /// One report window.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Window {
     /// Simulated time at the end of the window (s).
     pub t_s: f64,
@@ -60,7 +60,7 @@ pub struct Window {
 }
 
 /// The report of one run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Report {
     /// Workload as given.
     pub workload: String,
@@ -116,7 +116,7 @@ pub struct Report {
 /// report window, the fraction of each address bin (of address space 0,
 /// from its lowest to its highest mapped byte) that the manager's last report
 /// in the window called hot.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HotMap {
     /// First byte of the first bin.
     pub lo: u64,

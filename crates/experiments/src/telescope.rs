@@ -533,7 +533,7 @@ pub fn reproductions() -> Vec<Reproduction> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{MigrationTotals, Window};
+    use crate::report::Window;
     use std::collections::BTreeMap;
     use thermocline_managers::telescope::CPU_GHZ;
     use thermocline_workloads::PhaseMark;
@@ -562,27 +562,9 @@ mod tests {
             machine: "dram+dcpmm".into(),
             seed: 1,
             backend: "rate".into(),
-            footprint_bytes: 0,
-            touched_bytes: 0,
             sim_time_s: windows.last().map_or(0.0, |w| w.t_s),
-            ideal_time_s: 0.0,
-            accesses: 0,
-            slowdown: 0.0,
-            tiers: Vec::new(),
-            migrations: MigrationTotals {
-                promoted_pages: 0,
-                demoted_pages: 0,
-                bytes: 0,
-            },
-            manager_cpu_util: 0.0,
-            hot_rule: String::new(),
-            mean_precision: None,
-            mean_recall: None,
-            stats: Default::default(),
-            phases: Vec::new(),
-            phase_starts_s: Vec::new(),
             windows,
-            hot_map: None,
+            ..Default::default()
         }
     }
 

@@ -483,27 +483,9 @@ mod tests {
             machine: "dram+badgertrap".into(),
             seed: 1,
             backend: "exact".into(),
-            footprint_bytes: 0,
-            touched_bytes: 0,
             sim_time_s: windows.last().map_or(0.0, |w| w.t_s),
-            ideal_time_s: 0.0,
-            accesses: 0,
-            slowdown: 0.0,
-            tiers: Vec::new(),
-            migrations: crate::report::MigrationTotals {
-                promoted_pages: 0,
-                demoted_pages: 0,
-                bytes: 0,
-            },
-            manager_cpu_util: 0.0,
-            hot_rule: String::new(),
-            mean_precision: None,
-            mean_recall: None,
-            stats: Default::default(),
-            phases: Vec::new(),
-            phase_starts_s: Vec::new(),
             windows,
-            hot_map: None,
+            ..Default::default()
         }
     }
 
