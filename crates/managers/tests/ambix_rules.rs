@@ -362,32 +362,11 @@ fn switch_pairs_backup_pages_only_with_priority_pages() {
 #[test]
 #[ignore = "bug: find_demote clears R/D of retained pages without the TLB flush the module doc promises (ambix.rs, 'After clearing bits we flush the TLBs'); a page written only through its cached translation looks cold to the next DEMOTE walk and is demoted"]
 fn demote_keeps_a_page_written_through_a_cached_translation() {
-    use thermocline_backend::RegionInfo;
-    use thermocline_model::{tiers, MachineConfig};
     use thermocline_sim::Machine;
     use thermocline_vocab::Access;
-    use thermocline_vocab::{Asid, PageType};
+    use thermocline_vocab::Asid;
 
-    let mut t = vec![tiers::dram(), tiers::dcpmm()];
-    t[0].capacity_bytes = 32 * PAGE;
-    t[1].capacity_bytes = 4 << 20;
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-    };
-    let region = RegionInfo {
-        asid: Asid(0),
-        name: "r".into(),
-        start: BASE,
-        len: 64 * PAGE,
-        page_type: PageType::Anon,
-        thp: false,
-    };
-    let mut mc = Machine::new(cfg, vec![region]).unwrap();
+    let mut mc = common::exact_machine(32 * PAGE, 4 << 20, BASE, 64 * PAGE, false);
     let touch = |mc: &mut Machine, i: u64, write: bool| {
         mc.access(Access {
             va: va(i),

@@ -271,32 +271,12 @@ fn correction_does_not_promote_cold_units_with_no_accesses() {
 /// slow memory as one huge page.
 #[test]
 fn a_sampled_huge_page_is_split_rated_from_base_pages_and_collapsed() {
-    use thermocline_backend::{Flush, RegionInfo};
-    use thermocline_model::{tiers, MachineConfig};
+    use thermocline_backend::Flush;
     use thermocline_sim::Machine;
     use thermocline_vocab::Access;
-    use thermocline_vocab::{Asid, PageSize, PageType};
+    use thermocline_vocab::{Asid, PageSize};
 
-    let mut t = vec![tiers::dram(), tiers::dcpmm()];
-    t[0].capacity_bytes = 8 << 20;
-    t[1].capacity_bytes = 8 << 20;
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-    };
-    let region = RegionInfo {
-        asid: Asid(0),
-        name: "r".into(),
-        start: BASE,
-        len: 2 << 20,
-        page_type: PageType::Anon,
-        thp: true,
-    };
-    let mut mc = Machine::new(cfg, vec![region]).unwrap();
+    let mut mc = common::exact_machine(8 << 20, 8 << 20, BASE, 2 << 20, true);
     let mut m = Thermostat::new(params(1e9, 1.0), false);
     m.start(&mut mc).unwrap();
     let touch = |mc: &mut Machine, p: u64| {

@@ -392,3 +392,37 @@ impl Backend for Fake {
         self.manager_ns
     }
 }
+
+/// An exact machine of DRAM (`fast` bytes) and DCPMM (`slow` bytes) mapping
+/// one region `[start, start + len)` of address space 0, with huge pages when
+/// `thp`: for the rules that need real TLBs and page tables.
+#[allow(dead_code)] // not every test binary uses it
+pub fn exact_machine(
+    fast: u64,
+    slow: u64,
+    start: u64,
+    len: u64,
+    thp: bool,
+) -> thermocline_sim::Machine {
+    use thermocline_model::{tiers, MachineConfig};
+    let mut t = vec![tiers::dram(), tiers::dcpmm()];
+    t[0].capacity_bytes = fast;
+    t[1].capacity_bytes = slow;
+    let cfg = MachineConfig {
+        tiers: t,
+        tlb: Default::default(),
+        llc: Default::default(),
+        perf: Default::default(),
+        costs: Default::default(),
+        seed: 1,
+    };
+    let region = thermocline_vocab::RegionInfo {
+        asid: thermocline_vocab::Asid(0),
+        name: "r".into(),
+        start,
+        len,
+        page_type: thermocline_vocab::PageType::Anon,
+        thp,
+    };
+    thermocline_sim::Machine::new(cfg, vec![region]).expect("a valid machine")
+}
