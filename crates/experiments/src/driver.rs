@@ -75,8 +75,15 @@ pub(crate) trait Driver {
     /// The rule [`Driver::hot_units`] applies, for the report.
     fn hot_rule(&self, threshold: u64) -> String;
 
-    /// Counters for report windows.
-    fn counters(&self) -> Counters;
+    /// Counters for report windows (at window boundaries only, not per access).
+    fn counters(&self) -> Counters {
+        let st = self.stats();
+        Counters {
+            accesses: st.accesses,
+            slow_accesses: slow_accesses(&self.app_counters()),
+            tier_faults: st.tier_faults,
+        }
+    }
 
     /// Bytes resident in each tier.
     fn resident_bytes(&self) -> Vec<u64>;

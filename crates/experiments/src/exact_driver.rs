@@ -1,7 +1,7 @@
 //! The exact machine behind the run loop: batches of the workload's accesses,
 //! replayed one by one, until the loop's next deadline.
 
-use crate::driver::{slow_accesses, Counters, Driver, Observer};
+use crate::driver::{Driver, Observer};
 use crate::groundtruth::{exact_hot_units, UnitSpan};
 use thermocline_backend::{Backend, TierCounters};
 use thermocline_model::{MachineConfig, MachineStats};
@@ -112,15 +112,6 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
             "a 2 MiB unit is hot if it received >= {} accesses since the manager's previous report",
             threshold.max(1)
         )
-    }
-
-    fn counters(&self) -> Counters {
-        let st = self.machine.stats();
-        Counters {
-            accesses: st.accesses,
-            slow_accesses: slow_accesses(self.machine.app_counters()),
-            tier_faults: st.tier_faults,
-        }
     }
 
     fn resident_bytes(&self) -> Vec<u64> {

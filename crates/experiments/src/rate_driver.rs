@@ -1,7 +1,7 @@
 //! The rate-driven machine behind the run loop: no accesses to feed, only a
 //! clock to advance from one deadline to the next.
 
-use crate::driver::{slow_accesses, Counters, Driver};
+use crate::driver::Driver;
 use crate::groundtruth::UnitSpan;
 use thermocline_backend::{Backend, TierCounters};
 use thermocline_model::rates::RateProfile;
@@ -84,15 +84,6 @@ impl Driver for RateDriver {
             "a 2 MiB unit is hot if its expected accesses since the manager's previous report (from the workload's rates) are >= {}",
             threshold.max(1)
         )
-    }
-
-    fn counters(&self) -> Counters {
-        let st = self.machine.stats();
-        Counters {
-            accesses: st.accesses,
-            slow_accesses: slow_accesses(&self.machine.app_counters()),
-            tier_faults: st.tier_faults,
-        }
     }
 
     fn resident_bytes(&self) -> Vec<u64> {

@@ -267,17 +267,7 @@ impl Machine {
         self.epoch.accesses += 1;
         if self.llc.is_none() && self.dram_cache.is_none() && self.sampler.is_none() {
             // The access itself is the memory access, to its page's tier.
-            let t = e.tier as usize;
-            if a.write {
-                self.epoch.writes[t] += 1;
-                self.app_counters[t].writes += 1;
-                self.counters[t].writes += 1;
-            } else {
-                self.epoch.reads[t] += 1;
-                self.app_counters[t].reads += 1;
-                self.counters[t].reads += 1;
-            }
-            self.stats.llc_misses += 1;
+            self.count_memory_access(e.tier as usize, a.write);
             self.stats.accesses += 1;
         } else {
             self.access_through_caches(a, e);
@@ -441,16 +431,7 @@ impl Machine {
             // With an LLC a store miss reads the line for ownership; the
             // write reaches memory later, at eviction. Without one, the
             // access itself is the memory access.
-            if store {
-                self.epoch.writes[t] += 1;
-                self.app_counters[t].writes += 1;
-                self.counters[t].writes += 1;
-            } else {
-                self.epoch.reads[t] += 1;
-                self.app_counters[t].reads += 1;
-                self.counters[t].reads += 1;
-            }
-            self.stats.llc_misses += 1;
+            self.count_memory_access(t, store);
         }
         if let Some(s) = &self.sampler {
             if memory || !s.cfg.event.llc_misses_only() {
@@ -598,6 +579,23 @@ impl Machine {
                 return e;
             }
         }
+    }
+
+    /// One application line read or written in tier `t` (an LLC miss, or
+    /// any access when there is no LLC): counted for the epoch's time, the
+    /// report and the tier's traffic counters.
+    #[inline(always)]
+    fn count_memory_access(&mut self, t: usize, write: bool) {
+        if write {
+            self.epoch.writes[t] += 1;
+            self.app_counters[t].writes += 1;
+            self.counters[t].writes += 1;
+        } else {
+            self.epoch.reads[t] += 1;
+            self.app_counters[t].reads += 1;
+            self.counters[t].reads += 1;
+        }
+        self.stats.llc_misses += 1;
     }
 
     #[inline(always)]
