@@ -109,6 +109,7 @@ fn profile(pattern: &str, count: usize) {
     let mut buf = [Access::default(); BATCH];
     let mut off = 0u64;
     let mut rng = Rng::new(7);
+    let span: u64 = std::env::var("SPAN").map_or(GIB, |s| s.parse().unwrap());
     for _ in 0..count / BATCH {
         for a in buf.iter_mut() {
             a.va = match pattern {
@@ -116,7 +117,7 @@ fn profile(pattern: &str, count: usize) {
                     off = (off + 64) & (GIB - 1);
                     start + off
                 }
-                "random" => start + (rng.below(GIB / 64) << 6),
+                "random" => start + (rng.below(span / 64) << 6),
                 _ => panic!("ACCESS_PROFILE: sequential or random"),
             };
         }

@@ -1,5 +1,7 @@
-//! Tags with true LRU replacement: the state the TLBs and the paging-structure
-//! caches share (their payloads live with them, at `set * ways + way`).
+//! Tags with true LRU replacement and a payload per way: the state the TLBs
+//! and the paging-structure caches share. Each operation (a lookup, a fill,
+//! an invalidation) picks the set's representation once and finds the tag,
+//! its recency and its payload together.
 //!
 //! A set of up to 16 ways keeps its ways in recency order as the 16 nibbles of
 //! one word, so a hit, a fill or an invalidation is a few shifts. Larger sets
@@ -43,7 +45,7 @@ fn nibbles_below(p: u32) -> u64 {
 /// signatures and the order first: a lookup that misses reads one line.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-pub(crate) struct Small {
+pub(crate) struct Small<P> {
     /// `signature(tags[w])` per way.
     sigs: [u8; 16],
     /// Nibble `i`: the way at recency position `i` (0: most recent).
@@ -51,14 +53,17 @@ pub(crate) struct Small {
     order: u64,
     /// Per way, its tag; ways beyond the set's size stay `INVALID`.
     tags: [u64; 16],
+    /// Per way, its payload.
+    payloads: [P; 16],
 }
 
-impl Small {
+impl<P: Copy + Default> Small<P> {
     fn new(ways: usize) -> Self {
         Small {
             tags: [INVALID; 16],
             sigs: [signature(INVALID); 16],
             order: (0..ways as u64).fold(0, |o, w| o | (w << (4 * w))),
+            payloads: [P::default(); 16],
         }
     }
 
@@ -149,7 +154,7 @@ impl Small {
 
 /// Sets of more than 16 ways: a circular list per set.
 #[derive(Clone, Debug)]
-pub(crate) struct Large {
+pub(crate) struct Large<P> {
     ways: usize,
     /// Signature bytes per set: `ways` rounded up to 8.
     sig_stride: usize,
@@ -166,9 +171,11 @@ pub(crate) struct Large {
     mru: Vec<u32>,
     /// With a single set: how many ways hold each signature.
     sig_count: Option<Box<[u32; 256]>>,
+    /// Per way, its payload.
+    payloads: Vec<P>,
 }
 
-impl Large {
+impl<P: Copy + Default> Large<P> {
     fn new(sets: usize, ways: usize) -> Self {
         let sig_stride = ways.div_ceil(8) * 8;
         let n = sets * ways;
@@ -193,6 +200,7 @@ impl Large {
             newer,
             mru: vec![0; sets],
             sig_count,
+            payloads: vec![P::default(); n],
         }
     }
 
@@ -281,9 +289,9 @@ impl Large {
     }
 }
 
-/// Sets of ways with true LRU order, without payloads.
+/// Sets of ways with true LRU order, each way with a payload.
 #[derive(Clone, Debug)]
-pub(crate) enum Ways {
+pub(crate) enum Ways<P> {
     /// At most 16 ways per set.
     Small {
         /// Ways per set.
@@ -291,13 +299,13 @@ pub(crate) enum Ways {
         /// `nibbles_below(ways)`: the recency positions in use.
         used: u64,
         /// The sets.
-        sets: Vec<Small>,
+        sets: Vec<Small<P>>,
     },
     /// More.
-    Large(Large),
+    Large(Large<P>),
 }
 
-impl Ways {
+impl<P: Copy + Default> Ways<P> {
     /// `sets` sets of `ways` empty ways each.
     pub(crate) fn new(sets: usize, ways: usize) -> Self {
         if ways <= 16 {
@@ -312,7 +320,6 @@ impl Ways {
     }
 
     /// Ways per set.
-    #[inline(always)]
     pub(crate) fn ways(&self) -> usize {
         match self {
             Ways::Small { ways, .. } => *ways,
@@ -328,73 +335,115 @@ impl Ways {
         }
     }
 
-    /// The way of `set` holding `tag`, if any. `tag` must not be `INVALID`.
+    /// The payload of `tag` in `set`, which becomes the most recently used.
+    /// With `recent_first` the most recent way is compared before the
+    /// signatures (for caches whose hits mostly repeat it). `tag` must not
+    /// be `INVALID`.
     #[inline(always)]
-    pub(crate) fn find(&self, set: usize, tag: u64) -> Option<usize> {
+    pub(crate) fn lookup(&mut self, set: usize, tag: u64, recent_first: bool) -> Option<P> {
+        match self {
+            Ways::Small { ways, sets, .. } => {
+                let s = &mut sets[set];
+                let way = s.find(tag, *ways, recent_first)?;
+                s.touch(way);
+                Some(s.payloads[way & 15])
+            }
+            Ways::Large(l) => {
+                let way = l.find(set, tag)?;
+                l.relink(set, way, true);
+                Some(l.payloads[set * l.ways + way])
+            }
+        }
+    }
+
+    /// Puts `tag`, which `set` does not hold (a lookup just missed), with
+    /// `payload` in the least recently used way (an empty one if the set has
+    /// any), which becomes the most recent.
+    #[inline(always)]
+    pub(crate) fn insert_absent(&mut self, set: usize, tag: u64, payload: P) {
+        match self {
+            Ways::Small { ways, used, sets } => {
+                let s = &mut sets[set];
+                debug_assert!(s.find(tag, *ways, false).is_none());
+                let way = s.fill_lru(*ways, *used, tag);
+                s.payloads[way & 15] = payload;
+            }
+            Ways::Large(l) => {
+                debug_assert!(l.find(set, tag).is_none());
+                let way = l.fill_lru(set, tag);
+                l.payloads[set * l.ways + way] = payload;
+            }
+        }
+    }
+
+    /// Puts `tag` with `payload` in `set` as most recently used: in place if
+    /// the set holds `tag`, else in the least recently used way. Returns the
+    /// valid entry with another tag that this evicted.
+    pub(crate) fn insert(&mut self, set: usize, tag: u64, payload: P) -> Option<(u64, P)> {
+        if let Some(way) = self.find(set, tag) {
+            self.touch(set, way);
+            *self.payload_mut(set, way) = payload;
+            return None;
+        }
+        let way = self.lru(set);
+        let old_tag = self.tag(set, way);
+        let old = std::mem::replace(self.payload_mut(set, way), payload);
+        let filled = match self {
+            Ways::Small { ways, used, sets } => sets[set].fill_lru(*ways, *used, tag),
+            Ways::Large(l) => l.fill_lru(set, tag),
+        };
+        debug_assert_eq!(filled, way);
+        (old_tag != INVALID).then_some((old_tag, old))
+    }
+
+    /// Changes the payload of `tag` in `set`, if held, without touching the
+    /// recency order.
+    pub(crate) fn update(&mut self, set: usize, tag: u64, f: impl FnOnce(&mut P)) {
+        match self {
+            Ways::Small { ways, sets, .. } => {
+                let s = &mut sets[set];
+                if let Some(way) = s.find(tag, *ways, false) {
+                    f(&mut s.payloads[way & 15]);
+                }
+            }
+            Ways::Large(l) => {
+                if let Some(way) = l.find(set, tag) {
+                    f(&mut l.payloads[set * l.ways + way]);
+                }
+            }
+        }
+    }
+
+    /// Empties the way of `set` that holds `tag`, if any; it becomes the
+    /// least recently used, so the valid ways keep their order.
+    pub(crate) fn invalidate(&mut self, set: usize, tag: u64) {
+        if let Some(way) = self.find(set, tag) {
+            self.clear(set, way);
+        }
+    }
+
+    /// Empties every way whose tag `drop` selects.
+    pub(crate) fn invalidate_where(&mut self, drop: impl Fn(u64) -> bool) {
+        for set in 0..self.sets() {
+            for way in 0..self.ways() {
+                let t = self.tag(set, way);
+                if t != INVALID && drop(t) {
+                    self.clear(set, way);
+                }
+            }
+        }
+    }
+
+    /// The way of `set` holding `tag`, if any. `tag` must not be `INVALID`.
+    fn find(&self, set: usize, tag: u64) -> Option<usize> {
         match self {
             Ways::Small { ways, sets, .. } => sets[set].find(tag, *ways, false),
             Ways::Large(l) => l.find(set, tag),
         }
     }
 
-    /// [`Ways::find`] for caches whose hits are mostly on the most recent
-    /// way: checks it first.
-    #[inline(always)]
-    pub(crate) fn find_recent_first(&self, set: usize, tag: u64) -> Option<usize> {
-        match self {
-            Ways::Small { ways, sets, .. } => sets[set].find(tag, *ways, true),
-            Ways::Large(l) => l.find(set, tag),
-        }
-    }
-
-    /// The least recently used way of `set` (an empty one if the set has any:
-    /// empty ways always come last).
-    #[cfg(test)]
-    pub(crate) fn lru(&self, set: usize) -> usize {
-        match self {
-            Ways::Small { ways, sets, .. } => sets[set].lru(*ways),
-            Ways::Large(l) => l.lru(set),
-        }
-    }
-
-    /// Makes `way` of `set` the most recently used.
-    #[inline(always)]
-    pub(crate) fn touch(&mut self, set: usize, way: usize) {
-        match self {
-            Ways::Small { sets, .. } => sets[set].touch(way),
-            Ways::Large(l) => l.relink(set, way, true),
-        }
-    }
-
-    /// Puts `tag` in the least recently used way of `set` (an empty one if
-    /// the set has any), which becomes the most recent; returns that way.
-    #[inline(always)]
-    pub(crate) fn fill_lru(&mut self, set: usize, tag: u64) -> usize {
-        match self {
-            Ways::Small { ways, used, sets } => sets[set].fill_lru(*ways, *used, tag),
-            Ways::Large(l) => l.fill_lru(set, tag),
-        }
-    }
-
-    /// Puts `tag` in `way` of `set` and makes it the most recently used.
-    #[inline(always)]
-    pub(crate) fn fill(&mut self, set: usize, way: usize, tag: u64) {
-        match self {
-            Ways::Small { sets, .. } => {
-                let s = &mut sets[set];
-                s.set_tag(way, tag);
-                s.touch(way);
-            }
-            Ways::Large(l) => {
-                l.set_tag(set, way, tag);
-                l.relink(set, way, true);
-            }
-        }
-    }
-
-    /// Empties `way` of `set`; it becomes the least recently used, so the
-    /// valid ways keep their order and come first.
-    pub(crate) fn clear(&mut self, set: usize, way: usize) {
+    /// Empties `way` of `set`; it becomes the least recently used.
+    fn clear(&mut self, set: usize, way: usize) {
         match self {
             Ways::Small { ways, sets, .. } => sets[set].clear(way, *ways),
             Ways::Large(l) => {
@@ -405,11 +454,34 @@ impl Ways {
     }
 
     /// The tag of `way` of `set` (`INVALID` if empty).
-    #[inline(always)]
-    pub(crate) fn tag(&self, set: usize, way: usize) -> u64 {
+    fn tag(&self, set: usize, way: usize) -> u64 {
         match self {
             Ways::Small { sets, .. } => sets[set].tags[way & 15],
             Ways::Large(l) => l.tags[set * l.ways + way],
+        }
+    }
+
+    /// The least recently used way of `set` (an empty one if the set has
+    /// any: empty ways always come last).
+    fn lru(&self, set: usize) -> usize {
+        match self {
+            Ways::Small { ways, sets, .. } => sets[set].lru(*ways),
+            Ways::Large(l) => l.lru(set),
+        }
+    }
+
+    /// Makes `way` of `set` the most recently used.
+    fn touch(&mut self, set: usize, way: usize) {
+        match self {
+            Ways::Small { sets, .. } => sets[set].touch(way),
+            Ways::Large(l) => l.relink(set, way, true),
+        }
+    }
+
+    fn payload_mut(&mut self, set: usize, way: usize) -> &mut P {
+        match self {
+            Ways::Small { sets, .. } => &mut sets[set].payloads[way & 15],
+            Ways::Large(l) => &mut l.payloads[set * l.ways + way],
         }
     }
 
@@ -431,76 +503,91 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Reference: per set, the valid tags in recency order.
-    fn model_find(m: &[Vec<u64>], set: usize, tag: u64) -> bool {
-        m[set].contains(&tag)
-    }
-
-    fn check(w: &Ways, m: &[Vec<u64>]) -> Result<(), TestCaseError> {
-        // Recency order of valid ways, read back by repeatedly taking the
-        // least recent way of a clone and refreshing it.
-        for (set, tags) in m.iter().enumerate() {
+    /// Reads back the recency order of every set (valid tags, most recent
+    /// first, each with its payload) and checks that empty ways come last.
+    fn check(w: &Ways<u32>, m: &[Vec<(u64, u32)>]) -> Result<(), TestCaseError> {
+        for (set, want) in m.iter().enumerate() {
+            // Repeatedly take the least recent way of a clone and refresh it.
             let mut c = w.clone();
             let mut seen = Vec::new();
             for _ in 0..c.ways() {
                 let way = c.lru(set);
-                seen.push(c.tag(set, way));
+                seen.push((c.tag(set, way), *c.payload_mut(set, way)));
                 c.touch(set, way);
             }
             seen.reverse();
             let first_empty = seen
                 .iter()
-                .position(|&t| t == INVALID)
+                .position(|&(t, _)| t == INVALID)
                 .unwrap_or(seen.len());
             prop_assert!(
-                seen[first_empty..].iter().all(|&t| t == INVALID),
+                seen[first_empty..].iter().all(|&(t, _)| t == INVALID),
                 "empty ways last"
             );
-            let valid: Vec<u64> = seen.into_iter().filter(|&t| t != INVALID).collect();
-            prop_assert_eq!(&valid, tags);
+            let valid: Vec<(u64, u32)> = seen.into_iter().filter(|&(t, _)| t != INVALID).collect();
+            prop_assert_eq!(&valid, want);
         }
         Ok(())
     }
 
     proptest! {
-        /// Fills, hits and clears keep exactly the recency order of a list.
+        /// Lookups, fills (of absent and present tags), updates and
+        /// invalidations keep exactly the recency order and the payloads of
+        /// a list per set.
         #[test]
         fn ways_keep_lru_order(
             ways in 1usize..40,
-            ops in proptest::collection::vec((0u8..3, 0usize..2, 0u64..50), 1..300),
+            ops in proptest::collection::vec((0u8..6, 0usize..2, 0u64..50, any::<u32>()), 1..300),
         ) {
             let sets = 2;
-            let mut w = Ways::new(sets, ways);
-            let mut m: Vec<Vec<u64>> = vec![Vec::new(); sets];
-            for (op, set, tag) in ops {
-                let found = w.find(set, tag);
-                prop_assert_eq!(found.is_some(), model_find(&m, set, tag));
-                prop_assert_eq!(w.find_recent_first(set, tag), found);
+            let mut w: Ways<u32> = Ways::new(sets, ways);
+            let mut m: Vec<Vec<(u64, u32)>> = vec![Vec::new(); sets];
+            for (op, set, tag, payload) in ops {
+                let pos = m[set].iter().position(|&(t, _)| t == tag);
                 match op {
-                    0 => if let Some(way) = found {
-                        w.touch(set, way);
-                        let p = m[set].iter().position(|&t| t == tag).unwrap();
-                        m[set].remove(p);
-                        m[set].insert(0, tag);
-                    },
-                    1 => {
-                        match found {
-                            Some(way) => w.fill(set, way, tag),
-                            None if tag % 2 == 0 => {
-                                w.fill_lru(set, tag);
-                            }
-                            None => w.fill(set, w.lru(set), tag),
+                    0 | 1 => {
+                        let got = w.lookup(set, tag, op == 1);
+                        prop_assert_eq!(got, pos.map(|p| m[set][p].1));
+                        if let Some(p) = pos {
+                            let e = m[set].remove(p);
+                            m[set].insert(0, e);
                         }
-                        if let Some(p) = m[set].iter().position(|&t| t == tag) {
-                            m[set].remove(p);
-                        }
-                        m[set].insert(0, tag);
-                        m[set].truncate(ways);
                     }
-                    _ => if let Some(way) = found {
-                        w.clear(set, way);
-                        m[set].retain(|&t| t != tag);
+                    2 => {
+                        let victim = w.insert(set, tag, payload);
+                        let expect = match pos {
+                            Some(p) => {
+                                m[set].remove(p);
+                                None
+                            }
+                            None if m[set].len() == ways => m[set].pop(),
+                            None => None,
+                        };
+                        m[set].insert(0, (tag, payload));
+                        prop_assert_eq!(victim, expect);
+                    }
+                    3 => if pos.is_none() {
+                        w.insert_absent(set, tag, payload);
+                        m[set].insert(0, (tag, payload));
+                        m[set].truncate(ways);
                     },
+                    4 => {
+                        w.update(set, tag, |p| *p = payload);
+                        if let Some(p) = pos {
+                            m[set][p].1 = payload;
+                        }
+                    }
+                    _ => {
+                        if tag % 7 == 0 {
+                            w.invalidate_where(|t| t % 2 == tag % 2);
+                            for s in m.iter_mut() {
+                                s.retain(|&(t, _)| t % 2 != tag % 2);
+                            }
+                        } else {
+                            w.invalidate(set, tag);
+                            m[set].retain(|&(t, _)| t != tag);
+                        }
+                    }
                 }
                 prop_assert_eq!(w.len(), m.iter().map(|s| s.len()).sum::<usize>());
                 check(&w, &m)?;

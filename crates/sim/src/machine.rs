@@ -547,13 +547,12 @@ impl Machine {
         self.epoch.walk_entries += 1;
         e.dirty = true;
         let core = &mut self.cores[a.core as usize];
-        let set_dirty = |x: &mut TlbEntry| x.dirty = true;
         if e.huge {
-            core.l1_huge.update(e.tag, set_dirty);
+            core.l1_huge.set_dirty(e.tag);
         } else {
-            core.l1_base.update(e.tag, set_dirty);
+            core.l1_base.set_dirty(e.tag);
         }
-        core.stlb.update(e.tag, set_dirty);
+        core.stlb.set_dirty(e.tag);
         e
     }
 

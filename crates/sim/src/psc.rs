@@ -7,15 +7,13 @@
 //! defaults (2 / 4 / 32 entries) are *inferred* from published reverse-engineering
 //! of Intel cores and are configurable.
 
-use crate::lru::{Ways, INVALID};
+use crate::lru::Ways;
 
 /// One paging-structure cache: keys are `(asid, va >> shift)`, values table indices.
 #[derive(Clone, Debug)]
 pub struct Psc {
-    /// One fully associative set of `capacity` ways, in recency order.
-    lru: Ways,
-    /// Table index per way.
-    tables: Vec<u32>,
+    /// One fully associative set of `capacity` ways, each with its table.
+    ways: Ways<u32>,
     capacity: usize,
 }
 
@@ -23,8 +21,7 @@ impl Psc {
     /// A cache of `capacity` entries (0 disables it).
     pub fn new(capacity: usize) -> Self {
         Psc {
-            lru: Ways::new(1, capacity),
-            tables: vec![0; capacity],
+            ways: Ways::new(1, capacity),
             capacity,
         }
     }
@@ -39,54 +36,35 @@ impl Psc {
     #[inline(always)]
     pub fn lookup(&mut self, key: u64) -> Option<u32> {
         // Walks mostly repeat the most recent upper-level entry.
-        let way = self.lru.find_recent_first(0, key)?;
-        self.lru.touch(0, way);
-        Some(self.tables[way])
+        self.ways.lookup(0, key, true)
     }
 
     /// Inserts or refreshes `key`.
-    #[inline(always)]
     pub fn insert(&mut self, key: u64, table: u32) {
-        if self.capacity == 0 {
-            return;
+        if self.capacity > 0 {
+            // A new key takes the least recent way: an empty one while the
+            // cache is not full.
+            self.ways.insert(0, key, table);
         }
-        // A new key takes the least recent way: an empty one while the cache
-        // is not full.
-        let way = match self.lru.find(0, key) {
-            Some(w) => {
-                self.lru.fill(0, w, key);
-                w
-            }
-            None => self.lru.fill_lru(0, key),
-        };
-        self.tables[way] = table;
     }
 
     /// Inserts `key`, which the cache does not hold (a lookup just missed):
     /// [`Psc::insert`] without the search.
     #[inline(always)]
     pub(crate) fn insert_absent(&mut self, key: u64, table: u32) {
-        if self.capacity == 0 {
-            return;
+        if self.capacity > 0 {
+            self.ways.insert_absent(0, key, table);
         }
-        debug_assert!(self.lru.find(0, key).is_none());
-        let way = self.lru.fill_lru(0, key);
-        self.tables[way] = table;
     }
 
     /// Drops every entry of `asid` (INVLPG drops all PSC entries of the PCID).
     pub fn flush_asid(&mut self, asid: u16) {
-        for way in 0..self.capacity {
-            let k = self.lru.tag(0, way);
-            if k != INVALID && (k >> 48) as u16 == asid {
-                self.lru.clear(0, way);
-            }
-        }
+        self.ways.invalidate_where(|k| (k >> 48) as u16 == asid);
     }
 
     /// Entries held.
     pub fn len(&self) -> usize {
-        self.lru.len()
+        self.ways.len()
     }
 
     /// Whether empty.

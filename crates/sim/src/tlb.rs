@@ -50,12 +50,46 @@ pub fn tag_asid(tag: u64) -> u16 {
     (tag >> 48) as u16
 }
 
+/// What a TLB way holds besides its tag.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    frame: u64,
+    leaf: u32,
+    tier: u8,
+    dirty: bool,
+    huge: bool,
+}
+
+impl Slot {
+    #[inline(always)]
+    fn of(e: &TlbEntry) -> Slot {
+        Slot {
+            frame: e.frame,
+            leaf: e.leaf,
+            tier: e.tier,
+            dirty: e.dirty,
+            huge: e.huge,
+        }
+    }
+
+    #[inline(always)]
+    fn entry(self, tag: u64) -> TlbEntry {
+        TlbEntry {
+            tag,
+            frame: self.frame,
+            leaf: self.leaf,
+            tier: self.tier,
+            dirty: self.dirty,
+            huge: self.huge,
+        }
+    }
+}
+
 /// One set-associative TLB.
 #[derive(Clone, Debug)]
 pub struct Tlb {
     set_mask: u64,
-    lru: Ways,
-    entries: Vec<TlbEntry>,
+    ways: Ways<Slot>,
 }
 
 /// The largest TLB simulated (every core holds its own): 40 times a
@@ -83,8 +117,7 @@ impl Tlb {
         }
         Ok(Tlb {
             set_mask: sets as u64 - 1,
-            lru: Ways::new(sets, ways),
-            entries: vec![TlbEntry::EMPTY; entries],
+            ways: Ways::new(sets, ways),
         })
     }
 
@@ -98,26 +131,16 @@ impl Tlb {
     #[inline(always)]
     pub fn lookup(&mut self, tag: u64) -> Option<TlbEntry> {
         let set = self.set(tag);
-        let way = self.lru.find(set, tag)?;
-        self.lru.touch(set, way);
-        Some(self.entries[set * self.lru.ways() + way])
+        self.ways.lookup(set, tag, false).map(|s| s.entry(tag))
     }
 
     /// Inserts `e` as most recently used, evicting the least recently used entry
     /// of its set (or replacing an entry with the same tag).
-    #[inline(always)]
     pub fn insert(&mut self, e: TlbEntry) -> Option<TlbEntry> {
         let set = self.set(e.tag);
-        let way = match self.lru.find(set, e.tag) {
-            Some(w) => {
-                self.lru.fill(set, w, e.tag);
-                w
-            }
-            None => self.lru.fill_lru(set, e.tag),
-        };
-        let slot = &mut self.entries[set * self.lru.ways() + way];
-        let victim = std::mem::replace(slot, e);
-        (victim.tag != INVALID && victim.tag != e.tag).then_some(victim)
+        self.ways
+            .insert(set, e.tag, Slot::of(&e))
+            .map(|(tag, s)| s.entry(tag))
     }
 
     /// Inserts `e`, whose tag the TLB does not hold (a lookup just missed),
@@ -126,46 +149,30 @@ impl Tlb {
     #[inline(always)]
     pub(crate) fn insert_absent(&mut self, e: TlbEntry) {
         let set = self.set(e.tag);
-        debug_assert!(self.lru.find(set, e.tag).is_none());
-        let way = self.lru.fill_lru(set, e.tag);
-        self.entries[set * self.lru.ways() + way] = e;
+        self.ways.insert_absent(set, e.tag, Slot::of(&e));
     }
 
-    /// Updates the entry with `tag` in place, if present, without touching LRU order.
-    pub fn update(&mut self, tag: u64, f: impl Fn(&mut TlbEntry)) {
+    /// Marks the entry with `tag` dirty, if present, without touching LRU order.
+    pub fn set_dirty(&mut self, tag: u64) {
         let set = self.set(tag);
-        if let Some(way) = self.lru.find(set, tag) {
-            f(&mut self.entries[set * self.lru.ways() + way]);
-        }
+        self.ways.update(set, tag, |s| s.dirty = true);
     }
 
-    /// Invalidates the entry with `tag`, if present.
+    /// Invalidates the entry with `tag`, if present; the remaining entries
+    /// keep their recency order.
     pub fn invalidate(&mut self, tag: u64) {
         let set = self.set(tag);
-        if let Some(way) = self.lru.find(set, tag) {
-            // The remaining entries keep their recency order; the hole goes last.
-            self.lru.clear(set, way);
-            self.entries[set * self.lru.ways() + way] = TlbEntry::EMPTY;
-        }
+        self.ways.invalidate(set, tag);
     }
 
     /// Invalidates every entry of `asid`.
     pub fn invalidate_asid(&mut self, asid: u16) {
-        let ways = self.lru.ways();
-        for set in 0..self.lru.sets() {
-            for way in 0..ways {
-                let t = self.lru.tag(set, way);
-                if t != INVALID && tag_asid(t) == asid {
-                    self.lru.clear(set, way);
-                    self.entries[set * ways + way] = TlbEntry::EMPTY;
-                }
-            }
-        }
+        self.ways.invalidate_where(|t| tag_asid(t) == asid);
     }
 
     /// Number of valid entries.
     pub fn len(&self) -> usize {
-        self.lru.len()
+        self.ways.len()
     }
 
     /// Whether no entry is valid.
