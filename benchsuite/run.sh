@@ -23,7 +23,7 @@ day, commit = sys.argv[1], sys.argv[2]
 per_iter = 1 << 20
 for est in sorted(glob.glob("target/criterion/exact/*/*/new/estimates.json")):
     parts = est.split(os.sep)
-    name = parts[-4] + "/" + parts[-3]
+    name = "exact/" + parts[-4] + "/" + parts[-3]
     mean_ns = json.load(open(est))["mean"]["point_estimate"]
     print(f"{day},{commit},{name},{per_iter / (mean_ns * 1e-9):.0f},accesses/s")
 for est in sorted(glob.glob("target/criterion/rate/*/*/new/estimates.json")):
