@@ -360,7 +360,6 @@ fn switch_pairs_backup_pages_only_with_priority_pages() {
 /// later accesses set them again", so a page written between two DEMOTE
 /// walks must be seen as written by the second one and kept in DRAM.
 #[test]
-#[ignore = "bug: find_demote clears R/D of retained pages without the TLB flush the module doc promises (ambix.rs, 'After clearing bits we flush the TLBs'); a page written only through its cached translation looks cold to the next DEMOTE walk and is demoted"]
 fn demote_keeps_a_page_written_through_a_cached_translation() {
     use thermocline_sim::Machine;
     use thermocline_vocab::Access;

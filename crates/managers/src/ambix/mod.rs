@@ -214,6 +214,7 @@ impl Ambix {
         if want == 0 {
             return Ok(f);
         }
+        let mut cleared = false;
         self.walk(b, TierId::FAST, |b, page, young, dirty| {
             if f.priority_pages >= want {
                 return Ok(true);
@@ -226,9 +227,27 @@ impl Ambix {
                 f.add_backup(page);
             }
             Self::clear_bits(b, page.0, page.1)?;
+            cleared = true;
             Ok(false)
         })?;
+        if cleared {
+            // Without it a page written through a cached translation keeps
+            // clear bits and looks cold to the next walk.
+            self.flush_tlbs(b)?;
+        }
         Ok(f)
+    }
+
+    /// Flushes the TLBs of every address space Ambix manages, so that
+    /// accesses after a clear set R/D again.
+    fn flush_tlbs(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
+        asids.sort();
+        asids.dedup();
+        for a in asids {
+            b.flush_tlb(a, Flush::All)?;
+        }
+        Ok(())
     }
 
     /// PROMOTE / PROMOTE_INT over DCPMM: modified pages first; then any
@@ -296,12 +315,7 @@ impl Ambix {
             Ok(false)
         })?;
         self.cursor[1] = saved;
-        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
-        asids.dedup();
-        for a in asids {
-            b.flush_tlb(a, Flush::All)?;
-        }
-        Ok(())
+        self.flush_tlbs(b)
     }
 
     fn switch(&mut self, b: &mut dyn Backend, max: u64) -> Result<(), BackendError> {
