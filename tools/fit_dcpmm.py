@@ -10,13 +10,21 @@ time (a write-only entry is one read and one write), and each tier needs
 bytes/bandwidth of wall time; the two bounds combine as a soft maximum
 (x^n + y^n)^(1/n). Fitted by Nelder-Mead on the relative error of every cell.
 
-Usage: python3 tools/fit_dcpmm.py [path/to/ambix-iwb.csv]
+Usage: python3 tools/fit_dcpmm.py [path/to/ambix-iwb.csv] [--holdout]
+
+With --holdout it also validates the model out of sample: the cells are split
+in two checkerboard halves (alternating DRAM shares within each thread count,
+shifted by one between neighbouring thread counts), the model is fitted on
+each half and its error reported on the other, overall and per cell type
+(read-only / write-only, up to 8 threads / more).
 """
 import csv
 import math
 import sys
 
-PATH = sys.argv[1] if len(sys.argv) > 1 else "../shared/reference/ambix-iwb.csv"
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+PATH = ARGS[0] if ARGS else "../shared/reference/ambix-iwb.csv"
+HOLDOUT = "--holdout" in sys.argv[1:]
 
 
 def load(path):
@@ -86,18 +94,66 @@ def nelder_mead(f, x0, steps, iters=20000):
     return pts[i], vals[i]
 
 
-def main():
-    rows = load(PATH)
+def fit(rows):
     # Starting point: single-thread and saturated cells read off the tables.
     x0 = [15.8, 8.2, 45.6, 83.3, 14.7, 10.3, 3.5, 0.83, 2.0]
     best, val = nelder_mead(lambda x: loss(x, rows), x0, [2, 2, 5, 10, 2, 2, 0.5, 0.2, 0.5])
-    best, val = nelder_mead(lambda x: loss(x, rows), best, [1, 1, 3, 5, 1, 1, 0.3, 0.1, 0.3])
+    return nelder_mead(lambda x: loss(x, rows), best, [1, 1, 3, 5, 1, 1, 0.3, 0.1, 0.3])
+
+
+def errors(params, rows):
+    return [abs(model(params, *r[:3]) - r[3]) / r[3] for r in rows]
+
+
+def summary(errs):
+    if not errs:
+        return "no cells"
+    return f"mean {sum(errs)/len(errs):.3f}, max {max(errs):.3f} ({len(errs)} cells)"
+
+
+def halves(rows):
+    """Checkerboard: alternate DRAM shares, shifted by one per thread count."""
+    threads = sorted({r[2] for r in rows})
+    pcts = sorted({r[1] for r in rows})
+    a, b = [], []
+    for r in rows:
+        side = (pcts.index(r[1]) + threads.index(r[2])) % 2
+        (a if side == 0 else b).append(r)
+    return a, b
+
+
+def holdout(rows):
+    kinds = [
+        ("read-only", lambda r: r[0] == "ro"),
+        ("write-only", lambda r: r[0] != "ro"),
+        ("<= 8 threads", lambda r: r[2] <= 8),
+        ("> 8 threads", lambda r: r[2] > 8),
+    ]
+    a, b = halves(rows)
+    out_errs = []
+    for name, (train, test) in [("A->B", (a, b)), ("B->A", (b, a))]:
+        params, val = fit(train)
+        ins, outs = errors(params, train), errors(params, test)
+        out_errs.extend(zip(test, outs))
+        print(f"fit on half {name[0]}, test on {name[-1]}: in sample {summary(ins)}; "
+              f"out of sample {summary(outs)}")
+    print(f"out of sample, both folds: {summary([e for _, e in out_errs])}")
+    for kind, keep in kinds:
+        print(f"  {kind:>13}: {summary([e for r, e in out_errs if keep(r)])}")
+
+
+def main():
+    rows = load(PATH)
+    if HOLDOUT:
+        holdout(rows)
+        return
+    best, val = fit(rows)
     names = ["dram read ns/thread", "dram write ns/thread", "dcpmm read ns/thread",
              "dcpmm write ns/thread", "dram read GB/s", "dram write GB/s",
              "dcpmm read GB/s", "dcpmm write GB/s", "soft-max exponent"]
     for n, v in zip(names, best):
         print(f"{n:>24}: {v:.4g}")
-    errs = [abs(model(best, *r[:3]) - r[3]) / r[3] for r in rows]
+    errs = errors(best, rows)
     print(f"rms relative error {math.sqrt(val):.3f}, mean {sum(errs)/len(errs):.3f}, max {max(errs):.3f}")
 
 

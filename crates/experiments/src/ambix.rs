@@ -218,10 +218,60 @@ fn pb(_: &Options, res: &Results) -> Output {
         text,
         "write-first-touch / read-first-touch at 1.5x: {ratio:.1}x (paper: ~5x)"
     );
+    let s = section_3_3(res);
+    let _ = writeln!(
+        text,
+        "read-first-touch from 0.75x to 1x: throughput {:+.0}% (paper: -68%), energy per access {:+.0}% (paper: +177%)",
+        -100.0 * s.rdft_throughput_drop,
+        100.0 * s.rdft_energy_rise
+    );
+    let _ = writeln!(
+        text,
+        "write-first-touch at 2x / read-first-touch at 1x: throughput {:.2}x, energy per access {:.2}x (paper: identical)",
+        s.wrft_2x_over_rdft_1x_throughput, s.wrft_2x_over_rdft_1x_energy
+    );
     Output {
-        json: json!({"sizes": rows, "wrft_over_rdft_at_1_5x": ratio}),
+        json: json!({
+            "sizes": rows,
+            "wrft_over_rdft_at_1_5x": ratio,
+            "rdft_throughput_drop_0_75x_to_1x": s.rdft_throughput_drop,
+            "rdft_energy_rise_0_75x_to_1x": s.rdft_energy_rise,
+            "wrft_2x_over_rdft_1x_throughput": s.wrft_2x_over_rdft_1x_throughput,
+            "wrft_2x_over_rdft_1x_energy": s.wrft_2x_over_rdft_1x_energy,
+        }),
         text,
         charts: Vec::new(),
+    }
+}
+
+/// Section 3.3's comparisons of PB's first-touch policies.
+struct Section33 {
+    /// Read-first-touch's throughput lost from 0.75x (fits DRAM) to 1x.
+    rdft_throughput_drop: f64,
+    /// Read-first-touch's rise in energy per access over the same step.
+    rdft_energy_rise: f64,
+    /// Write-first-touch at 2x over read-first-touch at 1x, which place
+    /// the same number of write-intensive pages in DCPMM.
+    wrft_2x_over_rdft_1x_throughput: f64,
+    wrft_2x_over_rdft_1x_energy: f64,
+}
+
+fn section_3_3(res: &Results) -> Section33 {
+    let at = |size: f64, order: &str| {
+        let r = &res[&pb_run(size, order, "first-touch")];
+        (
+            measured_throughput(r).max(1e-9),
+            energy_per_maccess(r).max(1e-12),
+        )
+    };
+    let (rd_fit, rd_fit_e) = at(0.75, "read-first");
+    let (rd_1x, rd_1x_e) = at(1.0, "read-first");
+    let (wr_2x, wr_2x_e) = at(2.0, "write-first");
+    Section33 {
+        rdft_throughput_drop: 1.0 - rd_1x / rd_fit,
+        rdft_energy_rise: rd_1x_e / rd_fit_e - 1.0,
+        wrft_2x_over_rdft_1x_throughput: wr_2x / rd_1x,
+        wrft_2x_over_rdft_1x_energy: wr_2x_e / rd_1x_e,
     }
 }
 
@@ -486,6 +536,33 @@ mod tests {
         let cell = &out.json["sizes"][0]["policies"][1];
         assert_eq!(cell["policy"], "read-first-touch");
         assert!(close(cell["maccesses_per_s"].as_f64().unwrap(), 10.0));
+    }
+
+    /// Section 3.3 by hand: read-first-touch does 100 M accesses in 1 s at
+    /// 0.75x and 40 M at 1x (a 60% drop), using 1 J and then 2 J (per M
+    /// accesses 0.01 -> 0.05, +400%); write-first-touch at 2x does 40 M
+    /// with 2 J, the same as read-first-touch at 1x.
+    #[test]
+    fn section_3_3_drop_and_energy_by_hand() {
+        let res: Results = pb_runs(&opts())
+            .into_iter()
+            .map(|s| {
+                let (m, j) = match s.workload.as_str() {
+                    "ambix-pb:0.75:read-first" => (100, 1.0),
+                    "ambix-pb:1:read-first" | "ambix-pb:2:write-first" => (40, 2.0),
+                    _ => (10, 1.0),
+                };
+                let mut r = report(m * 1_000_000, 1.0);
+                r.tiers[0].energy_j = j;
+                (s, r)
+            })
+            .collect();
+        let out = pb(&opts(), &res);
+        let get = |k: &str| out.json[k].as_f64().unwrap();
+        assert!(close(get("rdft_throughput_drop_0_75x_to_1x"), 0.6));
+        assert!(close(get("rdft_energy_rise_0_75x_to_1x"), 4.0));
+        assert!(close(get("wrft_2x_over_rdft_1x_throughput"), 1.0));
+        assert!(close(get("wrft_2x_over_rdft_1x_energy"), 1.0));
     }
 
     /// NPBAVG is the geometric mean over the four kernels of each
