@@ -465,3 +465,36 @@ fn interleaved_sweeps_agree() {
     eprintln!("sweep time: exact {:.0} ns, rate {:.0} ns", dt[0], dt[1]);
     assert!((dt[0] - dt[1]).abs() / dt[0] < 0.03);
 }
+
+/// Both machines accept and refuse the same TLB geometries and the same
+/// address space: a shape one of them cannot simulate is an error for both,
+/// not a run on one and an error on the other.
+#[test]
+fn both_machines_refuse_the_same_configurations() {
+    let tlb_shapes = [
+        (1536, 12, true),
+        (64, 64, true),
+        (96, 4, false),       // 24 sets: not a power of two
+        (64, 3, false),       // not a whole number of sets
+        (0, 4, false),        // empty
+        (1 << 17, 16, false), // beyond the simulated maximum
+    ];
+    for (entries, ways, ok) in tlb_shapes {
+        let mut cfg = config(64 << 20);
+        cfg.tlb.stlb_entries = entries;
+        cfg.tlb.stlb_ways = ways;
+        let exact = Machine::new(cfg.clone(), regions()).is_ok();
+        let rate = RateMachine::new(cfg, regions(), &profile(None, 64)).is_ok();
+        assert_eq!(
+            (exact, rate),
+            (ok, ok),
+            "STLB {entries} entries, {ways} ways"
+        );
+    }
+    let mut high = regions();
+    high[0].start = (1 << 47) - REGION_BYTES / 2;
+    let cfg = config(64 << 20);
+    assert!(Machine::new(cfg.clone(), high.clone()).is_err());
+    let e = RateMachine::new(cfg, high, &profile(None, 64)).err().expect("refused");
+    assert!(e.to_string().contains("47-bit"), "{e}");
+}

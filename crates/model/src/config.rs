@@ -48,6 +48,57 @@ impl Default for TlbConfig {
     }
 }
 
+/// The largest TLB simulated (every core holds its own): 40 times a
+/// Skylake STLB, and a bound on the memory a configuration can ask for.
+pub const MAX_TLB_ENTRIES: usize = 1 << 16;
+
+/// The largest paging-structure cache simulated.
+pub const MAX_PSC_ENTRIES: usize = 1024;
+
+/// The number of sets of a TLB of `entries` entries and `ways` ways, if both
+/// machines can simulate it: at most [`MAX_TLB_ENTRIES`], a whole number of
+/// sets, and a power of two of them (sets are indexed by page-number bits).
+pub fn tlb_sets(entries: usize, ways: usize) -> Result<usize, String> {
+    if entries > MAX_TLB_ENTRIES {
+        return Err(format!(
+            "TLB of {entries} entries: at most {MAX_TLB_ENTRIES} are simulated"
+        ));
+    }
+    if ways == 0 || entries == 0 || !entries.is_multiple_of(ways) {
+        return Err(format!(
+            "TLB of {entries} entries cannot be {ways}-way set-associative"
+        ));
+    }
+    let sets = entries / ways;
+    if !sets.is_power_of_two() {
+        return Err(format!(
+            "TLB of {entries} entries, {ways}-way, has {sets} sets: not a power of two"
+        ));
+    }
+    Ok(sets)
+}
+
+impl TlbConfig {
+    /// Checks the geometry both machines need (see [`tlb_sets`]) and the
+    /// paging-structure caches' sizes.
+    pub fn check(&self) -> Result<(), String> {
+        tlb_sets(self.l1_base_entries, self.l1_base_ways)?;
+        tlb_sets(self.l1_huge_entries, self.l1_huge_ways)?;
+        tlb_sets(self.stlb_entries, self.stlb_ways)?;
+        if self.psc_entries.iter().any(|&n| n > MAX_PSC_ENTRIES) {
+            return Err(format!(
+                "paging-structure caches of {:?} entries: at most {MAX_PSC_ENTRIES} each",
+                self.psc_entries
+            ));
+        }
+        let costs = [self.stlb_hit_ns, self.walk_level_ns];
+        if costs.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
+            return Err("tlb.stlb_hit_ns and tlb.walk_level_ns must be finite and >= 0".into());
+        }
+        Ok(())
+    }
+}
+
 /// The optional last-level cache. Off by default: then every access the
 /// workload makes is a memory access.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

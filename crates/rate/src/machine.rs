@@ -28,6 +28,9 @@ pub enum RateConfigError {
     /// A region lies outside the 47-bit user address space.
     #[error("rate machine: a region ends above the 47-bit user address space")]
     AddressSpace,
+    /// A TLB or paging-structure cache the machines cannot simulate.
+    #[error("rate machine: {0}")]
+    Tlb(String),
 }
 
 /// The rate-driven simulated machine. See the crate documentation.
@@ -66,10 +69,11 @@ impl RateMachine {
         if cfg.tiers.len() > 255 {
             return Err(RateConfigError::TooManyTiers);
         }
-        profile.validate(&regions)?;
+        cfg.tlb.check().map_err(RateConfigError::Tlb)?;
         if regions.iter().any(|r| r.end() > 1 << 47) {
             return Err(RateConfigError::AddressSpace);
         }
+        profile.validate(&regions)?;
         let tiers = cfg.tiers.len();
         Ok(RateMachine {
             profile: Profile::new(profile, &regions, &cfg.tlb, &cfg.llc),

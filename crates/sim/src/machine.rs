@@ -126,13 +126,14 @@ impl Machine {
         if cfg.perf.threads == 0 || cfg.perf.threads > 4096 {
             return Err(e("perf.threads must be 1..4096".into()));
         }
-        let t = &cfg.tlb;
-        if t.psc_entries.iter().any(|&n| n > 1024) {
+        if let Some(r) = regions.iter().find(|r| r.end() > 1 << 47) {
             return Err(e(format!(
-                "paging-structure caches of {:?} entries: at most 1024 each",
-                t.psc_entries
+                "region {} ends above the 47-bit user address space of 4-level paging",
+                r.name
             )));
         }
+        let t = &cfg.tlb;
+        t.check().map_err(e)?;
         let core = Core {
             l1_base: Tlb::new(t.l1_base_entries, t.l1_base_ways).map_err(e)?,
             l1_huge: Tlb::new(t.l1_huge_entries, t.l1_huge_ways).map_err(e)?,
@@ -1009,6 +1010,27 @@ mod tests {
             thp,
         };
         Machine::new(cfg, vec![region(0, false), region(1, true)]).unwrap()
+    }
+
+    /// A region that ends at 2^47 fits 4-level paging; one page further
+    /// would alias onto low addresses, so the machine refuses it.
+    #[test]
+    fn regions_beyond_four_level_paging_are_refused() {
+        let cfg = machine(false, 1).cfg;
+        let region = |end: u64| RegionInfo {
+            asid: Asid(0),
+            name: "high".into(),
+            start: end - (8 << 20),
+            len: 8 << 20,
+            page_type: PageType::Anon,
+            thp: false,
+        };
+        assert!(Machine::new(cfg.clone(), vec![region(1 << 47)]).is_ok());
+        let e = Machine::new(cfg, vec![region((1 << 47) + 4096)])
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains("47-bit"), "{e}");
     }
 
     /// Everything a run can observe of a machine.

@@ -4,6 +4,7 @@
 //! an invalidation updates the order without moving entries.
 
 use crate::lru::Ways;
+use thermocline_model::config::tlb_sets;
 
 /// A cached translation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,29 +93,11 @@ pub struct Tlb {
     ways: Ways<Slot>,
 }
 
-/// The largest TLB simulated (every core holds its own): 40 times a
-/// Skylake STLB, and a bound on the memory a configuration can ask for.
-const MAX_TLB_ENTRIES: usize = 1 << 16;
-
 impl Tlb {
-    /// `entries` total, `ways` per set; the set count must be a power of two.
+    /// `entries` total, `ways` per set; the set count must be a power of two
+    /// ([`tlb_sets`]).
     pub fn new(entries: usize, ways: usize) -> Result<Self, String> {
-        if entries > MAX_TLB_ENTRIES {
-            return Err(format!(
-                "TLB of {entries} entries: at most {MAX_TLB_ENTRIES} are simulated"
-            ));
-        }
-        if ways == 0 || entries == 0 || !entries.is_multiple_of(ways) {
-            return Err(format!(
-                "TLB of {entries} entries cannot be {ways}-way set-associative"
-            ));
-        }
-        let sets = entries / ways;
-        if !sets.is_power_of_two() {
-            return Err(format!(
-                "TLB of {entries} entries, {ways}-way, has {sets} sets: not a power of two"
-            ));
-        }
+        let sets = tlb_sets(entries, ways)?;
         Ok(Tlb {
             set_mask: sets as u64 - 1,
             ways: Ways::new(sets, ways),
