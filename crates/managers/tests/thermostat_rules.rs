@@ -253,7 +253,6 @@ fn a_hot_cold_unit_in_a_batch_goes_back_through_its_batch() {
 /// below the threshold". Moving a unit with no counted access back does
 /// not lower that rate; it only undoes a right classification.
 #[test]
-#[ignore = "bug: Thermostat::correct (thermostat.rs) counts units in a batch in the slow tier's total but cannot promote them, so when their rate alone exceeds the budget it promotes every other cold unit, even those with zero counted faults"]
 fn correction_does_not_promote_cold_units_with_no_accesses() {
     let (mut b, mut m, busy, free) = all_cold(100.0);
     hammer(&mut b, busy[0], 1000);

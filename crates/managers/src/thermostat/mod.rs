@@ -43,7 +43,8 @@
 //!   extrapolation.
 //! - The correction compares cold units' counted rate with the whole budget
 //!   (section 3.5 does not say which share), counting units in flight too;
-//!   only units outside a batch are candidates for promotion.
+//!   only units outside a batch are candidates for promotion, and only those
+//!   with counted faults (promoting a unit with none does not lower the rate).
 //! - Section 3.4 caps each batch at f x budget. Read alone, that lets slow
 //!   memory settle one batch above the budget (the correction runs before
 //!   the batch lands, and extrapolated estimates run low for sparsely
@@ -454,7 +455,10 @@ impl Thermostat {
         }
         cold.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         for (rate, u) in cold {
-            if total <= budget {
+            // Moving a unit with no counted access back would not lower the
+            // slow tier's rate (units in a batch, which may carry it, are
+            // their batch's to decide); it would only undo a right call.
+            if total <= budget || rate <= 0.0 {
                 break;
             }
             self.poison_unit(b, u, false)?;
