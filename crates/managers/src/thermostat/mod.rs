@@ -353,9 +353,9 @@ impl Thermostat {
         self.cuts.batches += 1;
         if want < paper || poison_max < k_paper {
             self.cuts.reduced += 1;
-        }
-        if scale < self.cuts.lowest.0 {
-            self.cuts.lowest = (scale, want, poison_max);
+            if scale < self.cuts.lowest.0 {
+                self.cuts.lowest = (scale, want, poison_max);
+            }
         }
         self.cuts.paper = (paper, k_paper);
         let free: Vec<usize> = (0..n).filter(|&u| !self.units[u].in_batch).collect();
