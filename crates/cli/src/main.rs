@@ -311,6 +311,9 @@ fn print_table(reports: &[Report]) {
             r.mean_recall.map_or("-".to_string(), |x| format!("{x:.2}")),
         );
     }
+    for note in reports.iter().flat_map(|r| &r.notes) {
+        println!("note: {note}");
+    }
 }
 
 fn main() {

@@ -110,6 +110,10 @@ pub struct Report {
     /// `metrics.hot_map_bins` > 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hot_map: Option<HotMap>,
+    /// What the manager did differently from its paper's fixed mechanism
+    /// (`Manager::notes`), for the summaries to show.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Reported hot sets over time, as Telescope's Figure 7 draws them: for each

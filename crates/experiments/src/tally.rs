@@ -106,7 +106,9 @@ impl Tally {
             self.hot_map.close_window();
         }
         let hot_map = self.hot_map.finish();
-        build_report(run, d, self.windows, &self.scores, hot_map)
+        let mut r = build_report(run, d, self.windows, &self.scores, hot_map);
+        r.notes = manager.notes();
+        r
     }
 }
 
@@ -287,5 +289,6 @@ fn build_report(
         phase_starts_s,
         windows,
         hot_map,
+        notes: Vec::new(),
     }
 }

@@ -379,6 +379,8 @@ fn params_of(manager: &str) -> &'static [&'static str] {
             "slowdown",
             "slow_access_ns",
             "seed",
+            "adaptive_sampling",
+            "sampling_share",
         ],
         "kstaled" => &["scan_period_s", "idle_scans", "base_pages"],
         "autonuma-tiering" => &[

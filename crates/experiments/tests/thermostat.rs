@@ -101,6 +101,110 @@ fn a_larger_tolerable_slowdown_moves_more_memory() {
     assert!(s1 < s10 && s10 <= 0.105, "{s1} {s10}");
 }
 
+/// On a workload the paper's sampling suits (its faults are far below the
+/// budget) the adaptive sampling never acts: the run is the paper's
+/// mechanism's, report for report, and carries no note.
+#[test]
+fn on_a_friendly_workload_thermostat_is_the_papers() {
+    let params = [
+        "thermostat-badgertrap.scan_period_s=2",
+        "thermostat-badgertrap.sample_fraction=0.25",
+        "run.duration_s=30",
+    ];
+    let adaptive = run("thermostat-badgertrap", &params);
+    let fixed = run(
+        "thermostat-badgertrap",
+        &[
+            &params[..],
+            &["thermostat-badgertrap.adaptive_sampling=false"],
+        ]
+        .concat(),
+    );
+    assert!(adaptive.notes.is_empty(), "{:?}", adaptive.notes);
+    assert_eq!(adaptive, fixed);
+    let last = adaptive.windows.last().unwrap();
+    assert_eq!(last.manager["reduced_batches_count"], 0.0);
+    assert!(last.resident_bytes[1] > 0, "it did demote");
+}
+
+/// 128 MiB get 90% of the accesses, 896 MiB the rest, all uniformly random
+/// over 2 MiB pages: every access to a sampled (split) unit misses the TLB,
+/// so each of its poisoned pages faults on nearly every access to it.
+const HOSTILE_CFG: &str = "\
+hot, 134217728
+cold, 939524096
+
+uniform with a hot set
+30000
+hot, 1, 64, 90, rw
+cold, 1, 64, 10, ro
+";
+
+/// The paper's target covers "Thermostat's monitoring and ... accesses to
+/// data shifted to slow memory" (section 3). On a TLB-hostile pattern the
+/// paper's fixed sampling costs more than the whole 3% budget by itself
+/// (with 25% of units sampled at 2 M accesses/s, the same ratio of sampled
+/// accesses to budget as its 5% at 10 M/s, about 35-50 K faults/s against
+/// 30 K/s; checked here so that the test keeps testing something). The
+/// adaptive sampling cuts the sampled pages to a third of the budget and
+/// stays within the target, and the report says so.
+///
+/// Tolerance 0.5 point, as in the reproductions' "target met": the first
+/// two batches are sampled at the paper's rate before the first
+/// measurement (4 s of 30 at ~5%: ~0.3 point), and the controller acts one
+/// period late on batches whose cost varies with how many hot units they
+/// happen to draw.
+#[test]
+fn on_a_tlb_hostile_workload_thermostat_keeps_its_target_monitoring_included() {
+    let sets = |adaptive: &str| {
+        let a = format!("thermostat-badgertrap.adaptive_sampling={adaptive}");
+        let sets = [
+            "run.manager=thermostat-badgertrap",
+            "workload.thp=true",
+            "workload.access_rate=2000000",
+            "thermostat-badgertrap.scan_period_s=2",
+            "thermostat-badgertrap.sample_fraction=0.25",
+            a.as_str(),
+        ];
+        common::run_masim(&format!("hostile-{adaptive}"), HOSTILE_CFG, &sets)
+    };
+    let fixed = sets("false");
+    let mean_sampling = |r: &Report| {
+        let v: Vec<f64> = r
+            .windows
+            .iter()
+            .map(|w| w.manager["sampling_faults_per_s"])
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(
+        fixed.slowdown > 0.035 && mean_sampling(&fixed) > 30_000.0 / 3.0,
+        "the workload is not hostile: {} slowdown, {} sampling faults/s",
+        fixed.slowdown,
+        mean_sampling(&fixed)
+    );
+    let adaptive = sets("true");
+    assert!(
+        adaptive.slowdown <= 0.035,
+        "slowdown {} (paper's fixed sampling: {})",
+        adaptive.slowdown,
+        fixed.slowdown
+    );
+    assert!(adaptive.slowdown < fixed.slowdown);
+    assert!(mean_sampling(&adaptive) < mean_sampling(&fixed) / 2.0);
+    assert!(
+        adaptive.windows.last().unwrap().resident_bytes[1] > 0,
+        "with sampling paid for, some cold memory fits the budget"
+    );
+    assert_eq!(adaptive.notes.len(), 1);
+    assert!(
+        adaptive.notes[0].contains("fewer pages"),
+        "{:?}",
+        adaptive.notes
+    );
+    assert!(fixed.notes.is_empty());
+}
+
 /// Touches everything, then only `hot` for 20 s, then `later` again.
 const IDLE_CFG: &str = "\
 hot, 8388608

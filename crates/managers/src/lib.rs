@@ -55,6 +55,13 @@ pub trait Manager {
         Vec::new()
     }
 
+    /// Sentences the run's report should carry about what the manager did
+    /// differently from its paper's fixed mechanism (asked once, at the
+    /// end of the run); none by default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Called once before the first access: set allocation policies, start
     /// sampling, read the regions.
     fn start(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError>;

@@ -37,6 +37,8 @@ const KEYS: &[&str] = &[
     "poison_max",
     "slowdown",
     "slow_access_ns",
+    "adaptive_sampling",
+    "sampling_share",
     "low_watermark",
     "high_watermark",
     "scan_size_mb",

@@ -21,10 +21,18 @@ use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush};
 use thermocline_vocab::{Asid, CapacitySpec, PageSize, TierId};
 
-/// Idle counter value of a page never seen accessed.
-const UNSEEN: u8 = u8::MAX;
+/// A page's state: idle scans in the low byte (saturating at 255, above any
+/// `idle_scans`), with the flags [`SEEN`] and [`SLOW`] in bits of their own,
+/// so that no idle count can ever read as another state.
+type PageState = u16;
+/// Mask of the idle-scan count.
+const IDLE: PageState = 0x00ff;
+/// Flag bit: the page has been seen accessed at least once.
+const SEEN: PageState = 0x0100;
 /// Flag bit: the page is in the slow tier.
-const SLOW: u8 = 0x80;
+const SLOW: PageState = 0x0200;
+/// State of a page never seen accessed.
+const UNSEEN: PageState = 0;
 
 /// kstaled-like parameters.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -48,14 +56,13 @@ impl Default for KstaledParams {
     }
 }
 
-/// Per-region page state: idle scans in the low 7 bits, [`SLOW`] on top,
-/// [`UNSEEN`] for pages never seen accessed.
+/// Per-region page state ([`PageState`]), one per 4 KiB page.
 #[derive(Debug)]
 struct RegionPages {
     asid: Asid,
     start: u64,
     len: u64,
-    state: Vec<u8>,
+    state: Vec<PageState>,
     split: Vec<bool>,
 }
 
@@ -102,16 +109,17 @@ impl Kstaled {
     }
 
     fn scan(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        let limit = self.params.idle_scans.min(0x7e);
+        let limit = PageState::from(self.params.idle_scans);
         let mut accessed = Vec::new();
         let mut cold_bytes = 0;
         for r in &mut self.regions {
             accessed.clear();
             b.scan_accessed(r.asid, r.start, r.len, true, &mut accessed)?;
-            for s in r.state.iter_mut().filter(|s| **s != UNSEEN) {
-                let idle = (*s & !SLOW).saturating_add(1).min(0x7f);
-                *s = (*s & SLOW) | idle;
+            for s in r.state.iter_mut().filter(|s| **s & SEEN != 0) {
+                let idle = (*s & IDLE).saturating_add(1).min(IDLE);
+                *s = (*s & !IDLE) | idle;
             }
+            // Slow leaves found accessed: (address, base pages it stands for).
             let mut promote = Vec::new();
             for &va in &accessed {
                 // A huge leaf (base_pages = false) stands for all its pages.
@@ -119,53 +127,61 @@ impl Kstaled {
                     Some(t) if t.size == PageSize::Huge => 512,
                     _ => 1,
                 };
+                let mut slow = false;
                 for p in 0..pages {
-                    let i = ((va + p * 4096 - r.start) / 4096) as usize;
-                    let Some(s) = r.state.get_mut(i) else {
+                    let Some(i) = page_index(r.start, va + p * 4096) else {
                         continue;
                     };
-                    if *s != UNSEEN && *s & SLOW != 0 {
-                        if p == 0 {
-                            promote.push(va);
-                        }
-                        *s = SLOW;
-                    } else {
-                        *s = 0;
+                    if let Some(s) = r.state.get_mut(i) {
+                        slow |= *s & SLOW != 0;
+                        // Seen, idle 0; the slow flag stays until it moves.
+                        *s = (*s & SLOW) | SEEN;
                     }
+                }
+                if slow {
+                    promote.push((va, pages));
                 }
             }
             let mut demote = Vec::new();
             for (i, s) in r.state.iter().enumerate() {
-                if *s != UNSEEN && *s & SLOW == 0 && *s >= limit {
+                if *s & SEEN != 0 && *s & SLOW == 0 && *s & IDLE >= limit {
                     demote.push(r.start + i as u64 * 4096);
                 }
             }
             if !promote.is_empty() {
-                b.migrate(r.asid, &promote, TierId::FAST)?;
+                let vas: Vec<u64> = promote.iter().map(|p| p.0).collect();
+                b.migrate(r.asid, &vas, TierId::FAST)?;
             }
             if !demote.is_empty() {
                 b.migrate(r.asid, &demote, self.slow)?;
             }
-            for &va in &promote {
-                let i = ((va - r.start) / 4096) as usize;
-                r.state[i] = 0;
+            for &(va, pages) in &promote {
+                for p in 0..pages {
+                    if let Some(s) =
+                        page_index(r.start, va + p * 4096).and_then(|i| r.state.get_mut(i))
+                    {
+                        *s &= !SLOW;
+                    }
+                }
             }
             for &va in &demote {
-                let i = ((va - r.start) / 4096) as usize;
-                r.state[i] |= SLOW;
+                if let Some(s) = page_index(r.start, va).and_then(|i| r.state.get_mut(i)) {
+                    *s |= SLOW;
+                }
             }
-            cold_bytes += r
-                .state
-                .iter()
-                .filter(|s| **s != UNSEEN && **s & SLOW != 0)
-                .count() as u64
-                * 4096;
+            cold_bytes += r.state.iter().filter(|s| **s & SLOW != 0).count() as u64 * 4096;
             b.flush_tlb(r.asid, Flush::All)?;
         }
         self.cold_bytes = cold_bytes;
         self.scans += 1;
         Ok(())
     }
+}
+
+/// Index of the 4 KiB page of `va` in a region starting at `start`, if
+/// `va` is not below it.
+fn page_index(start: u64, va: u64) -> Option<usize> {
+    usize::try_from(va.checked_sub(start)? / 4096).ok()
 }
 
 impl Manager for Kstaled {
@@ -184,10 +200,10 @@ impl Manager for Kstaled {
                 why: "kstaled.scan_period_s must be positive",
             });
         }
-        if self.params.idle_scans == 0 || self.params.idle_scans > 0x7e {
+        if self.params.idle_scans == 0 {
             return Err(BackendError::Invalid {
                 va: 0,
-                why: "kstaled.idle_scans must be 1..=126",
+                why: "kstaled.idle_scans must be 1..=255",
             });
         }
         self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
