@@ -16,7 +16,7 @@ mod regions;
 
 pub use linear::{LinearScan, LinearScanParams};
 pub use pebs::{Pebs, PebsParams};
-pub use regions::{Pick, RegionSampler, RegionSamplerParams};
+pub use regions::{Layout, Pick, RegionSampler, RegionSamplerParams};
 
 use crate::HotSet;
 use serde::Deserialize;
