@@ -22,6 +22,7 @@ fn machine() -> (RateMachine, u64, u64) {
         compute_ns: None,
         thp: Some(false),
         base_va: None,
+        masim_burst: None,
         fast_read_ns: 80.0,
         mlp: 4.0,
     };

@@ -79,6 +79,9 @@ pub struct WorkloadSection {
     pub thp: Option<bool>,
     /// Virtual address of the first MASIM region (2 MiB-aligned); absent: 1 GiB.
     pub base_va: Option<u64>,
+    /// Accesses a MASIM config makes on one drawn pattern before drawing
+    /// again (masim's `--nr_accesses_per_region`); absent: 131072, masim's.
+    pub masim_burst: Option<u64>,
 }
 
 /// `[metrics]`: time series and ground truth.

@@ -193,6 +193,7 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         compute_ns: cfg.workload.compute_ns,
         thp: cfg.workload.thp,
         base_va: cfg.workload.base_va,
+        masim_burst: cfg.workload.masim_burst,
         fast_read_ns: tiers[0].read_ns,
         mlp,
     };

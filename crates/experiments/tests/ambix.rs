@@ -31,7 +31,14 @@ w, 1, 64, 1, wo
 
 #[test]
 fn ambix_switches_write_intensive_pages_into_dram() {
-    let sets = ["run.fast_capacity=12MiB", "workload.access_rate=2000000"];
+    // Reads and writes interleaved access by access (masim's default
+    // bursts of 131072 accesses would alternate 65 ms of one region and
+    // 65 ms of the other at this rate): this checks the switch rule.
+    let sets = [
+        "run.fast_capacity=12MiB",
+        "workload.access_rate=2000000",
+        "workload.masim_burst=1",
+    ];
     let adm = run(
         "adm",
         WRITES_LAND_IN_DCPMM,

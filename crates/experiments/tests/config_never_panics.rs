@@ -68,7 +68,10 @@ const KEYS: &[(&str, &[&str])] = &[
             "huge_copy_gbps",
         ],
     ),
-    ("workload", &["access_rate", "compute_ns", "thp", "base_va"]),
+    (
+        "workload",
+        &["access_rate", "compute_ns", "thp", "base_va", "masim_burst"],
+    ),
     ("metrics", &["window_s", "hot_threshold", "hot_map_bins"]),
     (
         "thermostat",

@@ -63,9 +63,12 @@ fn at_terabyte_scale_telescope_finds_the_hot_region_and_damon_does_not() {
         assert!(rc > 0.9, "{t}: recall {rc}");
         assert!(p > 0.7, "{t}: precision {p}");
     }
+    // DAMON misses most of the hot region (what it does report, from
+    // regions it keeps finer under the kernel's merge threshold, is partly
+    // right).
     let damon = tb("damon-moderate", &[]);
     let (p, rc) = steady(&damon);
-    assert!(p < 0.2 && rc < 0.2, "damon {p} {rc}");
+    assert!(rc < 0.2, "damon {p} {rc}");
     let pebs = tb("pebs-5khz", &[]);
     let (p, rc) = steady(&pebs);
     assert!(p > 0.95 && rc < 0.5, "pebs {p} {rc}");

@@ -33,6 +33,10 @@ fn run(manager: &str, extra: &[&str]) -> Report {
             manager_set.as_str(),
             "workload.thp=true",
             "workload.access_rate=300000",
+            // At this slowed-down rate masim's 131072-access bursts would
+            // last 437 ms each (a real masim's last about a millisecond);
+            // interleave the patterns access by access instead.
+            "workload.masim_burst=1",
         ],
         extra,
     ]

@@ -4,7 +4,8 @@ use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlac
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
 use crate::telescope::{
-    LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler, RegionSamplerParams,
+    Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
+    RegionSamplerParams,
 };
 use crate::thermostat::kstaled::{Kstaled, KstaledParams};
 use crate::thermostat::{Thermostat, ThermostatParams};
@@ -149,6 +150,15 @@ fn region_sampler(
     let defaults = RegionSamplerParams {
         sample_ms,
         seed,
+        // DAMON starts from vaddr's three regions over the process;
+        // Telescope keeps the workload's span (its paper does not say how
+        // it lays out its first regions).
+        layout: if pick == Pick::Leaf {
+            Layout::Process
+        } else {
+            Layout::Span
+        },
+        threshold_from_max: pick == Pick::Leaf,
         ..RegionSamplerParams::default()
     };
     let p = parse_over(name, defaults, params)?;

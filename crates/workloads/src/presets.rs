@@ -31,6 +31,10 @@ pub struct WorkloadOptions {
     pub thp: Option<bool>,
     /// Where MASIM regions are mapped from (2 MiB-aligned); `None`: 1 GiB.
     pub base_va: Option<u64>,
+    /// Accesses a MASIM config makes on a drawn pattern before the next
+    /// draw (masim's `--nr_accesses_per_region`); `None`:
+    /// [`masim::DEFAULT_BURST`].
+    pub masim_burst: Option<u64>,
     /// The fast tier's read latency and the machine's MLP, to derive compute time.
     pub fast_read_ns: f64,
     /// Memory-level parallelism of the machine.
@@ -349,6 +353,11 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             )));
         }
     }
+    if o.masim_burst == Some(0) {
+        return Err(WorkloadError::Invalid(
+            "workload.masim_burst must be at least 1".into(),
+        ));
+    }
     if let Some(r) = o.access_rate {
         if !(r.is_finite() && r > 0.0) {
             return Err(WorkloadError::Invalid(
@@ -479,8 +488,9 @@ fn masim_workload(
             r.end()
         )));
     }
-    let rates = masim::rate_profile(&cfg, &regions, rate);
-    let stream = masim::MasimStream::new(cfg, &regions, rate, o.seed);
+    let burst = o.masim_burst.unwrap_or(masim::DEFAULT_BURST);
+    let rates = masim::rate_profile(&cfg, &regions, rate, burst);
+    let stream = masim::MasimStream::new(cfg, &regions, rate, burst, o.seed);
     let (total, phases) = stream.plan();
     Ok(Workload {
         rates: Some(rates),

@@ -103,6 +103,7 @@ fn options(rate: Option<f64>, base_va: Option<u64>) -> WorkloadOptions {
         compute_ns: None,
         thp: None,
         base_va,
+        masim_burst: None,
         fast_read_ns: 80.0,
         mlp: 4.0,
     }
@@ -281,13 +282,13 @@ fn check_masim(text: &str, rate: f64, base: u64) -> Result<(), TestCaseError> {
     for (r, (_, size)) in regions.iter().zip(&cfg.regions) {
         prop_assert!(r.len >= *size && r.len > 0);
     }
-    let profile = masim::rate_profile(&cfg, &regions, rate);
+    let profile = masim::rate_profile(&cfg, &regions, rate, masim::DEFAULT_BURST);
     prop_assert!(
         profile.validate(&regions).is_ok(),
         "{:?}",
         profile.validate(&regions)
     );
-    let stream = masim::MasimStream::new(cfg, &regions, rate, 3);
+    let stream = masim::MasimStream::new(cfg, &regions, rate, masim::DEFAULT_BURST, 3);
     let (total, marks) = stream.plan();
     prop_assert_eq!(total, profile.total_accesses());
     prop_assert_eq!(marks, profile.marks());
@@ -337,12 +338,31 @@ proptest! {
 fn masim_examples_parse() {
     // `default` has a 4096-byte stride over a 64-byte region; MASIM accepts it.
     for (i, text) in MASIM_EXAMPLES.iter().enumerate() {
-        let r = masim::parse(text, "example.cfg");
-        if i == 0 {
+        masim::parse(text, "example.cfg").unwrap_or_else(|e| panic!("example {i}: {e}"));
+    }
+}
+
+/// Every config shipped in ../shared/masim-configs (sjp38/masim's configs/,
+/// unchanged) parses and runs: regions, rate profile and stream agree.
+#[test]
+fn shared_masim_configs_parse_and_run() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/masim-configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
             continue;
         }
-        r.unwrap_or_else(|e| panic!("example {i}: {e}"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let name = path.display().to_string();
+        let cfg = masim::parse(&text, &name).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!cfg.phases.is_empty(), "{name}");
+        check_masim(&text, 1e7, 1 << 30).unwrap_or_else(|e| panic!("{name}: {e}"));
+        seen += 1;
     }
+    // 100mb.cfg, 2mb.cfg, default, demo.cfg, stairs.cfg.
+    assert!(seen >= 5, "only {seen} configs in {}", dir.display());
 }
 
 #[test]
@@ -360,11 +380,19 @@ fn nonsensical_masim_configs_are_errors() {
         ),
         // Larger than the 47-bit address space.
         ("a, 140737488355328\n\np\n10\na, 1, 64, 1\n", 1),
-        // Probabilities whose sum overflows u64.
+        // A probability beyond masim's C int.
         (
             "a, 4096\n\np\n10\na, 1, 64, 18446744073709551615\na, 0, 64, 1\n",
-            6,
+            5,
         ),
+        // Probabilities whose sum overflows masim's int total.
+        ("a, 4096\n\np\n10\na, 1, 64, 2147483647\na, 0, 64, 1\n", 6),
+        // A negative probability (undefined in masim).
+        ("a, 4096\n\np\n10\na, 1, 64, -1\n", 5),
+        // A mode masim exits on ("wrong rw mode").
+        ("a, 4096\n\np\n10\na, 1, 64, 1, xo\n", 5),
+        // A stride atoi would read as 0: a typo, not a pattern.
+        ("a, 4096\n\np\n10\na, 0, 4k, 1\n", 5),
     ];
     for (text, line) in cases {
         let e = masim::parse(text, "n.cfg").expect_err(text).to_string();

@@ -16,7 +16,9 @@ mod regions;
 
 pub use linear::{LinearScan, LinearScanParams};
 pub use pebs::{Pebs, PebsParams};
-pub use regions::{Pick, RegionSampler, RegionSamplerParams};
+pub use regions::{
+    Layout, Pick, RegionSampler, RegionSamplerParams, HEAP_SIDE, LIBS_BYTES, STACK_SIDE,
+};
 
 use crate::HotSet;
 use serde::Deserialize;

@@ -2,26 +2,80 @@
 //! Telescope's page-table profiling on top of the same region management
 //! (paper 002, sections 3.2, 5.1, 5.2 and 6.1.1).
 //!
-//! DAMON, as in the kernel (defaults from the kernel, intervals from the
-//! paper): the address space is cut into `min_regions` (10) equal regions;
-//! every sample interval (5 ms moderate, 1 ms aggressive) each region's
-//! sampled page is checked (its Accessed bit read) and a new random page of
-//! the region is picked and its Accessed bit cleared (`ptep_test_and_clear_young`,
-//! *without* a TLB flush, as DAMON does on x86). Every aggregation interval
-//! (200 ms): regions' ages are updated and adjacent regions whose counts
-//! differ by at most a tenth of the maximum (and whose sum stays under
-//! total / `min_regions`) are merged, the threshold doubling while there are
-//! more than `max_regions` (1000); the window's regions are reported; counts
-//! are reset; and, if there are at most `max_regions` / 2 regions, each is
-//! split at a random point (1..9 tenths, 4 KiB-aligned) into 2, or 3 when
-//! the count did not change since the last split and is under a third of the
-//! maximum.
+//! DAMON as the kernel runs it (read in torvalds/linux, mm/damon/core.c and
+//! mm/damon/vaddr.c; defaults from `damon_new_ctx`: 10-1000 regions;
+//! intervals from the paper: 5 ms sample, 200 ms aggregation):
+//! - **Initial regions** (`layout = "process"`, DAMON's entries):
+//!   `__damon_va_three_regions` takes the target's mappings in address
+//!   order, finds the two biggest gaps between consecutive ones, and keeps
+//!   the three ranges around them, `[first start, gap 1)`, `[gap 1, gap 2)`,
+//!   `[gap 2, last end)`, page-aligned up. `__damon_va_init_regions` then
+//!   sets `sz` = their total / `min_nr_regions` (at least a page) and cuts
+//!   each range with `damon_va_evenly_split_region` into `size / sz` pieces
+//!   of a page-aligned `size / pieces` bytes (a range smaller than `sz`, as
+//!   the heap and stack sides usually are, stays one region; the last piece
+//!   takes the rounding). The mappings are those of a documented default
+//!   process around the workload ([`process_vmas`]): the workload's
+//!   regions are its mmap() area, with 4 MiB of libraries just above them;
+//!   a 10 MiB image and heap at a PIE load address ([`HEAP_SIDE`]); a
+//!   132 KiB stack below 0x7ffc_0000_0000 ([`STACK_SIDE`]). The two biggest
+//!   gaps are then the two around the image and heap, as the kernel's
+//!   comment on `__damon_va_init_regions` describes (heap, big gap, mmap
+//!   area, big gap, stack). Only the workload's pages are mapped in the
+//!   simulated machine: samples in the libraries, image, heap, stack and
+//!   the gaps between the workload's regions read as not accessed (a real
+//!   masim touches its text, stack and random-number pool all the time).
+//!   `layout = "span"` (Telescope's entries, and the fallback when there
+//!   are not two gaps) cuts [lowest, highest address of the workload) into
+//!   `min_regions` equal regions.
+//! - **Merge threshold** (`threshold_from_max`, on for DAMON's entries):
+//!   `max_nr_accesses / 10` as below. Telescope's entries keep samples per
+//!   window / 10 (at least 1), the rule they were built with: with the
+//!   kernel's, telescope-bounded's 8 GiB hot region in 2 TiB is never cut
+//!   into regions under its 4 GiB migration limit (0 bytes migrated in
+//!   `migration_moves_what_telescope_finds_and_nothing_for_damon`); the
+//!   Telescope paper does not say which it uses.
+//! - **Sampling** (`kdamond_fn`, `damon_va_prepare_access_checks`,
+//!   `damon_va_check_accesses`): each sample interval every region's
+//!   sampled page is checked (its Accessed bit read) and, after any
+//!   aggregation, a new random page of each region (as the regions now are)
+//!   is picked and its Accessed bit cleared (`damon_ptep_mkold`, *without* a
+//!   TLB flush on x86). The first samples are prepared at start.
+//! - **Merge** (`kdamond_merge_regions`, `damon_merge_regions_of`,
+//!   `damon_merge_two_regions`), at the end of each aggregation interval:
+//!   the threshold is `max_nr_accesses / 10`, the largest count of the
+//!   window over 10 (`kdamond_fn` passes what `damon_va_check_accesses`
+//!   returned); each pass ages every
+//!   region (age reset when its count differs from the last window's by
+//!   more than the threshold, else incremented) and merges it into its left
+//!   neighbour if they touch, their counts differ by at most the threshold
+//!   and their sizes add up to at most `sz_limit` (`damon_region_sz_limit`:
+//!   the regions' total / `min_nr_regions`, computed at start); the merged
+//!   count and age are size-weighted. Passes repeat with the threshold
+//!   doubled (at least 1) while there are more than `max_nr_regions` regions
+//!   and half the threshold is under aggregation / sample interval.
+//! - Then the window's regions are reported, counts move to
+//!   `last_nr_accesses` and reset (`kdamond_reset_aggregated`), and
+//!   **split** (`kdamond_split_regions`, `damon_split_regions_of`): only if
+//!   there are at most `max_nr_regions / 2` regions, each region of more
+//!   than two pages is cut at a random 1..9 tenths (page-aligned) into 2, or
+//!   into 3 (the left part cut again) when the count equals the count at the
+//!   last split and is under `max_nr_regions / 3`; pieces inherit count,
+//!   last count and age. So a split never takes the count above
+//!   `max_nr_regions`.
+//!
+//! Not modelled: `damon_va_update` every `ops_update_interval` (the
+//! workload's mappings never change, so it would keep the same three
+//! ranges); the reuse of the last check's result when a sample falls in the
+//! same folio as the previous region's (`__damon_va_check_access`); the
+//! `PG_idle` test beside the Accessed bit; physical-address monitoring
+//! (paddr starts from one range over the biggest System RAM resource,
+//! `damon_set_region_biggest_system_ram_default` in core.c; the managers here
+//! see virtual address spaces only); `last_nr_regions` in
+//! `kdamond_split_regions` is a static shared by all contexts in the kernel
+//! and per monitor here.
 //!
 //! Inferred or changed:
-//! - The monitored span is the address space's regions from the lowest to
-//!   the highest address (DAMON's vaddr uses three big areas around the two
-//!   largest gaps; a MASIM heap is one area). Pages in gaps between regions
-//!   are sampled and read as not accessed.
 //! - A reported region is hot when its count is at least `hot_min_accesses`
 //!   (1): the paper does not state its rule for the microbenchmarks.
 //! - Telescope (bounded / flex): the same regions; per region per sample
@@ -54,6 +108,18 @@ pub enum Pick {
     Flex,
 }
 
+/// Where the first regions come from.
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// vaddr's three regions over a process laid out around the workload
+    /// (see the module docs): DAMON as the kernel runs it.
+    Process,
+    /// The workload's mappings from the lowest to the highest address, cut
+    /// into `min_regions` equal regions.
+    Span,
+}
+
 /// Parameters of DAMON and Telescope.
 #[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -74,6 +140,12 @@ pub struct RegionSamplerParams {
     pub flex_pmd_error: f64,
     /// Seed of the random picks.
     pub seed: u64,
+    /// Initial regions: `process` (DAMON's entries) or `span` (Telescope's).
+    pub layout: Layout,
+    /// Merge threshold from the window's largest count / 10, as the kernel
+    /// (DAMON's entries); else samples per window / 10, at least 1
+    /// (Telescope's).
+    pub threshold_from_max: bool,
     /// Migration rules (off by default).
     pub migration: Migration,
 }
@@ -89,6 +161,8 @@ impl Default for RegionSamplerParams {
             flex_upper_error: 0.15,
             flex_pmd_error: 0.25,
             seed: 1,
+            layout: Layout::Span,
+            threshold_from_max: false,
             migration: Migration::default(),
         }
     }
@@ -112,7 +186,8 @@ pub struct RegionSampler {
     p: RegionSamplerParams,
     asid: Asid,
     regions: Vec<Region>,
-    total_bytes: u64,
+    /// damon_region_sz_limit: no merge makes a region larger.
+    sz_limit: u64,
     samples_per_window: u32,
     samples_done: u32,
     last_nr_regions: usize,
@@ -131,7 +206,7 @@ impl RegionSampler {
             p,
             asid: Asid(0),
             regions: Vec::new(),
-            total_bytes: 0,
+            sz_limit: 4096,
             samples_per_window: samples,
             samples_done: 0,
             last_nr_regions: 0,
@@ -175,16 +250,26 @@ impl RegionSampler {
         (va, Level::Pte)
     }
 
-    fn check_and_prepare(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+    /// damon_va_check_accesses: reads each region's sampled entry.
+    fn check(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let asid = self.asid;
+        for r in &mut self.regions {
+            if let Some((va, level)) = r.sample.take() {
+                // Unmapped (a gap between mappings): not accessed.
+                if matches!(b.accessed(asid, va, level, false), Ok(true)) {
+                    r.nr_accesses += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// damon_va_prepare_access_checks: a new random sample per region, its
+    /// Accessed bit cleared.
+    fn prepare(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let asid = self.asid;
         for i in 0..self.regions.len() {
             let r = self.regions[i];
-            if let Some((va, level)) = r.sample {
-                // Unmapped (a gap between mappings): not accessed.
-                if matches!(b.accessed(asid, va, level, false), Ok(true)) {
-                    self.regions[i].nr_accesses += 1;
-                }
-            }
             let va = self.random_page(&r);
             let (va, level) = self.entry_for(&r, va);
             match b.accessed(asid, va, level, true) {
@@ -205,44 +290,60 @@ impl RegionSampler {
         Ok(())
     }
 
-    /// kdamond_merge_regions: age, then merge similar neighbours.
+    /// kdamond_merge_regions(ctx, max_nr_accesses / 10, sz_limit): passes of
+    /// damon_merge_regions_of, the threshold doubling (from at least 1)
+    /// while there are more than `max_regions` and half of it is under the
+    /// samples per window.
     fn merge(&mut self) {
-        let max = self.samples_per_window;
-        let mut threshold = (max / 10).max(1);
-        let sz_limit = (self.total_bytes / self.p.min_regions.max(1) as u64).max(4096);
-        for r in &mut self.regions {
-            if r.nr_accesses.abs_diff(r.last_nr_accesses) > threshold {
-                r.age = 0;
-            } else {
-                r.age += 1;
-            }
-        }
+        let max_thres = self.samples_per_window;
+        let max_nr_accesses = self.regions.iter().map(|r| r.nr_accesses).max();
+        let mut threshold = if self.p.threshold_from_max {
+            max_nr_accesses.unwrap_or(0) / 10
+        } else {
+            (max_thres / 10).max(1)
+        };
         loop {
-            let mut out: Vec<Region> = Vec::with_capacity(self.regions.len());
-            for r in self.regions.drain(..) {
-                if let Some(prev) = out.last_mut() {
-                    let (sa, sb) = (prev.end - prev.start, r.end - r.start);
-                    if prev.end == r.start
-                        && prev.nr_accesses.abs_diff(r.nr_accesses) <= threshold
-                        && sa + sb <= sz_limit
-                    {
-                        let w = |x: u32, y: u32| {
-                            ((u64::from(x) * sa + u64::from(y) * sb) / (sa + sb)) as u32
-                        };
-                        prev.nr_accesses = w(prev.nr_accesses, r.nr_accesses);
-                        prev.age = w(prev.age, r.age);
-                        prev.end = r.end;
-                        continue;
-                    }
-                }
-                out.push(r);
-            }
-            self.regions = out;
-            if self.regions.len() <= self.p.max_regions || threshold / 2 >= max {
+            self.merge_pass(threshold);
+            threshold = (threshold.saturating_mul(2)).max(1);
+            if self.regions.len() <= self.p.max_regions || threshold / 2 >= max_thres {
                 break;
             }
-            threshold = (threshold * 2).max(1);
         }
+    }
+
+    /// damon_merge_regions_of: ages each region (reset when its count moved
+    /// by more than `thres` since the last window) and merges it into its
+    /// left neighbour when they touch, their counts differ by at most
+    /// `thres` and together they stay within `sz_limit`
+    /// (damon_merge_two_regions: size-weighted count and age).
+    fn merge_pass(&mut self, thres: u32) {
+        let sz_limit = self.sz_limit;
+        let mut out: Vec<Region> = Vec::with_capacity(self.regions.len());
+        for mut r in self.regions.drain(..) {
+            if r.nr_accesses.abs_diff(r.last_nr_accesses) > thres {
+                r.age = 0;
+            } else {
+                r.age = r.age.saturating_add(1);
+            }
+            if let Some(prev) = out.last_mut() {
+                let (sa, sb) = (prev.end - prev.start, r.end - r.start);
+                if prev.end == r.start
+                    && prev.nr_accesses.abs_diff(r.nr_accesses) <= thres
+                    && sa + sb <= sz_limit
+                {
+                    let w = |x: u32, y: u32| {
+                        ((u128::from(x) * u128::from(sa) + u128::from(y) * u128::from(sb))
+                            / u128::from(sa + sb)) as u32
+                    };
+                    prev.nr_accesses = w(prev.nr_accesses, r.nr_accesses);
+                    prev.age = w(prev.age, r.age);
+                    prev.end = r.end;
+                    continue;
+                }
+            }
+            out.push(r);
+        }
+        self.regions = out;
     }
 
     /// kdamond_split_regions.
@@ -319,29 +420,43 @@ impl Manager for RegionSampler {
         };
         self.asid = first.asid;
         let asid = self.asid;
-        let (lo, hi) = b
+        let mut vmas: Vec<(u64, u64)> = b
             .regions()
             .iter()
-            .filter(|r| r.asid == asid)
-            .fold((u64::MAX, 0), |(lo, hi), r| {
-                (lo.min(r.start), hi.max(r.end()))
-            });
-        self.total_bytes = hi - lo;
-        let n = self.p.min_regions.max(1) as u64;
-        let sz = (self.total_bytes / n / 4096 * 4096).max(4096);
-        let mut start = lo;
-        while start < hi {
-            let end = if hi - start < 2 * sz { hi } else { start + sz };
-            self.regions.push(Region {
-                start,
-                end,
-                nr_accesses: 0,
-                last_nr_accesses: 0,
-                age: 0,
-                sample: None,
-            });
-            start = end;
-        }
+            .filter(|r| r.asid == asid && r.len > 0)
+            .map(|r| (r.start, r.end()))
+            .collect();
+        vmas.sort_unstable();
+        let (lo, hi) = (vmas[0].0, vmas.iter().map(|v| v.1).max().unwrap_or(0));
+        let min = self.p.min_regions.max(1);
+        let three = match self.p.layout {
+            Layout::Process => three_regions(&process_vmas(&vmas)),
+            Layout::Span => None,
+        };
+        self.regions = match three {
+            Some(ranges) => init_regions(&ranges, min),
+            None => {
+                // The span, cut into `min` equal regions (the last takes
+                // the rest).
+                let sz = ((hi - lo) / min as u64 / 4096 * 4096).max(4096);
+                let mut out = Vec::new();
+                let mut start = lo;
+                while start < hi {
+                    let end = if hi - start < 2 * sz { hi } else { start + sz };
+                    out.push(new_region(start, end));
+                    start = end;
+                }
+                out
+            }
+        };
+        // damon_region_sz_limit, computed once: the layout never changes
+        // (a workload does not map or unmap), so damon_va_update would not
+        // change it.
+        let total: u64 = self.regions.iter().map(|r| r.end - r.start).sum();
+        self.sz_limit = (total / min as u64).max(4096);
+        // kdamond_fn prepares the first samples before its first sleep.
+        self.prepare(b)?;
+        self.costs.update(b);
         Ok(())
     }
 
@@ -349,26 +464,133 @@ impl Manager for RegionSampler {
         Some((self.p.sample_ms * 1e6) as u64)
     }
 
+    /// One pass of kdamond_fn's loop, from the sleep on: check the samples;
+    /// at the end of a window merge, report, reset the counts and split;
+    /// then prepare the next samples (for the regions as they now are).
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
-        self.check_and_prepare(b)?;
+        self.check(b)?;
         self.samples_done += 1;
-        if self.samples_done < self.samples_per_window {
-            self.costs.update(b);
-            return Ok(None);
+        let mut hot = None;
+        if self.samples_done >= self.samples_per_window {
+            self.samples_done = 0;
+            self.merge();
+            let profile = self.profile();
+            hot = Some(hot_set(&profile, self.p.hot_min_accesses));
+            self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
+            for r in &mut self.regions {
+                r.last_nr_accesses = r.nr_accesses;
+                r.nr_accesses = 0;
+            }
+            self.split();
         }
-        self.samples_done = 0;
-        self.merge();
-        let profile = self.profile();
-        let hot = hot_set(&profile, self.p.hot_min_accesses);
-        self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
-        for r in &mut self.regions {
-            r.last_nr_accesses = r.nr_accesses;
-            r.nr_accesses = 0;
-        }
-        self.split();
+        self.prepare(b)?;
         self.costs.update(b);
-        Ok(Some(hot))
+        Ok(hot)
     }
+}
+
+fn new_region(start: u64, end: u64) -> Region {
+    Region {
+        start,
+        end,
+        nr_accesses: 0,
+        last_nr_accesses: 0,
+        age: 0,
+        sample: None,
+    }
+}
+
+/// The program image and heap of the default process (a PIE binary's load
+/// address; 10 MiB: masim's image and the heap holding its random-number
+/// pool, 1000 arrays of 1000 `size_t`, each under malloc's mmap threshold).
+pub const HEAP_SIDE: (u64, u64) = (0x5555_5555_4000, 0x5555_5555_4000 + (10 << 20));
+/// Shared libraries (libc, ld.so): 4 MiB just above the workload's highest
+/// mapping, as mmap() places later mappings below earlier ones.
+pub const LIBS_BYTES: u64 = 4 << 20;
+/// The main thread's stack (its initial 132 KiB) below 0x7ffc_0000_0000.
+pub const STACK_SIDE: (u64, u64) = (0x7ffc_0000_0000 - (132 << 10), 0x7ffc_0000_0000);
+
+/// The mappings of the default process around the workload's `vmas`
+/// (sorted): the workload's mappings are its mmap() area, with the
+/// libraries above them, the image and heap far below the libraries' end in
+/// the usual layout's order (here above: only the gaps' sizes matter), and
+/// the stack at the top. A part that would overlap the workload is left out.
+pub fn process_vmas(vmas: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let hi = vmas.iter().map(|v| v.1).max().unwrap_or(0);
+    let libs_start = hi.div_ceil(4096) * 4096;
+    let mut out = vmas.to_vec();
+    for extra in [
+        (libs_start, libs_start.saturating_add(LIBS_BYTES)),
+        HEAP_SIDE,
+        STACK_SIDE,
+    ] {
+        if extra.0 < extra.1 && vmas.iter().all(|v| extra.1 <= v.0 || v.1 <= extra.0) {
+            out.push(extra);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// __damon_va_three_regions (mm/damon/vaddr.c): the ranges left when the
+/// two biggest gaps between consecutive mappings are taken out of
+/// [first start, last end), page-aligned up; `None` without two gaps.
+pub fn three_regions(vmas: &[(u64, u64)]) -> Option<[(u64, u64); 3]> {
+    let (mut first_gap, mut second_gap) = ((0u64, 0u64), (0u64, 0u64));
+    let size = |g: (u64, u64)| g.1 - g.0;
+    for w in vmas.windows(2) {
+        let gap = (w[0].1, w[1].0);
+        if gap.1 <= gap.0 {
+            continue;
+        }
+        if size(gap) > size(first_gap) {
+            second_gap = first_gap;
+            first_gap = gap;
+        } else if size(gap) > size(second_gap) {
+            second_gap = gap;
+        }
+    }
+    if size(first_gap) == 0 || size(second_gap) == 0 {
+        return None;
+    }
+    if first_gap.0 > second_gap.0 {
+        std::mem::swap(&mut first_gap, &mut second_gap);
+    }
+    let align = |x: u64| x.div_ceil(4096) * 4096;
+    let (start, end) = (vmas.first()?.0, vmas.last()?.1);
+    Some([
+        (align(start), align(first_gap.0)),
+        (align(first_gap.1), align(second_gap.0)),
+        (align(second_gap.1), align(end)),
+    ])
+}
+
+/// __damon_va_init_regions: `sz` is the three ranges' total over
+/// `min_regions` (at least a page); each range is cut by
+/// damon_va_evenly_split_region into `size / sz` pieces of a page-aligned
+/// `size / pieces` bytes (a range smaller than `sz` stays whole; the last
+/// piece takes the rounding).
+fn init_regions(ranges: &[(u64, u64)], min_regions: usize) -> Vec<Region> {
+    let total: u64 = ranges.iter().map(|r| r.1 - r.0).sum();
+    let sz = (total / min_regions.max(1) as u64).max(4096);
+    let mut out = Vec::new();
+    for &(start, end) in ranges {
+        let pieces = (end - start) / sz;
+        let piece = (end - start)
+            .checked_div(pieces)
+            .map_or(0, |p| p / 4096 * 4096);
+        if piece == 0 {
+            out.push(new_region(start, end));
+            continue;
+        }
+        let mut s = start;
+        while s + piece <= end {
+            out.push(new_region(s, s + piece));
+            s += piece;
+        }
+        out.last_mut().expect("one piece at least").end = end;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -378,7 +600,7 @@ mod tests {
     fn sampler(lo: u64, hi: u64) -> RegionSampler {
         let mut s =
             RegionSampler::new("damon-moderate", Pick::Leaf, RegionSamplerParams::default());
-        s.total_bytes = hi - lo;
+        s.sz_limit = (hi - lo) / 10;
         let n = 10;
         let sz = (hi - lo) / n / 4096 * 4096;
         s.regions = (0..n)
@@ -421,6 +643,123 @@ mod tests {
                 }
             }
         }
+    }
+
+    proptest::proptest! {
+        /// kdamond_split_regions never takes the count above max_nr_regions,
+        /// and merging brings it back under the limit, whatever the counts.
+        #[test]
+        fn split_never_exceeds_max_regions(
+            max in 10usize..60,
+            counts in proptest::collection::vec(0u32..41, 1..40),
+        ) {
+            let (lo, hi) = (1u64 << 30, (1u64 << 30) + (1 << 30));
+            let mut s = sampler(lo, hi);
+            s.p.max_regions = max;
+            s.sz_limit = hi - lo;
+            for (i, c) in counts.iter().enumerate() {
+                for (j, r) in s.regions.iter_mut().enumerate() {
+                    r.nr_accesses = if (i * 7 + j * 3) % 5 == 0 { *c } else { (c + j as u32) % 41 };
+                }
+                s.merge();
+                for r in &mut s.regions {
+                    r.last_nr_accesses = r.nr_accesses;
+                    r.nr_accesses = 0;
+                }
+                let before = s.regions.len();
+                s.split();
+                proptest::prop_assert!(s.regions.len() <= max.max(before), "{} > {max}", s.regions.len());
+                if before <= max / 2 {
+                    proptest::prop_assert!(s.regions.len() <= max);
+                } else {
+                    proptest::prop_assert_eq!(s.regions.len(), before, "no split above max / 2");
+                }
+            }
+        }
+    }
+
+    /// damon_merge_regions_of with threshold max_nr_accesses / 10: 40, 37
+    /// and 36 differ by at most 4 and merge (size-weighted); 30 does not
+    /// join them; two zero regions merge; a merge never passes sz_limit.
+    #[test]
+    fn merges_neighbours_within_a_tenth_of_the_max() {
+        let mut s = sampler(0, 10 * 4096 * 100);
+        s.p.threshold_from_max = true;
+        let sz = 4096 * 100;
+        s.sz_limit = 4 * sz;
+        s.regions.truncate(6);
+        let counts = [40, 37, 36, 30, 0, 0];
+        for (r, c) in s.regions.iter_mut().zip(counts) {
+            r.nr_accesses = c;
+            r.last_nr_accesses = c;
+        }
+        s.merge();
+        let got: Vec<(u64, u32)> = s
+            .regions
+            .iter()
+            .map(|r| ((r.end - r.start) / sz, r.nr_accesses))
+            .collect();
+        // (40 + 37 + 36) / 3 with the kernel's running integer average:
+        // (40 + 37) / 2 = 38, then (38 * 2 + 36) / 3 = 37.
+        assert_eq!(got, vec![(3, 37), (1, 30), (2, 0)]);
+        // Everything aged by one: no count moved since the last window.
+        assert!(s.regions.iter().all(|r| r.age == 1));
+        // The same counts with max 9: threshold 0, only equal counts merge.
+        let mut s = sampler(0, 10 * 4096 * 100);
+        s.p.threshold_from_max = true;
+        s.sz_limit = 10 * sz;
+        for (i, r) in s.regions.iter_mut().enumerate() {
+            r.nr_accesses = [9, 8, 8, 0, 0, 0, 1, 1, 0, 9][i];
+            r.last_nr_accesses = 3;
+        }
+        s.merge();
+        let counts: Vec<u32> = s.regions.iter().map(|r| r.nr_accesses).collect();
+        assert_eq!(counts, vec![9, 8, 0, 1, 0, 9]);
+        // A count that moved by more than the threshold resets the age.
+        assert_eq!(s.regions[0].age, 0);
+    }
+
+    /// __damon_va_three_regions over the default process: the workload's
+    /// regions and the libraries, the image and heap, the stack.
+    #[test]
+    fn three_initial_regions_around_the_two_biggest_gaps() {
+        let gib = 1u64 << 30;
+        let workload = vec![
+            (gib, gib + (100 << 20)),
+            (gib + (102 << 20), gib + (200 << 20)),
+        ];
+        let vmas = process_vmas(&workload);
+        assert_eq!(vmas.len(), 5);
+        let three = three_regions(&vmas).unwrap();
+        assert_eq!(three[0], (gib, gib + (200 << 20) + LIBS_BYTES));
+        assert_eq!(three[1], HEAP_SIDE);
+        assert_eq!(three[2], STACK_SIDE);
+        // One mapping: no two gaps, no three regions (the kernel gives up;
+        // the sampler falls back to the span).
+        assert_eq!(three_regions(&[(gib, 2 * gib)]), None);
+        // Gaps are ranked by size, then put back in address order.
+        let three = three_regions(&[
+            (0, 4096),
+            (2 << 20, 3 << 20),
+            (4 << 20, 5 << 20),
+            (40 << 20, 41 << 20),
+        ])
+        .unwrap();
+        assert_eq!(three, [(0, 4096), (2 << 20, 5 << 20), (40 << 20, 41 << 20)]);
+        // __damon_va_init_regions: total / 10 per piece; small ranges whole.
+        let regions = init_regions(&three_regions(&vmas).unwrap(), 10);
+        let big = regions
+            .iter()
+            .filter(|r| r.end <= gib + (300 << 20))
+            .count();
+        assert!((9..=11).contains(&big), "{big}");
+        assert_eq!(regions.len(), big + 2);
+        assert_eq!(regions[big].start, HEAP_SIDE.0);
+        assert_eq!(regions[big].end, HEAP_SIDE.1);
+        for w in regions[..big].windows(2) {
+            assert_eq!(w[0].end, w[1].start);
+        }
+        assert_eq!(regions[big - 1].end, gib + (200 << 20) + LIBS_BYTES);
     }
 
     #[test]

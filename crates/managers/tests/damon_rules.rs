@@ -1,0 +1,80 @@
+//! DAMON as the kernel runs it, through `Manager::start` and `tick` on the
+//! fake backend: vaddr's three initial regions around the workload, and a
+//! hot range found while the regions stay within their limits.
+
+mod common;
+
+use common::{Fake, PAGE};
+use thermocline_managers::telescope::{
+    Layout, Pick, RegionSampler, RegionSamplerParams, HEAP_SIDE, STACK_SIDE,
+};
+use thermocline_managers::Manager;
+
+const BASE: u64 = 1 << 30;
+const PAGES: u64 = 25_600; // 100 MiB
+
+fn damon(layout: Layout) -> RegionSampler {
+    RegionSampler::new(
+        "damon-moderate",
+        Pick::Leaf,
+        RegionSamplerParams {
+            layout,
+            threshold_from_max: true,
+            max_regions: 40,
+            ..RegionSamplerParams::default()
+        },
+    )
+}
+
+#[test]
+fn starts_from_three_regions_over_the_default_process() {
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    let mut d = damon(Layout::Process);
+    d.start(&mut b).unwrap();
+    let r = d.regions();
+    // The mmap side (the workload and 4 MiB of libraries) in about
+    // min_regions pieces; the image-and-heap and stack sides whole.
+    assert_eq!(r[0].0, BASE);
+    assert!((9..=11).contains(&(r.len() - 2)), "{r:?}");
+    assert_eq!(r[r.len() - 3].1, BASE + PAGES * PAGE + (4 << 20));
+    assert_eq!((r[r.len() - 2].0, r[r.len() - 2].1), HEAP_SIDE);
+    assert_eq!((r[r.len() - 1].0, r[r.len() - 1].1), STACK_SIDE);
+    // The span layout covers the workload only.
+    let mut s = damon(Layout::Span);
+    s.start(&mut b).unwrap();
+    let r = s.regions();
+    assert_eq!((r[0].0, r.last().unwrap().1), (BASE, BASE + PAGES * PAGE));
+}
+
+#[test]
+fn finds_a_hot_range_and_keeps_within_max_regions() {
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    for i in 0..PAGES {
+        b.touch(BASE + i * PAGE, false);
+    }
+    let mut d = damon(Layout::Process);
+    d.start(&mut b).unwrap();
+    // 10 MiB hot from 30 MiB on: touched before every sample.
+    let hot = (BASE + (30 << 20), BASE + (40 << 20));
+    let mut last = None;
+    for _ in 0..40 * 15 {
+        let mut va = hot.0;
+        while va < hot.1 {
+            b.touch(va, false);
+            va += PAGE;
+        }
+        if let Some(h) = d.tick(&mut b).unwrap() {
+            assert!(d.regions().len() <= 40, "{}", d.regions().len());
+            last = Some(h);
+        }
+    }
+    let h = last.expect("reports every window");
+    let covered: u64 = h
+        .ranges
+        .iter()
+        .map(|&(_, s, l)| (s + l).min(hot.1).saturating_sub(s.max(hot.0)))
+        .sum();
+    let reported: u64 = h.ranges.iter().map(|r| r.2).sum();
+    assert!(covered * 10 >= (hot.1 - hot.0) * 9, "recall: {covered}");
+    assert!(reported <= 3 * (hot.1 - hot.0), "precision: {reported}");
+}
