@@ -210,18 +210,18 @@ pub const PRESETS: &[Preset] = &[
         kind: Kind::Sweep(|| ambix::npb("ft", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-mg-small",
-        description: "sketch of NPB MG (a sweep, not the algorithm): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        name: "npb-mg-sketch-small",
+        description: "sketch of NPB MG (a sweep, not the algorithm; see npb-mg-small): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("mg", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-mg-medium",
-        description: "sketch of NPB MG (a sweep, not the algorithm): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        name: "npb-mg-sketch-medium",
+        description: "sketch of NPB MG (a sweep, not the algorithm; see npb-mg-medium): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("mg", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-mg-large",
-        description: "sketch of NPB MG (a sweep, not the algorithm): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        name: "npb-mg-sketch-large",
+        description: "sketch of NPB MG (a sweep, not the algorithm; see npb-mg-large): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("mg", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
@@ -253,6 +253,21 @@ pub const PRESETS: &[Preset] = &[
         name: "npb-cg-large",
         description: "NPB CG executed (cg.c ported; class C's nonzer 15, order set by size): 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads, 3 G accesses after the load phase",
         kind: Kind::Npb(|| npb_spec("cg", 3.5)),
+    },
+    Preset {
+        name: "npb-mg-small",
+        description: "NPB MG executed (mg.c ported; class B's 20 cycles): 256x256x512 grid, 0.84 GiB (0.8x DRAM scaled 1/32), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("mg", 0.8)),
+    },
+    Preset {
+        name: "npb-mg-medium",
+        description: "NPB MG executed (mg.c ported; class B's 20 cycles): 256x256x1024 grid, 1.7 GiB (1.5x DRAM asked: the nearest box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("mg", 1.5)),
+    },
+    Preset {
+        name: "npb-mg-large",
+        description: "NPB MG executed (mg.c ported; class B's 20 cycles): 512^3 grid, 3.3 GiB (3.5x DRAM asked: the nearest box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("mg", 3.5)),
     },
     Preset {
         name: "telescope-multiphase",
@@ -746,13 +761,30 @@ mod tests {
     }
 
     #[test]
+    fn npb_mg_presets_have_the_footprints_they_describe() {
+        for (name, lo, hi) in [
+            ("npb-mg-small", 0.8, 0.9),
+            ("npb-mg-medium", 1.6, 1.75),
+            ("npb-mg-large", 3.2, 3.4),
+        ] {
+            let w = load(name, &opts()).unwrap();
+            let gib = w.footprint_bytes() as f64 / (1u64 << 30) as f64;
+            assert!((lo..hi).contains(&gib), "{name}: {gib} GiB");
+        }
+    }
+
+    #[test]
     fn npb_presets_name_kernels_and_sketches_apart() {
         for s in ["small", "medium", "large"] {
             let p = preset(&format!("npb-cg-{s}")).unwrap();
             assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
             let p = preset(&format!("npb-cg-sketch-{s}")).unwrap();
             assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
-            for k in ["bt", "ft", "mg"] {
+            let p = preset(&format!("npb-mg-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
+            let p = preset(&format!("npb-mg-sketch-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
+            for k in ["bt", "ft"] {
                 let p = preset(&format!("npb-{k}-{s}")).unwrap();
                 assert!(p.description.starts_with("sketch"), "{}", p.name);
             }

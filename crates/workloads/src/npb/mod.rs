@@ -1,6 +1,7 @@
 //! NPB kernels executed, not sketched: the NAS Parallel Benchmarks' data
 //! structures and loops, ported to Rust from the NPB 3.0 OpenMP C sources
-//! (`CG/cg.c`, `common/c_randdp.c`; github.com/benchmark-subsetting/NPB3.0-omp-C),
+//! (`CG/cg.c`, `MG/mg.c`, `common/c_randdp.c`;
+//! github.com/benchmark-subsetting/NPB3.0-omp-C),
 //! run for real while the stream records the memory accesses they make.
 //!
 //! The numbers a kernel computes are the benchmark's: class S is checked
@@ -14,7 +15,7 @@
 //!   to eight vector elements), and a loop ends (the barrier) when every
 //!   thread has finished its share; the serial code between loops (scalars)
 //!   runs then.
-//! - **Lines.** Within one loop, a thread touches each 64-byte line of an
+//! - **Lines** (CG; MG records whole grid rows, see [`mg`]). Within one loop, a thread touches each 64-byte line of an
 //!   array once for reads and once for writes while it stays on that line
 //!   (an L1 would hold it); leaving the line and coming back, or a new loop,
 //!   touches it again. An indirect read (CG's `p[colidx[k]]`) is an access
@@ -34,17 +35,20 @@
 //! section 5.4) "directly modif[ies] the parametrizations" so that footprints
 //! are about 0.8x, 1.5x and 3.5x DRAM. We do the same: each kernel keeps the
 //! class parameters that shape its structure (CG: class C's `nonzer` and
-//! `shift`) and derives the grid or matrix order from the footprint asked for,
+//! `shift`; MG: class B's cycles and smoother) and derives the matrix order
+//! (CG) or the grid (MG: the largest cube that fits, stretched in z by a
+//! whole factor) from the footprint asked for,
 //! relative to [`crate::ambix::DRAM_NOMINAL`] (the paper's 32 GB scaled 1/32).
 
 pub mod cg;
+pub mod mg;
 
 use crate::{Access, WorkloadError};
 use thermocline_vocab::RegionInfo;
 
 /// The kernels that are executed (the others are still the sweep sketches of
 /// [`crate::ambix::npb`]).
-pub const KERNELS: [&str; 1] = ["cg"];
+pub const KERNELS: [&str; 2] = ["cg", "mg"];
 
 /// The largest footprint asked of a kernel, in multiples of
 /// [`crate::ambix::DRAM_NOMINAL`]: the arrays are real, so the host needs about
@@ -55,7 +59,7 @@ pub const MAX_SIZE_X: f64 = 8.0;
 /// the access budget after the load phase.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NpbSpec {
-    /// `cg`.
+    /// `cg` or `mg`.
     pub kernel: &'static str,
     /// Footprint in multiples of [`crate::ambix::DRAM_NOMINAL`].
     pub size_x: f64,
@@ -68,7 +72,9 @@ pub struct NpbSpec {
 /// A running kernel.
 pub enum NpbStream {
     /// CG.
-    Cg(cg::CgStream),
+    Cg(Box<cg::CgStream>),
+    /// MG.
+    Mg(Box<mg::MgStream>),
 }
 
 impl NpbStream {
@@ -76,6 +82,7 @@ impl NpbStream {
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
         match self {
             NpbStream::Cg(s) => s.fill(buf),
+            NpbStream::Mg(s) => s.fill(buf),
         }
     }
 
@@ -83,6 +90,7 @@ impl NpbStream {
     pub fn load_accesses(&self) -> u64 {
         match self {
             NpbStream::Cg(s) => s.load_accesses(),
+            NpbStream::Mg(s) => s.load_accesses(),
         }
     }
 }
@@ -101,7 +109,14 @@ pub fn build(spec: &NpbSpec, thp: bool) -> Result<(Vec<RegionInfo>, NpbStream), 
         "cg" => {
             let p = cg::CgParams::for_footprint(bytes);
             let (regions, s) = cg::CgStream::build(p, spec.threads, spec.accesses, thp)?;
-            Ok((regions, NpbStream::Cg(s)))
+            Ok((regions, NpbStream::Cg(Box::new(s))))
+        }
+        "mg" => {
+            let p = mg::MgParams::for_footprint(bytes);
+            let regions = crate::lay_out(&mg::MgStream::plan(&p)?, thp);
+            let bases: Vec<u64> = regions.iter().map(|r| r.start).collect();
+            let s = mg::MgStream::new(p, spec.threads, &bases, spec.accesses)?;
+            Ok((regions, NpbStream::Mg(Box::new(s))))
         }
         k => Err(WorkloadError::Invalid(format!(
             "npb kernel {k:?} is not executed (known: {})",
