@@ -1,8 +1,8 @@
 //! Ambix's microbenchmarks and the NPB sketches
 //! (../shared/papers/004_5016d0e3a63ff357.txt, sections 3.2, 3.3 and 5.4), as
 //! array sweeps. The sketches are not the benchmarks: [`crate::npb`] executes
-//! the kernels it has ported (CG, MG), and the `npb-cg-*`, `npb-mg-*` presets
-//! run those. Sizes are scaled by [`SCALE`]: the paper's 32 GB of DRAM
+//! the kernels it has ported (CG, MG, FT), and the `npb-cg-*`, `npb-mg-*`,
+//! `npb-ft-*` presets run those. Sizes are scaled by [`SCALE`]: the paper's 32 GB of DRAM
 //! becomes [`DRAM_NOMINAL`] (1 GiB) and every array shrinks alike, so that the
 //! ratios the paper varies (array size / DRAM size) are kept while a run
 //! simulates in seconds. Throughput in a sweep does not depend on the array

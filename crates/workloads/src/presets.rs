@@ -195,18 +195,18 @@ pub const PRESETS: &[Preset] = &[
         kind: Kind::Sweep(|| ambix::npb("bt", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-ft-small",
-        description: "sketch of NPB FT (a sweep, not the algorithm): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        name: "npb-ft-sketch-small",
+        description: "sketch of NPB FT (a sweep, not the algorithm; see npb-ft-small): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("ft", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-ft-medium",
-        description: "sketch of NPB FT (a sweep, not the algorithm): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        name: "npb-ft-sketch-medium",
+        description: "sketch of NPB FT (a sweep, not the algorithm; see npb-ft-medium): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("ft", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-ft-large",
-        description: "sketch of NPB FT (a sweep, not the algorithm): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        name: "npb-ft-sketch-large",
+        description: "sketch of NPB FT (a sweep, not the algorithm; see npb-ft-large): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("ft", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
@@ -268,6 +268,21 @@ pub const PRESETS: &[Preset] = &[
         name: "npb-mg-large",
         description: "NPB MG executed (mg.c ported; class B's 20 cycles): 512^3 grid, 3.3 GiB (3.5x DRAM asked: the nearest box), 32 threads, 3 G accesses after the load phase",
         kind: Kind::Npb(|| npb_spec("mg", 3.5)),
+    },
+    Preset {
+        name: "npb-ft-small",
+        description: "NPB FT executed (ft.c ported; class B's 20 steps): 256^3 grid, 0.82 GiB (0.8x DRAM scaled 1/32), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("ft", 0.8)),
+    },
+    Preset {
+        name: "npb-ft-medium",
+        description: "NPB FT executed (ft.c ported; class B's 20 steps): 512x256x256 grid, 1.6 GiB (1.5x DRAM asked: the nearest power-of-two box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("ft", 1.5)),
+    },
+    Preset {
+        name: "npb-ft-large",
+        description: "NPB FT executed (ft.c ported; class B's 20 steps): 512x512x256 grid, 3.3 GiB (3.5x DRAM asked: the nearest power-of-two box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("ft", 3.5)),
     },
     Preset {
         name: "telescope-multiphase",
@@ -761,11 +776,14 @@ mod tests {
     }
 
     #[test]
-    fn npb_mg_presets_have_the_footprints_they_describe() {
+    fn npb_mg_and_ft_presets_have_the_footprints_they_describe() {
         for (name, lo, hi) in [
             ("npb-mg-small", 0.8, 0.9),
             ("npb-mg-medium", 1.6, 1.75),
             ("npb-mg-large", 3.2, 3.4),
+            ("npb-ft-small", 0.8, 0.85),
+            ("npb-ft-medium", 1.6, 1.7),
+            ("npb-ft-large", 3.2, 3.4),
         ] {
             let w = load(name, &opts()).unwrap();
             let gib = w.footprint_bytes() as f64 / (1u64 << 30) as f64;
@@ -784,10 +802,12 @@ mod tests {
             assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
             let p = preset(&format!("npb-mg-sketch-{s}")).unwrap();
             assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
-            for k in ["bt", "ft"] {
-                let p = preset(&format!("npb-{k}-{s}")).unwrap();
-                assert!(p.description.starts_with("sketch"), "{}", p.name);
-            }
+            let p = preset(&format!("npb-ft-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
+            let p = preset(&format!("npb-ft-sketch-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
+            let p = preset(&format!("npb-bt-{s}")).unwrap();
+            assert!(p.description.starts_with("sketch"), "{}", p.name);
         }
     }
 }
