@@ -1,6 +1,8 @@
-//! Ambix's microbenchmarks and the NPB-like models
+//! Ambix's microbenchmarks and the NPB sketches
 //! (../shared/papers/004_5016d0e3a63ff357.txt, sections 3.2, 3.3 and 5.4), as
-//! array sweeps. Sizes are scaled by [`SCALE`]: the paper's 32 GB of DRAM
+//! array sweeps. The sketches are not the benchmarks: [`crate::npb`] executes
+//! the kernels it has ported (CG, MG, FT), and the `npb-cg-*`, `npb-mg-*`,
+//! `npb-ft-*` presets run those. Sizes are scaled by [`SCALE`]: the paper's 32 GB of DRAM
 //! becomes [`DRAM_NOMINAL`] (1 GiB) and every array shrinks alike, so that the
 //! ratios the paper varies (array size / DRAM size) are kept while a run
 //! simulates in seconds. Throughput in a sweep does not depend on the array
@@ -55,7 +57,7 @@ pub fn pb(size_x: f64, write_first: bool, accesses: u64) -> SweepSpec {
 /// NPB sizes relative to DRAM (section 5.4: ~0.8x, ~1.5x, ~3.5x).
 pub const NPB_SIZES: [(&str, f64); 3] = [("small", 0.8), ("medium", 1.5), ("large", 3.5)];
 
-/// An NPB-like model: arrays as (name, share of the footprint, reads,
+/// An NPB sketch (not the benchmark; see [`crate::npb`]): arrays as (name, share of the footprint, reads,
 /// writes, lines per step), swept by 32 threads, first touched in the order
 /// the program initialises them (input data and fields first, work arrays
 /// last). The layouts and orders are *inferred* from the benchmarks' main

@@ -14,6 +14,7 @@ pub mod ambix;
 pub mod lackey;
 pub mod masim;
 pub mod models;
+pub mod npb;
 pub mod presets;
 pub mod rates;
 pub mod sweep;
@@ -105,6 +106,8 @@ pub enum Stream {
     Memory(MemoryStream),
     /// A rate profile replayed access by access.
     Rate(rates::RateStream),
+    /// An NPB kernel, executed.
+    Npb(Box<npb::NpbStream>),
 }
 
 impl Stream {
@@ -119,6 +122,7 @@ impl Stream {
             Stream::Trace(s) => s.fill(buf),
             Stream::Memory(s) => Ok(s.fill(buf)),
             Stream::Rate(s) => Ok(s.fill(buf)),
+            Stream::Npb(s) => Ok(s.fill(buf)),
         }
     }
 }

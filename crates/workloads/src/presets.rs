@@ -4,6 +4,7 @@
 
 use crate::ambix;
 use crate::models::{BuiltModel, ModelSpec, ModelStream};
+use crate::npb::{self, NpbSpec};
 use crate::rates::RateStream;
 use crate::sweep::{SweepSpec, SweepStream};
 use crate::synthetic::{Distribution, SyntheticSpec, SyntheticStream};
@@ -81,6 +82,7 @@ enum Kind {
     Synthetic(fn(f64) -> SyntheticSpec),
     Model(fn() -> ModelSpec),
     Sweep(fn() -> SweepSpec),
+    Npb(fn() -> NpbSpec),
 }
 
 /// A named workload.
@@ -183,63 +185,108 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "npb-bt-small",
-        description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        description: "sketch of NPB BT (a sweep, not the algorithm): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("bt", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-bt-medium",
-        description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        description: "sketch of NPB BT (a sweep, not the algorithm): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("bt", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
         name: "npb-bt-large",
-        description: "NPB BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        description: "sketch of NPB BT (a sweep, not the algorithm): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("bt", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-ft-small",
-        description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        name: "npb-ft-sketch-small",
+        description: "sketch of NPB FT (a sweep, not the algorithm; see npb-ft-small): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("ft", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-ft-medium",
-        description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        name: "npb-ft-sketch-medium",
+        description: "sketch of NPB FT (a sweep, not the algorithm; see npb-ft-medium): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("ft", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-ft-large",
-        description: "NPB FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        name: "npb-ft-sketch-large",
+        description: "sketch of NPB FT (a sweep, not the algorithm; see npb-ft-large): FT-like (1.7R:1W: two complex arrays transformed in place) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("ft", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-mg-small",
-        description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        name: "npb-mg-sketch-small",
+        description: "sketch of NPB MG (a sweep, not the algorithm; see npb-mg-small): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("mg", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-mg-medium",
-        description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        name: "npb-mg-sketch-medium",
+        description: "sketch of NPB MG (a sweep, not the algorithm; see npb-mg-medium): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("mg", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-mg-large",
-        description: "NPB MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        name: "npb-mg-sketch-large",
+        description: "sketch of NPB MG (a sweep, not the algorithm; see npb-mg-large): MG-like (4R:1W: u relaxed in place, r and v read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("mg", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-cg-small",
-        description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        name: "npb-cg-sketch-small",
+        description: "sketch of NPB CG (a sweep, not the algorithm; see npb-cg-small): CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("cg", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-cg-medium",
-        description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        name: "npb-cg-sketch-medium",
+        description: "sketch of NPB CG (a sweep, not the algorithm; see npb-cg-medium): CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("cg", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-cg-large",
-        description: "NPB CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        name: "npb-cg-sketch-large",
+        description: "sketch of NPB CG (a sweep, not the algorithm; see npb-cg-large): CG-like (61R:1W: sparse matrix streamed, vectors updated) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("cg", 3.5, NPB_ACCESSES).expect("known kernel")),
+    },
+    Preset {
+        name: "npb-cg-small",
+        description: "NPB CG executed (cg.c ported; class C's nonzer 15, order set by size): 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("cg", 0.8)),
+    },
+    Preset {
+        name: "npb-cg-medium",
+        description: "NPB CG executed (cg.c ported; class C's nonzer 15, order set by size): 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("cg", 1.5)),
+    },
+    Preset {
+        name: "npb-cg-large",
+        description: "NPB CG executed (cg.c ported; class C's nonzer 15, order set by size): 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("cg", 3.5)),
+    },
+    Preset {
+        name: "npb-mg-small",
+        description: "NPB MG executed (mg.c ported; class B's 20 cycles): 256x256x512 grid, 0.84 GiB (0.8x DRAM scaled 1/32), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("mg", 0.8)),
+    },
+    Preset {
+        name: "npb-mg-medium",
+        description: "NPB MG executed (mg.c ported; class B's 20 cycles): 256x256x1024 grid, 1.7 GiB (1.5x DRAM asked: the nearest box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("mg", 1.5)),
+    },
+    Preset {
+        name: "npb-mg-large",
+        description: "NPB MG executed (mg.c ported; class B's 20 cycles): 512^3 grid, 3.3 GiB (3.5x DRAM asked: the nearest box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("mg", 3.5)),
+    },
+    Preset {
+        name: "npb-ft-small",
+        description: "NPB FT executed (ft.c ported; class B's 20 steps): 256^3 grid, 0.82 GiB (0.8x DRAM scaled 1/32), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("ft", 0.8)),
+    },
+    Preset {
+        name: "npb-ft-medium",
+        description: "NPB FT executed (ft.c ported; class B's 20 steps): 512x256x256 grid, 1.6 GiB (1.5x DRAM asked: the nearest power-of-two box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("ft", 1.5)),
+    },
+    Preset {
+        name: "npb-ft-large",
+        description: "NPB FT executed (ft.c ported; class B's 20 steps): 512x512x256 grid, 3.3 GiB (3.5x DRAM asked: the nearest power-of-two box), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("ft", 3.5)),
     },
     Preset {
         name: "telescope-multiphase",
@@ -293,6 +340,43 @@ pub const PRESETS: &[Preset] = &[
 /// Ambix had not converged: 1.04x adm-default on the medium sizes against
 /// 1.40x on MG-medium with 4 G).
 pub const NPB_ACCESSES: u64 = 3_000_000_000;
+
+/// An executed NPB kernel at `size_x` times DRAM, as the Ambix presets run
+/// it: 32 threads, [`NPB_ACCESSES`] after the load phase.
+fn npb_spec(kernel: &'static str, size_x: f64) -> NpbSpec {
+    NpbSpec {
+        kernel,
+        size_x,
+        threads: 32,
+        accesses: NPB_ACCESSES,
+    }
+}
+
+/// Parses `npb:KERNEL:SIZE` (an executed kernel at SIZE times DRAM).
+fn parameterized_npb(spec: &str) -> Option<Result<NpbSpec, WorkloadError>> {
+    let rest = spec.strip_prefix("npb:")?;
+    let bad = |why: String| {
+        Some(Err(WorkloadError::Invalid(format!(
+            "workload {spec:?}: {why}"
+        ))))
+    };
+    let Some((kernel, size)) = rest.split_once(':') else {
+        return bad("expected npb:KERNEL:SIZE, e.g. npb:cg:2.5".into());
+    };
+    let Some(&k) = npb::KERNELS.iter().find(|&&k| k == kernel) else {
+        return bad(format!(
+            "kernel must be one of {}, got {kernel:?}",
+            npb::KERNELS.join(", ")
+        ));
+    };
+    match size.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= npb::MAX_SIZE_X => Some(Ok(npb_spec(k, x))),
+        _ => bad(format!(
+            "size must be a multiple of DRAM in (0, {}], got {size:?}",
+            npb::MAX_SIZE_X
+        )),
+    }
+}
 
 /// Parses `ambix-iwb:MODE:THREADS` and `ambix-pb:SIZE:ORDER`.
 fn parameterized(spec: &str) -> Option<Result<SweepSpec, WorkloadError>> {
@@ -371,6 +455,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         match &p.kind {
             Kind::Model(f) => return model_workload(spec, f(), o),
             Kind::Sweep(f) => return sweep_workload(spec, f(), o),
+            Kind::Npb(f) => return npb_workload(spec, &f(), o),
             Kind::Kv(f) => {
                 let kv = f();
                 let rate = o.access_rate.unwrap_or(kv.access_rate);
@@ -383,6 +468,8 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         }
     } else if let Some(s) = parameterized(spec) {
         return sweep_workload(spec, s?, o);
+    } else if let Some(s) = parameterized_npb(spec) {
+        return npb_workload(spec, &s?, o);
     }
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {
@@ -433,7 +520,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute)?,
             Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute)?,
-            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) => {
+            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) | Kind::Npb(_) => {
                 return Err(WorkloadError::Invalid(format!(
                     "preset {spec:?} was not built (a bug; please report it)"
                 )))
@@ -610,4 +697,127 @@ fn sweep_workload(
         regions,
         rates: None,
     })
+}
+
+/// An executed NPB kernel: memory-bound threads as in [`sweep_workload`] (no
+/// compute between accesses unless the options say otherwise), so that the
+/// kernels and the sketches compare on the same terms; a load phase, then the
+/// kernel.
+fn npb_workload(
+    name: &str,
+    spec: &NpbSpec,
+    o: &WorkloadOptions,
+) -> Result<Workload, WorkloadError> {
+    let (regions, stream) = npb::build(spec, o.thp.unwrap_or(false))
+        .map_err(|e| WorkloadError::Invalid(format!("workload {name:?}: {e}")))?;
+    let rate = o.access_rate.unwrap_or(1e9 * o.mlp / o.fast_read_ns);
+    let compute = o
+        .compute_ns
+        .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+    let load = stream.load_accesses();
+    Ok(Workload {
+        name: name.to_string(),
+        threads: spec.threads,
+        access_rate: rate,
+        compute_ns: compute,
+        total_accesses: load + spec.accesses,
+        phases: vec![
+            PhaseMark {
+                name: "load".into(),
+                first_access: 0,
+            },
+            PhaseMark {
+                name: spec.kernel.into(),
+                first_access: load,
+            },
+        ],
+        stream: Stream::Npb(Box::new(stream)),
+        regions,
+        rates: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Access;
+
+    fn opts() -> WorkloadOptions {
+        WorkloadOptions {
+            seed: 1,
+            access_rate: None,
+            compute_ns: None,
+            thp: None,
+            base_va: None,
+            fast_read_ns: 80.0,
+            mlp: 4.0,
+        }
+    }
+
+    #[test]
+    fn npb_specs_build_the_kernel_or_say_why_not() {
+        let mut w = load("npb:cg:0.02", &opts()).unwrap();
+        assert_eq!(w.threads, 32);
+        assert_eq!(w.phases[1].name, "cg");
+        let mib = w.footprint_bytes() as f64 / (1 << 20) as f64;
+        assert!((18.0..23.0).contains(&mib), "{mib} MiB");
+        // The load phase and the first kernel accesses, all inside the regions.
+        let mut buf = vec![Access::default(); 1 << 16];
+        let mut seen = 0u64;
+        while seen < w.phases[1].first_access + 100_000 {
+            let n = w.stream.fill(&mut buf).unwrap();
+            assert!(n > 0);
+            assert!(buf[..n]
+                .iter()
+                .all(|a| w.regions.iter().any(|r| r.start <= a.va && a.va < r.end())));
+            seen += n as u64;
+        }
+        for bad in [
+            "npb:cg",
+            "npb:lu:1",
+            "npb:cg:0",
+            "npb:cg:9",
+            "npb:cg:nan",
+            "npb:cg:x",
+        ] {
+            let e = load(bad, &opts()).err().expect(bad).to_string();
+            assert!(e.contains(&format!("{bad:?}")), "{e}");
+        }
+    }
+
+    #[test]
+    fn npb_mg_and_ft_presets_have_the_footprints_they_describe() {
+        for (name, lo, hi) in [
+            ("npb-mg-small", 0.8, 0.9),
+            ("npb-mg-medium", 1.6, 1.75),
+            ("npb-mg-large", 3.2, 3.4),
+            ("npb-ft-small", 0.8, 0.85),
+            ("npb-ft-medium", 1.6, 1.7),
+            ("npb-ft-large", 3.2, 3.4),
+        ] {
+            let w = load(name, &opts()).unwrap();
+            let gib = w.footprint_bytes() as f64 / (1u64 << 30) as f64;
+            assert!((lo..hi).contains(&gib), "{name}: {gib} GiB");
+        }
+    }
+
+    #[test]
+    fn npb_presets_name_kernels_and_sketches_apart() {
+        for s in ["small", "medium", "large"] {
+            let p = preset(&format!("npb-cg-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
+            let p = preset(&format!("npb-cg-sketch-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
+            let p = preset(&format!("npb-mg-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
+            let p = preset(&format!("npb-mg-sketch-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
+            let p = preset(&format!("npb-ft-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
+            let p = preset(&format!("npb-ft-sketch-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
+            let p = preset(&format!("npb-bt-{s}")).unwrap();
+            assert!(p.description.starts_with("sketch"), "{}", p.name);
+        }
+    }
 }

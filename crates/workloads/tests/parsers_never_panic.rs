@@ -590,7 +590,7 @@ fn spec() -> impl Strategy<Value = String> {
     prop_oneof![
         (mode, count.clone()).prop_map(|(m, t)| format!("ambix-iwb:{m}:{t}")),
         (count.clone(), order).prop_map(|(s, o)| format!("ambix-pb:{s}:{o}")),
-        "(ambix-iwb|ambix-pb|npb-bt|npb-xx|lackey|trace)(:[a-z0-9.\\-]{0,8}){0,4}",
+        "(ambix-iwb|ambix-pb|npb-bt|npb-xx|npb|lackey|trace)(:[a-z0-9.\\-]{0,8}){0,4}",
         "[a-z0-9:.\\-]{0,24}",
         "\\PC{0,24}",
     ]
