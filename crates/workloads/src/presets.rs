@@ -751,6 +751,7 @@ mod tests {
             base_va: None,
             fast_read_ns: 80.0,
             mlp: 4.0,
+            masim_burst: None,
         }
     }
 
