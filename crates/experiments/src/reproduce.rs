@@ -6,6 +6,7 @@
 //! reproductions asked for together and spread over worker threads; each run
 //! is deterministic, so the output does not depend on the thread count.
 
+use crate::claims::{self, Verdict};
 use crate::config::{self, RunConfig};
 use crate::error::{ConfigError, RunError};
 use crate::runner;
@@ -103,19 +104,40 @@ pub fn run_specs(
     Ok(results.into_inner().expect("lock"))
 }
 
-/// Runs the union of the reproductions' runs, then summarizes each.
+/// What one reproduction produced and how its claims fared.
+#[derive(Clone, Debug)]
+pub struct Reproduced {
+    /// The reproduction's name.
+    pub name: &'static str,
+    /// Its summary, table and charts.
+    pub output: Output,
+    /// Its claims, checked against the summary.
+    pub verdicts: Vec<Verdict>,
+}
+
+/// Summarizes one reproduction from the runs' reports and checks its
+/// claims against the summary.
+pub fn summarize(r: &Reproduction, o: &Options, results: &Results) -> Reproduced {
+    let output = (r.summarize)(o, results);
+    let verdicts = claims::check_all(&(r.claims)(), &output.json);
+    Reproduced {
+        name: r.name,
+        output,
+        verdicts,
+    }
+}
+
+/// Runs the union of the reproductions' runs, then summarizes each and
+/// checks its claims.
 pub fn reproduce(
     repros: &[Reproduction],
     o: &Options,
     jobs: usize,
     progress: &(dyn Fn(usize, usize, &RunSpec) + Sync),
-) -> Result<Vec<(&'static str, Output)>, RunError> {
+) -> Result<Vec<Reproduced>, RunError> {
     let mut specs: Vec<RunSpec> = repros.iter().flat_map(|r| (r.runs)(o)).collect();
     specs.sort();
     specs.dedup();
     let results = run_specs(&specs, o, jobs, progress)?;
-    Ok(repros
-        .iter()
-        .map(|r| (r.name, (r.summarize)(o, &results)))
-        .collect())
+    Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
 }
