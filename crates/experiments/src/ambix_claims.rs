@@ -311,3 +311,82 @@ pub fn npb() -> Vec<Claim> {
         order("large", "4.4x > 2.8x > 1.8x > 1"),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn find(claims: Vec<Claim>, id: &str) -> Claim {
+        claims.into_iter().find(|c| c.id == id).unwrap()
+    }
+
+    fn pb_summary(rdft: [f64; 3], energy: [f64; 3]) -> Value {
+        let sizes: Vec<Value> = [0.75, 1.0, 2.0]
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                json!({"size_x_dram": s, "policies": [
+                    {"policy": "read-first-touch", "maccesses_per_s": rdft[i], "joules_per_maccess": energy[i]},
+                    {"policy": "write-first-touch", "maccesses_per_s": 2.0 * rdft[i], "joules_per_maccess": 1.0}]})
+            })
+            .collect();
+        json!({ "sizes": sizes, "wrft_over_rdft_at_1_5x": 5.9 })
+    }
+
+    #[test]
+    fn pb_ratios_are_against_the_array_that_fits() {
+        let v = pb_summary([100.0, 32.0, 10.0], [1.0, 2.77, 5.0]);
+        let drop = find(pb(), "ambix-pb/rdft-throughput-drop-1x").check(&v);
+        assert_eq!(drop.values, vec![0.32]);
+        assert!(drop.held);
+        assert!(find(pb(), "ambix-pb/rdft-energy-rise-1x").check(&v).held);
+        // WrFT at 2x (20) against RdFT at 1x (32): 0.625, not within 15%.
+        assert!(!find(pb(), "ambix-pb/wrft-2x-equals-rdft-1x").check(&v).held);
+        // 5.9 is 18% over 5.
+        assert!(!find(pb(), "ambix-pb/wrft-over-rdft-1.5x").check(&v).held);
+        // An interleave row that is not there cannot be measured.
+        let i = find(pb(), "ambix-pb/interleave-degrades-past-1.5x").check(&v);
+        assert!(!i.held);
+        assert!(i.reason.unwrap().starts_with("not measured"));
+    }
+
+    #[test]
+    fn npb_order_and_ratios_read_npbavg() {
+        let v = json!({"npbavg": [{"size": "large", "configs": [
+            {"config": "adm-default", "geomean_speedup": 1.0},
+            {"config": "memory-mode", "geomean_speedup": 2.8},
+            {"config": "autonuma-tiering", "geomean_speedup": 1.8},
+            {"config": "ambix", "geomean_speedup": 4.0}]}]});
+        let order = find(npb(), "ambix-npb/order-large").check(&v);
+        assert_eq!(order.values, vec![4.0, 2.8, 1.8, 1.0]);
+        assert!(order.held);
+        // 4.0 is 9% under 4.4.
+        assert!(find(npb(), "ambix-npb/ambix-large").check(&v).held);
+        assert!(!find(npb(), "ambix-npb/ambix-medium").check(&v).held);
+    }
+
+    #[test]
+    fn iwb_best_shares_and_gains_by_hand() {
+        let cells: Vec<Value> = [(80, 127.0), (90, 105.0), (100, 100.0)]
+            .iter()
+            .flat_map(|&(p, x)| {
+                ["ro", "wo"]
+                    .map(|m| json!({"mode": m, "threads": 32, "dram_pct": p, "maccesses_per_s": x}))
+            })
+            .collect();
+        let best = json!({"threads": [1, 2, 4, 32], "ours": [100, 100, 100, 80]});
+        let v = json!({"cells": cells, "best_dram_pct": {"ro": best, "wo": best}});
+        assert!(
+            find(iwb(), "ambix-iwb/all-dram-best-before-saturation")
+                .check(&v)
+                .held
+        );
+        assert!(find(iwb(), "ambix-iwb/ro-best-share-32").check(&v).held);
+        assert!(!find(iwb(), "ambix-iwb/wo-best-share-32").check(&v).held);
+        let g = find(iwb(), "ambix-iwb/ro-gain-32").check(&v);
+        assert_eq!(g.values, vec![1.27]);
+        assert!(g.held);
+        assert!(find(iwb(), "ambix-iwb/wo-gain-32").check(&v).held);
+    }
+}

@@ -463,3 +463,92 @@ no network stack, so moving hot values to DRAM pays more (RESULTS.md analysis at
     });
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn find(claims: Vec<Claim>, id: &str) -> Claim {
+        claims.into_iter().find(|c| c.id == id).unwrap()
+    }
+
+    #[test]
+    fn every_phase_counts_and_an_unscored_phase_is_not_measured() {
+        let tech = |p: [Option<f64>; 3]| json!({"phases": p.iter().map(|x| json!({"precision": x, "recall": 0.95})).collect::<Vec<_>>()});
+        let v = json!({"variants": {"4k": {
+            "telescope-bounded": tech([Some(0.95), Some(0.91), Some(0.99)]),
+            "telescope-flex": tech([Some(0.95), Some(0.89), Some(0.99)]),
+            "pebs-5khz": tech([Some(1.0), Some(1.0), None]),
+        }}});
+        let c = multiphase();
+        let b = find(
+            multiphase(),
+            "telescope-multiphase/telescope-bounded-4k-above-0.9",
+        )
+        .check(&v);
+        assert!(b.held);
+        assert_eq!(b.values.len(), 6);
+        assert!(
+            !find(c, "telescope-multiphase/telescope-flex-4k-above-0.9")
+                .check(&v)
+                .held
+        );
+        let p = find(multiphase(), "telescope-multiphase/pebs-precise").check(&v);
+        assert!(!p.held);
+        assert_eq!(
+            p.reason.as_deref(),
+            Some("not measured: the summary has no number at /variants/4k/pebs-5khz/phases/2/precision")
+        );
+    }
+
+    #[test]
+    fn subtb_trends_read_phase_one_by_size() {
+        let size =
+            |r: f64| json!({"damon-moderate": {"phases": [{"precision": 1.0, "recall": r}]}});
+        let v = json!({"sizes": {"1GiB": size(1.0), "10GiB": size(0.5), "100GiB": size(0.5)}});
+        let c = find(subtb(), "telescope-subtb/damon-moderate-recall-falls").check(&v);
+        assert_eq!(c.values, vec![1.0, 0.5, 0.5]);
+        assert!(!c.held, "0.5 to 0.5 does not fall");
+    }
+
+    #[test]
+    fn kv_gain_is_the_best_telescope_run() {
+        let mut w = serde_json::Map::new();
+        for (i, name) in KV.iter().enumerate() {
+            w.insert(
+                name.to_string(),
+                json!({"techniques": {
+                "telescope-bounded": {"throughput_change": 0.12 * i as f64, "migrated_gb": 30.0},
+                "telescope-flex": {"throughput_change": 0.05, "migrated_gb": 30.0},
+                "pebs-10khz": {"throughput_change": 0.0, "migrated_gb": 0.01},
+                "damon-moderate": {"throughput_change": 0.0, "migrated_gb": 0.0}}}),
+            );
+        }
+        let v = json!({ "workloads": w });
+        let g = find(kv(), "telescope-kv/best-gain").check(&v);
+        assert_eq!(g.ours[0].0, "redis-memtier telescope-bounded");
+        assert!(g.held);
+        assert!(
+            find(kv(), "telescope-kv/damon-migrates-nothing")
+                .check(&v)
+                .held
+        );
+        assert!(
+            find(kv(), "telescope-kv/redis-memtier-telescope-over-pmu")
+                .check(&v)
+                .held
+        );
+        // 30 against ~31: within 25%; against ~94: not.
+        assert!(
+            find(kv(), "telescope-kv/memcached-ycsb-telescope-bounded-gb")
+                .check(&v)
+                .held
+        );
+        assert!(
+            !find(kv(), "telescope-kv/memcached-memtier-telescope-bounded-gb")
+                .check(&v)
+                .held
+        );
+    }
+}

@@ -291,3 +291,119 @@ pub fn kstaled() -> Vec<Claim> {
         reason: UNKNOWN,
     }]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn find<'a>(claims: &'a [Claim], id: &str) -> &'a Claim {
+        claims.iter().find(|c| c.id == id).unwrap()
+    }
+
+    /// Sensitivity rows: each model's cold fractions at 3, 6 and 10% from
+    /// `cold`, slowdowns from `slow`.
+    fn sensitivity_summary(cold: impl Fn(&str) -> [f64; 3], slow: [f64; 3]) -> Value {
+        let rows: Vec<Value> = MODELS
+            .iter()
+            .map(|m| {
+                let c = cold(m);
+                {
+                    let targets: Vec<Value> = [0.03, 0.06, 0.10]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            json!({"target": t, "mean_cold_fraction": c[i], "slowdown": slow[i]})
+                        })
+                        .collect();
+                    json!({"workload": m, "targets": targets})
+                }
+            })
+            .collect();
+        json!({ "workloads": rows })
+    }
+
+    #[test]
+    fn cold_must_grow_by_more_than_half_a_point_per_target() {
+        let claims = sensitivity();
+        let v = sensitivity_summary(
+            |m| match m {
+                "redis-hotspot" => [0.10, 0.104, 0.20],
+                "tpcc" => [0.44, 0.45, 0.46],
+                _ => [0.10, 0.20, 0.30],
+            },
+            [0.02, 0.05, 0.10],
+        );
+        assert!(
+            find(&claims, "thermostat-sensitivity/cold-grows-aerospike-read")
+                .check(&v)
+                .held
+        );
+        let redis = find(&claims, "thermostat-sensitivity/cold-grows-redis-hotspot").check(&v);
+        assert!(!redis.held);
+        assert_eq!(redis.ours[1], ("6%".to_string(), "10.4%".to_string()));
+        assert!(
+            find(&claims, "thermostat-sensitivity/tpcc-saturates")
+                .check(&v)
+                .held
+        );
+        // 10% exactly is within a 10% target; 5% is within 6%.
+        assert!(
+            find(&claims, "thermostat-sensitivity/met-10pct")
+                .check(&v)
+                .held
+        );
+        assert!(
+            find(&claims, "thermostat-sensitivity/met-6pct")
+                .check(&v)
+                .held
+        );
+        let over = sensitivity_summary(|_| [0.1, 0.2, 0.3], [0.031, 0.05, 0.1]);
+        assert!(
+            !find(&claims, "thermostat-sensitivity/met-3pct")
+                .check(&over)
+                .held
+        );
+    }
+
+    #[test]
+    fn traffic_averages_migration_and_adds_false_classification() {
+        let rows: Vec<Value> = MODELS
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                json!({"workload": m, "migration_mb_per_s": 10.0 * i as f64,
+                "false_classification_mb_per_s": 1.0, "savings_pct": [20.0, 22.0, 25.0 - i as f64]})
+            })
+            .collect();
+        let v = json!({ "workloads": rows });
+        let claims = traffic();
+        // Mean of 0, 10, ..., 70 is 35: over 30 MB/s.
+        let mean = find(&claims, "thermostat-traffic/migration-under-30").check(&v);
+        assert_eq!(mean.values, vec![35.0]);
+        assert!(!mean.held);
+        // The largest total is 70 + 1.
+        let total = find(&claims, "thermostat-traffic/total-under-60").check(&v);
+        assert_eq!(total.values.last(), Some(&71.0));
+        assert!(!total.held);
+        // Savings at 0.2x: cassandra-write (row 0) 25 > aerospike-read (row 3) 22.
+        let order = find(&claims, "thermostat-traffic/savings-order").check(&v);
+        assert_eq!(order.values, vec![25.0, 22.0]);
+        assert!(order.held);
+    }
+
+    #[test]
+    fn kstaled_claim_reads_the_worst_model() {
+        let rows: Vec<Value> = MODELS
+            .iter()
+            .enumerate()
+            .map(|(i, m)| json!({"workload": m, "kstaled": {"slowdown": 0.01 * i as f64}}))
+            .collect();
+        let v = kstaled()[0].check(&json!({ "workloads": rows }));
+        assert_eq!(v.ours, vec![("websearch".to_string(), "7.0%".to_string())]);
+        assert!(v.held);
+        let flat = kstaled()[0].check(&json!({"workloads": MODELS.iter()
+            .map(|m| json!({"workload": m, "kstaled": {"slowdown": 0.029}})).collect::<Vec<_>>()}));
+        assert!(!flat.held);
+    }
+}
