@@ -325,6 +325,13 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
     let jobs = jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    // The stamp is taken before the runs: the tree may change while they go.
+    let stamp = results_md::Stamp {
+        commit: commit(),
+        command: command_line(),
+        duration_s: duration,
+        seed,
+    };
     let started = std::time::Instant::now();
     let done = reproduce::reproduce(&repros, &opts, jobs, &|done, total, spec| {
         eprintln!(
@@ -362,12 +369,6 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         write_file(&p, &s)?;
     }
     if let Some(p) = markdown {
-        let stamp = results_md::Stamp {
-            commit: commit(),
-            command: command_line(),
-            duration_s: duration,
-            seed,
-        };
         write_file(&p, &results_md::markdown(&stamp, &done))?;
         eprintln!("wrote {p}");
     }
