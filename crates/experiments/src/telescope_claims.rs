@@ -267,8 +267,14 @@ pub fn subtb() -> Vec<Claim> {
             expect: Expect::Band { lo: 0.9, hi: 1.0 },
             unit: Unit::Num(2),
             measure: Box::new(move |v| {
-                let mut m = by_size(v, tech, "precision")?;
-                m.extend(by_size(v, tech, "recall")?);
+                let mut m = Vec::new();
+                for what in ["precision", "recall"] {
+                    m.extend(
+                        by_size(v, tech, what)?
+                            .into_iter()
+                            .map(|(size, x)| (format!("{size} {what}"), x)),
+                    );
+                }
                 Ok(m)
             }),
             reason: UNKNOWN,
