@@ -71,10 +71,22 @@ enum Cmd {
     Reproduce {
         /// Reproductions to run.
         names: Vec<String>,
+        /// Run every reproduction.
+        #[arg(long, conflicts_with = "names")]
+        all: bool,
         /// List the reproductions and exit.
         #[arg(long)]
         list: bool,
-        /// Write the JSON (an object keyed by reproduction) here.
+        /// Print each of the paper's claims as held / NOT held, our figure
+        /// beside the paper's; exit 1 if any claim does not hold.
+        #[arg(long)]
+        check: bool,
+        /// Write RESULTS.md-style markdown (stamped with the commit and this
+        /// command, every claim's verdict, every table) here.
+        #[arg(long)]
+        markdown: Option<String>,
+        /// Write the JSON (an object keyed by reproduction, each with its
+        /// claims' verdicts under "claims") here.
         #[arg(long)]
         json: Option<String>,
         /// Write the charts (SVG) into this directory.
@@ -209,22 +221,94 @@ fn run_one(cfg: &RunConfig) -> anyhow::Result<Report> {
     Ok(r)
 }
 
-fn reproduce_cmd(
+/// `reproduce`'s options.
+struct ReproduceArgs {
     names: Vec<String>,
+    all: bool,
     list: bool,
+    check: bool,
+    markdown: Option<String>,
     json: Option<String>,
     out: Option<String>,
     duration: Option<f64>,
     seed: u64,
     jobs: Option<usize>,
-) -> anyhow::Result<()> {
-    use thermocline_experiments::reproduce;
+}
+
+/// `reproduce --check` found claims that do not hold (exit 1: the results,
+/// not the input, are wrong).
+#[derive(Debug)]
+struct ClaimsNotHeld {
+    not_held: usize,
+    total: usize,
+}
+
+impl std::fmt::Display for ClaimsNotHeld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} of {} claims do not hold", self.not_held, self.total)
+    }
+}
+
+impl std::error::Error for ClaimsNotHeld {}
+
+/// The commit the working tree is at (`-dirty` with uncommitted changes to
+/// tracked files), or "unknown" outside a git checkout.
+fn commit() -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short=12", "HEAD"]) {
+        Some(c) if !c.is_empty() => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            if dirty {
+                format!("{c}-dirty")
+            } else {
+                c
+            }
+        }
+        _ => "unknown".into(),
+    }
+}
+
+/// The command line as typed, the program named `thermocline`.
+fn command_line() -> String {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    args.insert(0, "thermocline".into());
+    args.join(" ")
+}
+
+fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
+    use thermocline_experiments::{claims, reproduce, results_md};
+    let ReproduceArgs {
+        mut names,
+        all,
+        list,
+        check,
+        markdown,
+        json,
+        out,
+        duration,
+        seed,
+        jobs,
+    } = a;
+    if all {
+        names = reproduce::all()
+            .iter()
+            .map(|r| r.name.to_string())
+            .collect();
+    }
     if list || names.is_empty() {
         for r in catalogue::reproductions() {
             println!("  {:<24} {}", r.name, r.description);
         }
         if names.is_empty() && !list {
-            anyhow::bail!("name at least one reproduction (listed above)");
+            anyhow::bail!("name at least one reproduction (listed above), or --all");
         }
         return Ok(());
     }
@@ -241,8 +325,15 @@ fn reproduce_cmd(
     let jobs = jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    // The stamp is taken before the runs: the tree may change while they go.
+    let stamp = results_md::Stamp {
+        commit: commit(),
+        command: command_line(),
+        duration_s: duration,
+        seed,
+    };
     let started = std::time::Instant::now();
-    let outputs = reproduce::reproduce(&repros, &opts, jobs, &|done, total, spec| {
+    let done = reproduce::reproduce(&repros, &opts, jobs, &|done, total, spec| {
         eprintln!(
             "[{done}/{total}] {} on {} {} ({:.0} s)",
             spec.manager,
@@ -251,10 +342,18 @@ fn reproduce_cmd(
             started.elapsed().as_secs_f64()
         );
     })?;
-    let mut all = serde_json::Map::new();
-    for (name, o) in &outputs {
+    let mut everything = serde_json::Map::new();
+    for d in &done {
+        let (name, o) = (d.name, &d.output);
         println!("== {name}\n{}", o.text);
-        all.insert(name.to_string(), o.json.clone());
+        if check {
+            println!("claims:\n{}", claims::render(&d.verdicts));
+        }
+        let mut j = o.json.clone();
+        if let Some(obj) = j.as_object_mut() {
+            obj.insert("claims".into(), serde_json::to_value(&d.verdicts)?);
+        }
+        everything.insert(name.to_string(), j);
         if let Some(dir) = &out {
             std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{dir}: {e}"))?;
             for (file, svg) in &o.charts {
@@ -265,9 +364,25 @@ fn reproduce_cmd(
         }
     }
     if let Some(p) = json {
-        let mut s = serde_json::to_string_pretty(&serde_json::Value::Object(all))?;
+        let mut s = serde_json::to_string_pretty(&serde_json::Value::Object(everything))?;
         s.push('\n');
         write_file(&p, &s)?;
+    }
+    if let Some(p) = markdown {
+        write_file(&p, &results_md::markdown(&stamp, &done))?;
+        eprintln!("wrote {p}");
+    }
+    let total: usize = done.iter().map(|d| d.verdicts.len()).sum();
+    let not_held = done
+        .iter()
+        .flat_map(|d| &d.verdicts)
+        .filter(|v| !v.held)
+        .count();
+    if check {
+        println!("claims: {} held, {not_held} not held", total - not_held);
+        if not_held > 0 {
+            return Err(ClaimsNotHeld { not_held, total }.into());
+        }
     }
     Ok(())
 }
@@ -336,6 +451,10 @@ fn main() {
         }
     };
     if let Err(e) = dispatch(cli) {
+        if let Some(n) = e.downcast_ref::<ClaimsNotHeld>() {
+            eprintln!("{n}");
+            std::process::exit(1);
+        }
         let code = e.downcast_ref::<RunError>().map_or(2, RunError::exit_code);
         if code == 1 {
             eprintln!("{e:#}");
@@ -365,13 +484,27 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Reproduce {
             names,
+            all,
             list,
+            check,
+            markdown,
             json,
             out,
             duration,
             seed,
             jobs,
-        } => reproduce_cmd(names, list, json, out, duration, seed, jobs)?,
+        } => reproduce_cmd(ReproduceArgs {
+            names,
+            all,
+            list,
+            check,
+            markdown,
+            json,
+            out,
+            duration,
+            seed,
+            jobs,
+        })?,
         Cmd::Run {
             common,
             manager,

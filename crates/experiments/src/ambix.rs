@@ -382,6 +382,7 @@ pub fn reproductions() -> Vec<Reproduction> {
                 "Ambix Figures 2-3: IWB throughput by threads and DRAM share, read- and write-only",
             runs: iwb_runs,
             summarize: iwb,
+            claims: crate::ambix_claims::iwb,
         },
         Reproduction {
             name: "ambix-pb",
@@ -389,12 +390,14 @@ pub fn reproductions() -> Vec<Reproduction> {
                 "Ambix Figure 4: PB 2R1W throughput and energy by size and placement policy",
             runs: pb_runs,
             summarize: pb,
+            claims: crate::ambix_claims::pb,
         },
         Reproduction {
             name: "ambix-npb",
             description: "Ambix Figure 6: every configuration on NPB (CG, MG, FT executed, BT sketched), NPBAVG, DRAM share of accesses and writes",
             runs: npb_runs,
             summarize: npb,
+            claims: crate::ambix_claims::npb,
         },
     ]
 }

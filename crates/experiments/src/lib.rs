@@ -13,7 +13,9 @@
 #![deny(missing_docs)]
 
 mod ambix;
+mod ambix_claims;
 pub mod catalogue;
+pub mod claims;
 pub mod config;
 mod driver;
 mod error;
@@ -25,11 +27,14 @@ mod rate_driver;
 pub mod report;
 pub mod reproduce;
 mod reproduction;
+pub mod results_md;
 pub mod runner;
 mod setup;
 mod tally;
 mod telescope;
+mod telescope_claims;
 mod thermostat;
+mod thermostat_claims;
 
 pub use driver::{NoObserver, Observer};
 pub use error::{ConfigError, RunError};

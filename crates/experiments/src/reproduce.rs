@@ -6,6 +6,7 @@
 //! reproductions asked for together and spread over worker threads; each run
 //! is deterministic, so the output does not depend on the thread count.
 
+use crate::claims::{self, Verdict};
 use crate::config::{self, RunConfig};
 use crate::error::{ConfigError, RunError};
 use crate::runner;
@@ -103,19 +104,129 @@ pub fn run_specs(
     Ok(results.into_inner().expect("lock"))
 }
 
-/// Runs the union of the reproductions' runs, then summarizes each.
+/// What one reproduction produced and how its claims fared.
+#[derive(Clone, Debug)]
+pub struct Reproduced {
+    /// The reproduction's name.
+    pub name: &'static str,
+    /// Its summary, table and charts.
+    pub output: Output,
+    /// Its claims, checked against the summary.
+    pub verdicts: Vec<Verdict>,
+}
+
+/// Summarizes one reproduction from the runs' reports and checks its
+/// claims against the summary.
+pub fn summarize(r: &Reproduction, o: &Options, results: &Results) -> Reproduced {
+    let output = (r.summarize)(o, results);
+    let verdicts = claims::check_all(&(r.claims)(), &output.json);
+    Reproduced {
+        name: r.name,
+        output,
+        verdicts,
+    }
+}
+
+/// Runs the union of the reproductions' runs, then summarizes each and
+/// checks its claims.
 pub fn reproduce(
     repros: &[Reproduction],
     o: &Options,
     jobs: usize,
     progress: &(dyn Fn(usize, usize, &RunSpec) + Sync),
-) -> Result<Vec<(&'static str, Output)>, RunError> {
+) -> Result<Vec<Reproduced>, RunError> {
     let mut specs: Vec<RunSpec> = repros.iter().flat_map(|r| (r.runs)(o)).collect();
     specs.sort();
     specs.dedup();
     let results = run_specs(&specs, o, jobs, progress)?;
-    Ok(repros
-        .iter()
-        .map(|r| (r.name, (r.summarize)(o, &results)))
-        .collect())
+    Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Report, TierReport, Window};
+    use thermocline_workloads::PhaseMark;
+
+    /// A report with every figure the summarizers read: two tiers, one
+    /// phase, scored windows, the managers' gauges.
+    fn fixture(spec: &RunSpec) -> Report {
+        let tier = |reads| TierReport {
+            name: "t".into(),
+            reads,
+            writes: reads / 2,
+            energy_j: 1.0,
+            ..Default::default()
+        };
+        let window = |t_s: f64| Window {
+            t_s,
+            resident_bytes: vec![3 << 30, 1 << 30],
+            accesses_per_s: 1e6,
+            slow_tier_faults_per_s: 1e4,
+            precision: Some(0.5),
+            recall: Some(0.5),
+            manager: [
+                ("cold_huge_bytes", 1e9),
+                ("cold_base_bytes", 1e8),
+                ("cpu_cycles_count", 1e9),
+                ("bits_flipped_count", 1e3),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+            ..Default::default()
+        };
+        Report {
+            workload: spec.workload.clone(),
+            manager: spec.manager.clone(),
+            sim_time_s: 400.0,
+            accesses: 4_000_000_000,
+            slowdown: 0.01,
+            mean_precision: Some(0.5),
+            mean_recall: Some(0.5),
+            tiers: vec![tier(3_000_000), tier(1_000_000)],
+            phases: vec![PhaseMark {
+                name: "phase 1".into(),
+                first_access: 0,
+            }],
+            phase_starts_s: vec![0.0],
+            windows: (1..=400).map(|t| window(f64::from(t))).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// Every claim of every reproduction finds its numbers in the summary:
+    /// none is "not measured". This pins the JSON paths the claims read to
+    /// the summaries the reproductions write.
+    #[test]
+    fn every_claim_is_measured_from_its_reproductions_summary() {
+        let o = Options {
+            duration_s: None,
+            seed: 1,
+        };
+        let mut ids = std::collections::BTreeSet::new();
+        for r in all() {
+            let res: Results = (r.runs)(&o)
+                .into_iter()
+                .map(|s| {
+                    let rep = fixture(&s);
+                    (s, rep)
+                })
+                .collect();
+            let done = summarize(&r, &o, &res);
+            assert!(!done.verdicts.is_empty(), "{} has no claims", r.name);
+            for v in &done.verdicts {
+                assert!(
+                    v.id.starts_with(&format!("{}/", r.name)),
+                    "{} is not named after {}",
+                    v.id,
+                    r.name
+                );
+                assert!(ids.insert(v.id.clone()), "{} twice", v.id);
+                let why = v.reason.as_deref().unwrap_or("");
+                assert!(!why.starts_with("not measured"), "{}: {why}", v.id);
+                assert!(!v.values.is_empty(), "{}", v.id);
+            }
+        }
+    }
 }

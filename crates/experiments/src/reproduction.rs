@@ -3,6 +3,7 @@
 //! (`thermostat.rs`, `ambix.rs`, `telescope.rs`) are values of these types;
 //! `reproduce.rs` runs them.
 
+use crate::claims::Claim;
 use crate::report::Report;
 use std::collections::BTreeMap;
 
@@ -61,4 +62,6 @@ pub struct Reproduction {
     pub runs: fn(&Options) -> Vec<RunSpec>,
     /// Turns the runs' reports into the output.
     pub summarize: fn(&Options, &Results) -> Output,
+    /// The paper's claims it checks, measured from the summary's JSON.
+    pub claims: fn() -> Vec<Claim>,
 }

@@ -508,24 +508,28 @@ pub fn reproductions() -> Vec<Reproduction> {
             description: "Telescope Figures 7-8, 10, Table 2: nine techniques on the 5 TiB three-phase benchmark, 4 KiB and THP",
             runs: multiphase_runs,
             summarize: multiphase,
+            claims: crate::telescope_claims::multiphase,
         },
         Reproduction {
             name: "telescope-subtb",
             description: "Telescope Figure 9, Table 2: 1, 10, 100 GiB heaps with a 10% hot region",
             runs: subtb_runs,
             summarize: subtb,
+            claims: crate::telescope_claims::subtb,
         },
         Reproduction {
             name: "telescope-needle",
             description: "Telescope 6.2.3: a 50 MiB hot region in a 5 TiB heap",
             runs: needle_runs,
             summarize: needle,
+            claims: crate::telescope_claims::needle,
         },
         Reproduction {
             name: "telescope-kv",
             description: "Telescope Table 4, Figures 12-13: KV models from the slow tier, migration by each technique",
             runs: kv_runs,
             summarize: kv,
+            claims: crate::telescope_claims::kv,
         },
     ]
 }

@@ -451,30 +451,35 @@ pub fn reproductions() -> Vec<Reproduction> {
             description: "Thermostat Figure 3: slow-memory access rate against the 30 K/s budget, every model",
             runs: default_runs,
             summarize: rate,
+            claims: crate::thermostat_claims::rate,
         },
         Reproduction {
             name: "thermostat-footprint",
             description: "Thermostat Figures 5-10: cold 2 MiB / 4 KiB footprint over time per model",
             runs: default_runs,
             summarize: footprint,
+            claims: crate::thermostat_claims::footprint,
         },
         Reproduction {
             name: "thermostat-sensitivity",
             description: "Thermostat Figure 11: cold fraction and achieved slowdown at 3, 6 and 10%",
             runs: sensitivity_runs,
             summarize: sensitivity,
+            claims: crate::thermostat_claims::sensitivity,
         },
         Reproduction {
             name: "thermostat-traffic",
             description: "Thermostat Tables 3-4: migration / false-classification MB/s and memory-cost savings",
             runs: default_runs,
             summarize: traffic,
+            claims: crate::thermostat_claims::traffic,
         },
         Reproduction {
             name: "thermostat-kstaled",
             description: "kstaled-like Accessed-bit baseline on the same models (Thermostat section 2.1)",
             runs: kstaled_runs,
             summarize: kstaled,
+            claims: crate::thermostat_claims::kstaled,
         },
     ]
 }

@@ -1,0 +1,432 @@
+//! Claims: what a reproduction must show if it reproduces its paper, and the
+//! check that says whether it does.
+//!
+//! A claim is typed (a value within a band, a ratio to the paper's value
+//! within a tolerance, an ordering between techniques, a monotone trend
+//! across a sweep), cites the paper's figure (file, section, figure or
+//! table), and measures our figure from the reproduction's JSON summary (the
+//! `json` of [`crate::reproduction::Output`]), so the same check runs on a
+//! full run, a short CI run and a hand-made fixture. A claim that is not
+//! held carries the reason we know for it, or says that none is known yet.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where in the papers a claim comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Source {
+    /// The paper's file under `../shared/papers/`.
+    pub file: &'static str,
+    /// Section, figure or table (and "inferred" where the number is ours).
+    pub at: &'static str,
+}
+
+/// Why a claim could not be measured from a summary.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize)]
+pub enum ClaimError {
+    /// The summary has no number at this place.
+    #[error("the summary has no number at {path}")]
+    Missing {
+        /// A JSON pointer, with `[key=value]` for a row picked by key.
+        path: String,
+    },
+    /// The claim needs a different count of values than it measured.
+    #[error("measured {got} values where the claim needs {need}")]
+    Count {
+        /// What the claim needs (e.g. "1", "at least 2").
+        need: &'static str,
+        /// What was measured.
+        got: usize,
+    },
+}
+
+/// How to print a measured value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Unit {
+    /// A fraction, printed as a percentage with one decimal.
+    Percent,
+    /// A plain number with this many decimals.
+    Num(u8),
+    /// A ratio, printed as `N.NNx`.
+    Times,
+}
+
+impl Unit {
+    /// `v` as this unit prints it.
+    pub fn show(self, v: f64) -> String {
+        match self {
+            Unit::Percent => format!("{:.1}%", v * 100.0),
+            Unit::Num(d) => format!("{v:.*}", usize::from(d)),
+            Unit::Times => format!("{v:.2}x"),
+        }
+    }
+}
+
+/// What the measured values must satisfy.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Expect {
+    /// Every value lies in `[lo, hi]`.
+    Band {
+        /// Lower bound (inclusive).
+        lo: f64,
+        /// Upper bound (inclusive).
+        hi: f64,
+    },
+    /// The one value is within `tolerance` (relative) of `paper`:
+    /// `|ours / paper - 1| <= tolerance`.
+    Ratio {
+        /// The paper's value.
+        paper: f64,
+        /// Relative tolerance.
+        tolerance: f64,
+    },
+    /// The values, listed best first, each exceed the next by more than
+    /// `margin` (an ordering between techniques or configurations).
+    Order {
+        /// Least difference that counts as "more".
+        margin: f64,
+    },
+    /// The values, in the order of a sweep, rise (or fall) by more than
+    /// `min_step` at every step.
+    Trend {
+        /// Rising (true) or falling (false).
+        rising: bool,
+        /// Least change per step that counts.
+        min_step: f64,
+    },
+}
+
+impl Expect {
+    /// Whether `values` satisfy the expectation, or why they cannot be
+    /// judged.
+    pub fn holds(&self, values: &[f64]) -> Result<bool, ClaimError> {
+        let need = |need, ok: bool| {
+            if ok {
+                Ok(())
+            } else {
+                Err(ClaimError::Count {
+                    need,
+                    got: values.len(),
+                })
+            }
+        };
+        match *self {
+            Expect::Band { lo, hi } => {
+                need("at least 1", !values.is_empty())?;
+                Ok(values.iter().all(|v| (lo..=hi).contains(v)))
+            }
+            Expect::Ratio { paper, tolerance } => {
+                need("1", values.len() == 1)?;
+                Ok((values[0] / paper - 1.0).abs() <= tolerance)
+            }
+            Expect::Order { margin } => {
+                need("at least 2", values.len() >= 2)?;
+                Ok(values.windows(2).all(|w| w[0] - w[1] > margin))
+            }
+            Expect::Trend { rising, min_step } => {
+                need("at least 2", values.len() >= 2)?;
+                Ok(values.windows(2).all(|w| {
+                    let step = if rising { w[1] - w[0] } else { w[0] - w[1] };
+                    step > min_step
+                }))
+            }
+        }
+    }
+
+    /// The expectation in words, with values printed in `unit`.
+    pub fn describe(&self, unit: Unit) -> String {
+        match *self {
+            Expect::Band { lo, hi } if hi == f64::INFINITY => format!(">= {}", unit.show(lo)),
+            Expect::Band { lo, hi } if lo == f64::NEG_INFINITY => format!("<= {}", unit.show(hi)),
+            Expect::Band { lo, hi } => format!("in [{}, {}]", unit.show(lo), unit.show(hi)),
+            Expect::Ratio { paper, tolerance } => {
+                format!("{} within {:.0}%", unit.show(paper), tolerance * 100.0)
+            }
+            Expect::Order { margin } if margin > 0.0 => {
+                format!("each > next by more than {}", unit.show(margin))
+            }
+            Expect::Order { .. } => "each > next".into(),
+            Expect::Trend { rising, min_step } => format!(
+                "{} by more than {} per step",
+                if rising { "rises" } else { "falls" },
+                unit.show(min_step)
+            ),
+        }
+    }
+}
+
+/// Our figure, measured from a summary: labelled values, in the order the
+/// expectation reads them.
+pub type Measured = Vec<(String, f64)>;
+
+/// Measures our figure from a reproduction's JSON summary.
+pub type Measure = Box<dyn Fn(&Value) -> Result<Measured, ClaimError> + Send + Sync>;
+
+/// One claim of a paper that a reproduction should hold.
+pub struct Claim {
+    /// Stable id, `reproduction/what`.
+    pub id: String,
+    /// The claim in one sentence.
+    pub sentence: String,
+    /// Where the paper makes it.
+    pub source: Source,
+    /// The paper's figure, as the paper gives it.
+    pub paper: String,
+    /// What our values must satisfy.
+    pub expect: Expect,
+    /// How values print.
+    pub unit: Unit,
+    /// Our figure.
+    pub measure: Measure,
+    /// Why it does not hold, where that is known; "unknown yet" otherwise.
+    /// Printed only when the claim is not held.
+    pub reason: &'static str,
+}
+
+/// The reason of a claim whose failure nobody has explained.
+pub const UNKNOWN: &str = "unknown yet";
+
+/// The verdict on one claim.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The claim's id.
+    pub id: String,
+    /// The claim in one sentence.
+    pub sentence: String,
+    /// Where the paper makes it.
+    pub source: Source,
+    /// The paper's figure.
+    pub paper: String,
+    /// The expectation in words.
+    pub expect: String,
+    /// Our values, labelled, as printed.
+    pub ours: Vec<(String, String)>,
+    /// Our raw values.
+    pub values: Vec<f64>,
+    /// Whether the claim holds.
+    pub held: bool,
+    /// Why not: the claim's known reason, or why it could not be measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Verdict {
+    /// Our figure in one line: `label value, label value`.
+    pub fn ours_line(&self) -> String {
+        if self.ours.is_empty() {
+            return "n/a".into();
+        }
+        self.ours
+            .iter()
+            .map(|(l, v)| {
+                if l.is_empty() {
+                    v.clone()
+                } else {
+                    format!("{l} {v}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl Claim {
+    /// Checks the claim against a summary. A claim that cannot be measured
+    /// is not held, and says why.
+    pub fn check(&self, summary: &Value) -> Verdict {
+        let measured = (self.measure)(summary);
+        let (values, ours, judged) = match measured {
+            Ok(m) => {
+                let values: Vec<f64> = m.iter().map(|x| x.1).collect();
+                let ours = m
+                    .iter()
+                    .map(|(l, v)| (l.clone(), self.unit.show(*v)))
+                    .collect();
+                let judged = self.expect.holds(&values);
+                (values, ours, judged)
+            }
+            Err(e) => (Vec::new(), Vec::new(), Err(e)),
+        };
+        let (held, reason) = match judged {
+            Ok(true) => (true, None),
+            Ok(false) => (false, Some(self.reason.to_string())),
+            Err(e) => (false, Some(format!("not measured: {e}"))),
+        };
+        Verdict {
+            id: self.id.clone(),
+            sentence: self.sentence.clone(),
+            source: self.source.clone(),
+            paper: self.paper.clone(),
+            expect: self.expect.describe(self.unit),
+            ours,
+            values,
+            held,
+            reason,
+        }
+    }
+}
+
+/// Checks every claim against one summary.
+pub fn check_all(claims: &[Claim], summary: &Value) -> Vec<Verdict> {
+    claims.iter().map(|c| c.check(summary)).collect()
+}
+
+/// The verdicts as lines for the terminal: `held` / `NOT held`, ours beside
+/// the paper's, and the reason of each that is not held.
+pub fn render(verdicts: &[Verdict]) -> String {
+    let mut s = String::new();
+    for v in verdicts {
+        s.push_str(&format!(
+            "{:<8} {}: {}\n         ours: {} | paper: {} ({}; {}, {})\n",
+            if v.held { "held" } else { "NOT held" },
+            v.id,
+            v.sentence,
+            v.ours_line(),
+            v.paper,
+            v.expect,
+            v.source.file,
+            v.source.at
+        ));
+        if let Some(r) = &v.reason {
+            s.push_str(&format!("         why: {r}\n"));
+        }
+    }
+    s
+}
+
+/// Reading numbers out of a summary, each failure naming the place.
+pub mod read {
+    use super::ClaimError;
+    use serde_json::Value;
+
+    /// The value at a JSON pointer.
+    pub fn at<'a>(v: &'a Value, pointer: &str) -> Result<&'a Value, ClaimError> {
+        v.pointer(pointer).ok_or_else(|| ClaimError::Missing {
+            path: pointer.into(),
+        })
+    }
+
+    /// The number at a JSON pointer.
+    pub fn num(v: &Value, pointer: &str) -> Result<f64, ClaimError> {
+        at(v, pointer)?.as_f64().ok_or_else(|| ClaimError::Missing {
+            path: pointer.into(),
+        })
+    }
+
+    /// The element of the array at `pointer` whose `key` is `value`.
+    pub fn row<'a>(
+        v: &'a Value,
+        pointer: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<&'a Value, ClaimError> {
+        at(v, pointer)?
+            .as_array()
+            .and_then(|a| a.iter().find(|r| r[key] == value))
+            .ok_or_else(|| ClaimError::Missing {
+                path: format!("{pointer}[{key}={value}]"),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn claim(expect: Expect, measure: Measure) -> Claim {
+        Claim {
+            id: "r/c".into(),
+            sentence: "s".into(),
+            source: Source {
+                file: "f.txt",
+                at: "Figure 1",
+            },
+            paper: "p".into(),
+            expect,
+            unit: Unit::Num(2),
+            measure,
+            reason: UNKNOWN,
+        }
+    }
+
+    #[test]
+    fn band_needs_every_value_inside() {
+        let e = Expect::Band { lo: 0.4, hi: 0.5 };
+        assert_eq!(e.holds(&[0.4, 0.45, 0.5]), Ok(true));
+        assert_eq!(e.holds(&[0.45, 0.51]), Ok(false));
+        assert_eq!(e.holds(&[f64::NAN]), Ok(false));
+        assert!(e.holds(&[]).is_err());
+    }
+
+    #[test]
+    fn ratio_is_relative_to_the_paper() {
+        let e = Expect::Ratio {
+            paper: 5.0,
+            tolerance: 0.2,
+        };
+        assert_eq!(e.holds(&[4.0]), Ok(true));
+        assert_eq!(e.holds(&[6.0]), Ok(true));
+        assert_eq!(e.holds(&[3.9]), Ok(false));
+        assert_eq!(e.holds(&[6.1]), Ok(false));
+        assert_eq!(e.holds(&[f64::NAN]), Ok(false));
+        assert!(e.holds(&[5.0, 5.0]).is_err());
+    }
+
+    #[test]
+    fn order_and_trend_are_strict_by_their_margin() {
+        let o = Expect::Order { margin: 0.0 };
+        assert_eq!(o.holds(&[3.0, 2.0, 1.0]), Ok(true));
+        assert_eq!(o.holds(&[3.0, 3.0]), Ok(false));
+        assert!(o.holds(&[3.0]).is_err());
+        let up = Expect::Trend {
+            rising: true,
+            min_step: 0.005,
+        };
+        assert_eq!(up.holds(&[0.10, 0.12, 0.20]), Ok(true));
+        assert_eq!(up.holds(&[0.10, 0.104, 0.20]), Ok(false));
+        let down = Expect::Trend {
+            rising: false,
+            min_step: 0.0,
+        };
+        assert_eq!(down.holds(&[0.9, 0.5, 0.0]), Ok(true));
+        assert_eq!(down.holds(&[0.9, 0.95]), Ok(false));
+    }
+
+    #[test]
+    fn a_failing_claim_carries_its_reason_and_an_unmeasurable_one_says_why() {
+        let c = claim(
+            Expect::Band { lo: 0.0, hi: 1.0 },
+            Box::new(|v| Ok(vec![("x".into(), read::num(v, "/x")?)])),
+        );
+        let ok = c.check(&json!({"x": 0.5}));
+        assert!(ok.held && ok.reason.is_none());
+        assert_eq!(ok.ours, vec![("x".to_string(), "0.50".to_string())]);
+        let bad = c.check(&json!({"x": 2.0}));
+        assert!(!bad.held);
+        assert_eq!(bad.reason.as_deref(), Some(UNKNOWN));
+        let missing = c.check(&json!({"y": 1}));
+        assert!(!missing.held);
+        assert_eq!(
+            missing.reason.as_deref(),
+            Some("not measured: the summary has no number at /x")
+        );
+        let text = render(&[ok, bad]);
+        assert!(text.starts_with("held     r/c: s\n"), "{text}");
+        assert!(text.contains("NOT held r/c"), "{text}");
+        assert!(text.contains("why: unknown yet"), "{text}");
+    }
+
+    #[test]
+    fn rows_are_found_by_key() {
+        let v = json!({"w": [{"name": "a", "x": 1.0}, {"name": "b", "x": 2.0}]});
+        assert_eq!(read::row(&v, "/w", "name", "b").unwrap()["x"], 2.0);
+        assert_eq!(
+            read::row(&v, "/w", "name", "c").unwrap_err(),
+            ClaimError::Missing {
+                path: "/w[name=c]".into()
+            }
+        );
+        assert!(read::num(&v, "/w/0/name").is_err());
+    }
+}

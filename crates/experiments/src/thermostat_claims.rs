@@ -1,0 +1,409 @@
+//! The claims Thermostat's reproductions check
+//! (../shared/papers/000_5488ae48d80721cc.txt), measured from the summaries
+//! `thermostat.rs` writes.
+//!
+//! Where the paper gives a single approximate number ("about 15%", "40%")
+//! the band is that number +- 5 points: the paper does not say how
+//! approximate, so the 5 points are ours (inferred). "Higher" across
+//! tolerable slowdowns means more than half a point per step (ours: a change
+//! below that is within run-to-run noise of a mean over windows).
+
+use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
+use crate::thermostat::MODELS;
+use serde_json::Value;
+
+const FILE: &str = "000_5488ae48d80721cc.txt";
+
+fn src(at: &'static str) -> Source {
+    Source { file: FILE, at }
+}
+
+/// `key` of every model's row under `/workloads`.
+fn per_model(v: &Value, key: &str) -> Result<Measured, ClaimError> {
+    MODELS
+        .iter()
+        .map(|m| {
+            let r = read::row(v, "/workloads", "workload", m)?;
+            Ok((m.to_string(), read::num(r, &format!("/{key}"))?))
+        })
+        .collect()
+}
+
+const SAMPLING_LIMITS: &str =
+    "where the cold data is nearly idle the budget is not used: the cold \
+fraction is then limited by how much Thermostat has sampled (5% of huge pages per 30 s), and \
+multi-threaded models stall only one thread per fault (RESULTS.md analysis at 57e0371; issue \
+#20 item 2)";
+
+/// Checked by `thermostat-rate`.
+pub fn rate() -> Vec<Claim> {
+    vec![
+        Claim {
+            id: "thermostat-rate/within-budget".into(),
+            sentence: "Once settled, each model's slow-memory access rate is at or below the 30 K/s budget (3% at 1 us)".into(),
+            source: src("section 3.4, Figure 3 (rates above 30 K/s are temporary and brought back below)"),
+            paper: "<= 30 K/s".into(),
+            expect: Expect::Band { lo: 0.0, hi: 30_000.0 },
+            unit: Unit::Num(0),
+            measure: Box::new(|v| per_model(v, "mean_last_third_per_s")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "thermostat-rate/tracks-budget".into(),
+            sentence: "Thermostat tracks the 30 K/s target: each model's settled rate is close to it (inferred: at least half of it)".into(),
+            source: src("section 3.4, Figure 3 (\"keeps the slow memory access rate close to the target\")"),
+            paper: "~30 K/s".into(),
+            expect: Expect::Band { lo: 15_000.0, hi: 30_000.0 },
+            unit: Unit::Num(0),
+            measure: Box::new(|v| per_model(v, "mean_last_third_per_s")),
+            reason: SAMPLING_LIMITS,
+        },
+    ]
+}
+
+/// The paper's cold fraction at 3% per model (section 5, Figures 5-10):
+/// (model, band, as the paper says it).
+const COLD: [(&str, f64, f64, &str); 8] = [
+    ("cassandra-write", 0.40, 0.50, "40-50%"),
+    ("cassandra-read", 0.35, 0.45, "40% (+-5 inferred)"),
+    ("tpcc", 0.40, 0.50, "40-50%"),
+    ("aerospike-read", 0.10, 0.20, "about 15% (+-5 inferred)"),
+    ("aerospike-write", 0.10, 0.20, "about 15% (+-5 inferred)"),
+    ("redis-hotspot", 0.05, 0.15, "10% (+-5 inferred)"),
+    ("analytics", 0.15, 0.20, "15-20%"),
+    ("websearch", 0.35, 0.45, "about 40% (+-5 inferred)"),
+];
+
+/// Checked by `thermostat-footprint`.
+pub fn footprint() -> Vec<Claim> {
+    let mut v: Vec<Claim> = COLD
+        .iter()
+        .map(|&(m, lo, hi, paper)| Claim {
+            id: format!("thermostat-footprint/cold-{m}"),
+            sentence: format!("At 3% tolerable slowdown the mean cold fraction of {m} is the paper's"),
+            source: src("section 5, Figures 5-10 (\"average cold memory fraction over the benchmark's runtime\")"),
+            paper: paper.into(),
+            expect: Expect::Band { lo, hi },
+            unit: Unit::Percent,
+            measure: Box::new(move |v| {
+                let r = read::row(v, "/workloads", "workload", m)?;
+                Ok(vec![(String::new(), read::num(r, "/mean_cold_fraction")?)])
+            }),
+            reason: "our mean includes the first 90 s, before anything can be classified, and the ramp \
+while 5% of huge pages are sampled per 30 s; the models are not the applications (RESULTS.md \
+analysis at 57e0371); whether that is all of the gap is unknown yet",
+        })
+        .collect();
+    v.push(Claim {
+        id: "thermostat-footprint/within-target".into(),
+        sentence: "At 3% tolerable slowdown every model's achieved slowdown is within 3%".into(),
+        source: src("section 5, Figures 5-10 (slowdowns of 1-3%)"),
+        paper: "<= 3%".into(),
+        expect: Expect::Band { lo: 0.0, hi: 0.03 },
+        unit: Unit::Percent,
+        measure: Box::new(|v| per_model(v, "slowdown")),
+        reason: UNKNOWN,
+    });
+    v
+}
+
+fn target_cells<'a>(v: &'a Value, m: &str) -> Result<Vec<&'a Value>, ClaimError> {
+    let r = read::row(v, "/workloads", "workload", m)?;
+    let t = read::at(r, "/targets")?
+        .as_array()
+        .ok_or_else(|| ClaimError::Missing {
+            path: format!("/workloads[workload={m}]/targets"),
+        })?;
+    Ok(t.iter().collect())
+}
+
+/// Checked by `thermostat-sensitivity`.
+pub fn sensitivity() -> Vec<Claim> {
+    let mut v: Vec<Claim> = MODELS
+        .iter()
+        .filter(|&&m| m != "tpcc")
+        .map(|&m| Claim {
+            id: format!("thermostat-sensitivity/cold-grows-{m}"),
+            sentence: format!("{m}: the mean cold fraction grows with the tolerable slowdown (3, 6, 10%)"),
+            source: src("section 5.1, Figure 11 (\"with increase in tolerable slowdown Thermostat can place a higher fraction\")"),
+            paper: "rises".into(),
+            expect: Expect::Trend { rising: true, min_step: 0.005 },
+            unit: Unit::Percent,
+            measure: Box::new(move |v| {
+                target_cells(v, m)?
+                    .into_iter()
+                    .map(|c| {
+                        Ok((
+                            format!("{}%", read::num(c, "/target")? * 100.0),
+                            read::num(c, "/mean_cold_fraction")?,
+                        ))
+                    })
+                    .collect()
+            }),
+            reason: SAMPLING_LIMITS,
+        })
+        .collect();
+    v.push(Claim {
+        id: "thermostat-sensitivity/tpcc-saturates".into(),
+        sentence: "tpcc: the cold fraction saturates at about 45% whatever the target".into(),
+        source: src("section 5.1 (\"cold data fraction saturates at approx 45%\")"),
+        paper: "~45% (+-5 inferred)".into(),
+        expect: Expect::Band { lo: 0.40, hi: 0.50 },
+        unit: Unit::Percent,
+        measure: Box::new(|v| {
+            target_cells(v, "tpcc")?
+                .into_iter()
+                .map(|c| {
+                    Ok((
+                        format!("{}%", read::num(c, "/target")? * 100.0),
+                        read::num(c, "/mean_cold_fraction")?,
+                    ))
+                })
+                .collect()
+        }),
+        reason: "our tpcc model's mean cold fraction is lower at every target (see \
+thermostat-footprint/cold-tpcc); unknown yet",
+    });
+    for (i, target) in [0.03, 0.06, 0.10].into_iter().enumerate() {
+        v.push(Claim {
+            id: format!("thermostat-sensitivity/met-{:.0}pct", target * 100.0),
+            sentence: format!(
+                "At {:.0}% tolerable slowdown every model's achieved slowdown is within the target",
+                target * 100.0
+            ),
+            source: src("section 5.1 (\"the performance targets of all applications are met\")"),
+            paper: format!("<= {:.0}%", target * 100.0),
+            expect: Expect::Band {
+                lo: 0.0,
+                hi: target,
+            },
+            unit: Unit::Percent,
+            measure: Box::new(move |v| {
+                MODELS
+                    .iter()
+                    .map(|m| {
+                        let c = target_cells(v, m)?;
+                        let c = c.get(i).ok_or_else(|| ClaimError::Missing {
+                            path: format!("/workloads[workload={m}]/targets/{i}"),
+                        })?;
+                        Ok((m.to_string(), read::num(c, "/slowdown")?))
+                    })
+                    .collect()
+            }),
+            reason: UNKNOWN,
+        });
+    }
+    v
+}
+
+/// Checked by `thermostat-traffic`.
+pub fn traffic() -> Vec<Claim> {
+    vec![
+        Claim {
+            id: "thermostat-traffic/migration-under-30".into(),
+            sentence: "Migration bandwidth is under 30 MB/s on average across the models".into(),
+            source: src("section 5.2, Table 3 (\"< 30 MB/s on average across all benchmarks\")"),
+            paper: "< 30 MB/s (Table 3: 1.6-16)".into(),
+            expect: Expect::Band { lo: 0.0, hi: 30.0 },
+            unit: Unit::Num(1),
+            measure: Box::new(|v| {
+                let m = per_model(v, "migration_mb_per_s")?;
+                let mean = m.iter().map(|x| x.1).sum::<f64>() / m.len().max(1) as f64;
+                Ok(vec![("mean MB/s".into(), mean)])
+            }),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "thermostat-traffic/total-under-60".into(),
+            sentence: "No model moves more than 60 MB/s to and from slow memory (migration plus false classification)".into(),
+            source: src("section 5.2, Table 3 (\"the highest total traffic ... is 60 MB/s\")"),
+            paper: "<= 60 MB/s".into(),
+            expect: Expect::Band { lo: 0.0, hi: 60.0 },
+            unit: Unit::Num(1),
+            measure: Box::new(|v| {
+                let a = per_model(v, "migration_mb_per_s")?;
+                let b = per_model(v, "false_classification_mb_per_s")?;
+                Ok(a.into_iter().zip(b).map(|(x, y)| (x.0, x.1 + y.1)).collect())
+            }),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "thermostat-traffic/savings-range".into(),
+            sentence: "At slow memory 1/5 of DRAM's cost every model saves between about 10% (Aerospike) and 32% (Cassandra) of DRAM spending".into(),
+            source: src("section 5.3, Table 4 (0.2x column: 10-32%)"),
+            paper: "10-32%".into(),
+            expect: Expect::Band { lo: 10.0, hi: 32.0 },
+            unit: Unit::Num(1),
+            measure: Box::new(|v| {
+                MODELS
+                    .iter()
+                    .map(|m| {
+                        let r = read::row(v, "/workloads", "workload", m)?;
+                        Ok((m.to_string(), read::num(r, "/savings_pct/2")?))
+                    })
+                    .collect()
+            }),
+            reason: "savings are mean cold fraction x (1 - cost ratio), so they follow \
+thermostat-footprint/cold-*",
+        },
+        Claim {
+            id: "thermostat-traffic/savings-order".into(),
+            sentence: "Cassandra saves more of DRAM spending than Aerospike".into(),
+            source: src("section 5.3, Table 4 (0.2x: Cassandra 32%, Aerospike 12%)"),
+            paper: "32% > 12%".into(),
+            expect: Expect::Order { margin: 0.0 },
+            unit: Unit::Num(1),
+            measure: Box::new(|v| {
+                ["cassandra-write", "aerospike-read"]
+                    .iter()
+                    .map(|m| {
+                        let r = read::row(v, "/workloads", "workload", m)?;
+                        Ok((m.to_string(), read::num(r, "/savings_pct/2")?))
+                    })
+                    .collect()
+            }),
+            reason: UNKNOWN,
+        },
+    ]
+}
+
+/// Checked by `thermostat-kstaled`.
+pub fn kstaled() -> Vec<Claim> {
+    vec![Claim {
+        id: "thermostat-kstaled/misses-target".into(),
+        sentence: "Accessed-bit scanning (kstaled) that finds cold pages causes unacceptable slowdowns: it exceeds the 3% target on at least one model".into(),
+        source: src("section 2.1 (qualitative; the 3% threshold is section 5's target, inferred)"),
+        paper: "> 3% somewhere".into(),
+        expect: Expect::Band { lo: 0.03, hi: f64::INFINITY },
+        unit: Unit::Percent,
+        measure: Box::new(|v| {
+            let worst = MODELS
+                .iter()
+                .map(|m| {
+                    let r = read::row(v, "/workloads", "workload", m)?;
+                    Ok((m.to_string(), read::num(r, "/kstaled/slowdown")?))
+                })
+                .collect::<Result<Vec<_>, ClaimError>>()?
+                .into_iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            Ok(worst.into_iter().collect())
+        }),
+        reason: UNKNOWN,
+    }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn find<'a>(claims: &'a [Claim], id: &str) -> &'a Claim {
+        claims.iter().find(|c| c.id == id).unwrap()
+    }
+
+    /// Sensitivity rows: each model's cold fractions at 3, 6 and 10% from
+    /// `cold`, slowdowns from `slow`.
+    fn sensitivity_summary(cold: impl Fn(&str) -> [f64; 3], slow: [f64; 3]) -> Value {
+        let rows: Vec<Value> = MODELS
+            .iter()
+            .map(|m| {
+                let c = cold(m);
+                {
+                    let targets: Vec<Value> = [0.03, 0.06, 0.10]
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            json!({"target": t, "mean_cold_fraction": c[i], "slowdown": slow[i]})
+                        })
+                        .collect();
+                    json!({"workload": m, "targets": targets})
+                }
+            })
+            .collect();
+        json!({ "workloads": rows })
+    }
+
+    #[test]
+    fn cold_must_grow_by_more_than_half_a_point_per_target() {
+        let claims = sensitivity();
+        let v = sensitivity_summary(
+            |m| match m {
+                "redis-hotspot" => [0.10, 0.104, 0.20],
+                "tpcc" => [0.44, 0.45, 0.46],
+                _ => [0.10, 0.20, 0.30],
+            },
+            [0.02, 0.05, 0.10],
+        );
+        assert!(
+            find(&claims, "thermostat-sensitivity/cold-grows-aerospike-read")
+                .check(&v)
+                .held
+        );
+        let redis = find(&claims, "thermostat-sensitivity/cold-grows-redis-hotspot").check(&v);
+        assert!(!redis.held);
+        assert_eq!(redis.ours[1], ("6%".to_string(), "10.4%".to_string()));
+        assert!(
+            find(&claims, "thermostat-sensitivity/tpcc-saturates")
+                .check(&v)
+                .held
+        );
+        // 10% exactly is within a 10% target; 5% is within 6%.
+        assert!(
+            find(&claims, "thermostat-sensitivity/met-10pct")
+                .check(&v)
+                .held
+        );
+        assert!(
+            find(&claims, "thermostat-sensitivity/met-6pct")
+                .check(&v)
+                .held
+        );
+        let over = sensitivity_summary(|_| [0.1, 0.2, 0.3], [0.031, 0.05, 0.1]);
+        assert!(
+            !find(&claims, "thermostat-sensitivity/met-3pct")
+                .check(&over)
+                .held
+        );
+    }
+
+    #[test]
+    fn traffic_averages_migration_and_adds_false_classification() {
+        let rows: Vec<Value> = MODELS
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                json!({"workload": m, "migration_mb_per_s": 10.0 * i as f64,
+                "false_classification_mb_per_s": 1.0, "savings_pct": [20.0, 22.0, 25.0 - i as f64]})
+            })
+            .collect();
+        let v = json!({ "workloads": rows });
+        let claims = traffic();
+        // Mean of 0, 10, ..., 70 is 35: over 30 MB/s.
+        let mean = find(&claims, "thermostat-traffic/migration-under-30").check(&v);
+        assert_eq!(mean.values, vec![35.0]);
+        assert!(!mean.held);
+        // The largest total is 70 + 1.
+        let total = find(&claims, "thermostat-traffic/total-under-60").check(&v);
+        assert_eq!(total.values.last(), Some(&71.0));
+        assert!(!total.held);
+        // Savings at 0.2x: cassandra-write (row 0) 25 > aerospike-read (row 3) 22.
+        let order = find(&claims, "thermostat-traffic/savings-order").check(&v);
+        assert_eq!(order.values, vec![25.0, 22.0]);
+        assert!(order.held);
+    }
+
+    #[test]
+    fn kstaled_claim_reads_the_worst_model() {
+        let rows: Vec<Value> = MODELS
+            .iter()
+            .enumerate()
+            .map(|(i, m)| json!({"workload": m, "kstaled": {"slowdown": 0.01 * i as f64}}))
+            .collect();
+        let v = kstaled()[0].check(&json!({ "workloads": rows }));
+        assert_eq!(v.ours, vec![("websearch".to_string(), "7.0%".to_string())]);
+        assert!(v.held);
+        let flat = kstaled()[0].check(&json!({"workloads": MODELS.iter()
+            .map(|m| json!({"workload": m, "kstaled": {"slowdown": 0.029}})).collect::<Vec<_>>()}));
+        assert!(!flat.held);
+    }
+}
