@@ -495,6 +495,8 @@ fn both_machines_refuse_the_same_configurations() {
     high[0].start = (1 << 47) - REGION_BYTES / 2;
     let cfg = config(64 << 20);
     assert!(Machine::new(cfg.clone(), high.clone()).is_err());
-    let e = RateMachine::new(cfg, high, &profile(None, 64)).err().expect("refused");
+    let e = RateMachine::new(cfg, high, &profile(None, 64))
+        .err()
+        .expect("refused");
     assert!(e.to_string().contains("47-bit"), "{e}");
 }
