@@ -24,16 +24,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 /// The application models, in the paper's order of discussion.
-pub const MODELS: [&str; 8] = [
-    "cassandra-write",
-    "cassandra-read",
-    "tpcc",
-    "aerospike-read",
-    "aerospike-write",
-    "redis-hotspot",
-    "analytics",
-    "websearch",
-];
+pub use thermocline_workloads::thermostat::APPLICATION_MODELS as MODELS;
 
 const MANAGER: &str = "thermostat-badgertrap";
 const SLOWDOWNS: [f64; 3] = [0.03, 0.06, 0.10];

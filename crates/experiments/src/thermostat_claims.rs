@@ -9,8 +9,8 @@
 //! below that is within run-to-run noise of a mean over windows).
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
-use crate::thermostat::MODELS;
 use serde_json::Value;
+use thermocline_workloads::thermostat::APPLICATION_MODELS as MODELS;
 
 const FILE: &str = "000_5488ae48d80721cc.txt";
 

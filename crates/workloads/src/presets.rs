@@ -756,6 +756,13 @@ mod tests {
     }
 
     #[test]
+    fn thermostat_application_models_are_presets() {
+        for name in crate::thermostat::APPLICATION_MODELS {
+            assert!(load(name, &opts()).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
     fn npb_specs_build_the_kernel_or_say_why_not() {
         let mut w = load("npb:cg:0.02", &opts()).unwrap();
         assert_eq!(w.threads, 32);

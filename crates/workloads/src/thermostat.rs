@@ -14,6 +14,19 @@ use crate::synthetic::Distribution;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
+/// The application models' preset names, in the paper's order of
+/// discussion (section 5, Figures 5-10).
+pub const APPLICATION_MODELS: [&str; 8] = [
+    "cassandra-write",
+    "cassandra-read",
+    "tpcc",
+    "aerospike-read",
+    "aerospike-write",
+    "redis-hotspot",
+    "analytics",
+    "websearch",
+];
+
 fn gib(x: f64) -> u64 {
     (x * GIB) as u64
 }
