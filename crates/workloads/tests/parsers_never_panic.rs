@@ -342,12 +342,12 @@ fn masim_examples_parse() {
     }
 }
 
-/// Every config shipped in ../shared/masim-configs (sjp38/masim's configs/,
-/// unchanged) parses and runs: regions, rate profile and stream agree.
+/// Every real masim config (sjp38/masim's configs/, unchanged, copied to
+/// tests/masim-configs) parses and runs: regions, rate profile and stream
+/// agree.
 #[test]
 fn shared_masim_configs_parse_and_run() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/masim-configs");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/masim-configs");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
