@@ -31,8 +31,9 @@
 //! mapped at the generated size (`nnza`, before duplicates are merged), as
 //! `sparse` touches them.
 
+use super::Feed;
 use super::{randlc, share, Array, Lines};
-use crate::{Access, LoadPhase, Pending, WorkloadError};
+use crate::{Access, LoadPhase, WorkloadError};
 
 /// CG's parameters (`npbparams.h`: NA, NONZER, NITER, SHIFT, RCOND).
 #[derive(Clone, Debug, PartialEq)]
@@ -358,7 +359,7 @@ pub struct CgStream {
     q: Vec<f64>,
     r: Vec<f64>,
     lines: Lines,
-    load: LoadPhase,
+    feed: Feed,
     phase: Phase,
     /// Per thread: next index, end of its share, partial sums.
     cursor: Vec<usize>,
@@ -376,9 +377,6 @@ pub struct CgStream {
     zeta: f64,
     /// Zeta at the end of the first whole benchmark (untimed + niter).
     verified: Option<f64>,
-    left: u64,
-    pending: Pending,
-    load_core: usize,
 }
 
 impl CgStream {
@@ -462,7 +460,7 @@ impl CgStream {
             q: vec![0.0; n],
             r: vec![0.0; n],
             lines: Lines::new(arrays, threads),
-            load,
+            feed: Feed::new(load, accesses),
             phase: Phase::Init,
             cursor,
             end,
@@ -477,9 +475,6 @@ impl CgStream {
             rnorm: 0.0,
             zeta: 0.0,
             verified: None,
-            left: accesses,
-            pending: Pending::default(),
-            load_core: 0,
             params,
         }
     }
@@ -758,17 +753,9 @@ impl CgStream {
     /// Fills `buf`; returns how many accesses were written (0 at the end).
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
         let threads = self.lines.threads();
-        let mut n = self.load.fill(buf, &mut self.load_core, threads);
-        while n < buf.len() && self.left > 0 {
-            if self.pending.is_empty() {
-                let mut p = std::mem::take(&mut self.pending);
-                self.step(p.refill());
-                self.pending = p;
-            }
-            let take = self.pending.drain(&mut buf[n..], self.left);
-            self.left -= take as u64;
-            n += take;
-        }
+        let mut feed = std::mem::take(&mut self.feed);
+        let n = feed.fill(buf, threads, |out| self.step(out));
+        self.feed = feed;
         n
     }
 }

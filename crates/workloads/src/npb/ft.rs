@@ -26,8 +26,9 @@
 //! row along y or z), touching each line of what it reads and writes once.
 //! Simulated arrays, in first-touch order: `indexmap`, `ex`, `u1`, `u0`, `u2`.
 
+use super::Feed;
 use super::{randlc, share};
-use crate::{Access, LoadPhase, Pending, WorkloadError};
+use crate::{Access, LoadPhase, WorkloadError};
 
 /// FT's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -207,10 +208,7 @@ pub struct FtStream {
     an: f64,
     sums: Vec<(f64, f64)>,
     verified: Option<Vec<(f64, f64)>>,
-    load: LoadPhase,
-    load_core: usize,
-    left: u64,
-    pending: Pending,
+    feed: Feed,
 }
 
 /// `ipow46`: `a^exponent mod 2^46` by NPB's generator.
@@ -364,10 +362,7 @@ impl FtStream {
             an: 0.0,
             sums: vec![(0.0, 0.0); p.niter + 1],
             verified: None,
-            load,
-            load_core: 0,
-            left: accesses,
-            pending: Pending::default(),
+            feed: Feed::new(load, accesses),
             p,
         };
         s.start_op();
@@ -656,17 +651,9 @@ impl FtStream {
 
     /// Fills `buf`; returns how many accesses were written (0 at the end).
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let mut n = self.load.fill(buf, &mut self.load_core, self.threads);
-        while n < buf.len() && self.left > 0 {
-            if self.pending.is_empty() {
-                let mut p = std::mem::take(&mut self.pending);
-                self.step(p.refill());
-                self.pending = p;
-            }
-            let take = self.pending.drain(&mut buf[n..], self.left);
-            self.left -= take as u64;
-            n += take;
-        }
+        let mut feed = std::mem::take(&mut self.feed);
+        let n = feed.fill(buf, self.threads, |out| self.step(out));
+        self.feed = feed;
         n
     }
 }

@@ -30,8 +30,9 @@
 //! Simulated arrays, in first-touch order: `u` (zeroed first), `v` (`zran3`),
 //! `r` (the first `resid`).
 
+use super::Feed;
 use super::{randlc, share};
-use crate::{Access, LoadPhase, Pending, WorkloadError};
+use crate::{Access, LoadPhase, WorkloadError};
 
 /// MG's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -217,10 +218,7 @@ pub struct MgStream {
     rnm2: f64,
     passes: usize,
     verified: Option<f64>,
-    load: LoadPhase,
-    load_core: usize,
-    left: u64,
-    pending: Pending,
+    feed: Feed,
 }
 
 const A5: f64 = 1_220_703_125.0;
@@ -313,10 +311,7 @@ impl MgStream {
             rnm2: 0.0,
             passes: 0,
             verified: None,
-            load,
-            load_core: 0,
-            left: accesses,
-            pending: Pending::default(),
+            feed: Feed::new(load, accesses),
             g,
         };
         s.start_op();
@@ -862,17 +857,9 @@ impl MgStream {
 
     /// Fills `buf`; returns how many accesses were written (0 at the end).
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let mut n = self.load.fill(buf, &mut self.load_core, self.threads);
-        while n < buf.len() && self.left > 0 {
-            if self.pending.is_empty() {
-                let mut p = std::mem::take(&mut self.pending);
-                self.step(p.refill());
-                self.pending = p;
-            }
-            let take = self.pending.drain(&mut buf[n..], self.left);
-            self.left -= take as u64;
-            n += take;
-        }
+        let mut feed = std::mem::take(&mut self.feed);
+        let n = feed.fill(buf, self.threads, |out| self.step(out));
+        self.feed = feed;
         n
     }
 }

@@ -46,7 +46,7 @@ pub mod cg;
 pub mod ft;
 pub mod mg;
 
-use crate::{Access, WorkloadError};
+use crate::{Access, LoadPhase, Pending, WorkloadError};
 use thermocline_vocab::RegionInfo;
 
 /// The kernels that are executed (the others are still the sweep sketches of
@@ -239,6 +239,49 @@ impl Lines {
 pub(crate) fn share(n: usize, threads: usize, t: usize) -> (usize, usize) {
     let chunk = n.div_ceil(threads.max(1));
     ((t * chunk).min(n), ((t + 1) * chunk).min(n))
+}
+
+/// What every kernel's stream hands out: its load phase first, then the
+/// accesses its `step` generates, up to an access budget.
+#[derive(Debug, Default)]
+pub(crate) struct Feed {
+    load: LoadPhase,
+    /// The load phase's round-robin thread counter.
+    load_core: usize,
+    /// Accesses left in the budget after the load phase.
+    left: u64,
+    pending: Pending,
+}
+
+impl Feed {
+    pub(crate) fn new(load: LoadPhase, budget: u64) -> Self {
+        Feed {
+            load,
+            load_core: 0,
+            left: budget,
+            pending: Pending::default(),
+        }
+    }
+
+    /// Fills `buf`; `step` generates at least one access into an empty
+    /// vector. Returns how many accesses were written (0 at the end).
+    pub(crate) fn fill(
+        &mut self,
+        buf: &mut [Access],
+        threads: usize,
+        mut step: impl FnMut(&mut Vec<Access>),
+    ) -> usize {
+        let mut n = self.load.fill(buf, &mut self.load_core, threads);
+        while n < buf.len() && self.left > 0 {
+            if self.pending.is_empty() {
+                step(self.pending.refill());
+            }
+            let take = self.pending.drain(&mut buf[n..], self.left);
+            self.left -= take as u64;
+            n += take;
+        }
+        n
+    }
 }
 
 #[cfg(test)]
