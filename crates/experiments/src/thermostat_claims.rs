@@ -117,6 +117,19 @@ fn target_cells<'a>(v: &'a Value, m: &str) -> Result<Vec<&'a Value>, ClaimError>
     Ok(t.iter().collect())
 }
 
+/// Model `m`'s mean cold fraction at each target, labelled by the target.
+fn cold_by_target(v: &Value, m: &str) -> Result<Vec<(String, f64)>, ClaimError> {
+    target_cells(v, m)?
+        .into_iter()
+        .map(|c| {
+            Ok((
+                format!("{}%", read::num(c, "/target")? * 100.0),
+                read::num(c, "/mean_cold_fraction")?,
+            ))
+        })
+        .collect()
+}
+
 /// Checked by `thermostat-sensitivity`.
 pub fn sensitivity() -> Vec<Claim> {
     let mut v: Vec<Claim> = MODELS
@@ -129,17 +142,7 @@ pub fn sensitivity() -> Vec<Claim> {
             paper: "rises".into(),
             expect: Expect::Trend { rising: true, min_step: 0.005 },
             unit: Unit::Percent,
-            measure: Box::new(move |v| {
-                target_cells(v, m)?
-                    .into_iter()
-                    .map(|c| {
-                        Ok((
-                            format!("{}%", read::num(c, "/target")? * 100.0),
-                            read::num(c, "/mean_cold_fraction")?,
-                        ))
-                    })
-                    .collect()
-            }),
+            measure: Box::new(move |v| cold_by_target(v, m)),
             reason: SAMPLING_LIMITS,
         })
         .collect();
@@ -150,17 +153,7 @@ pub fn sensitivity() -> Vec<Claim> {
         paper: "~45% (+-5 inferred)".into(),
         expect: Expect::Band { lo: 0.40, hi: 0.50 },
         unit: Unit::Percent,
-        measure: Box::new(|v| {
-            target_cells(v, "tpcc")?
-                .into_iter()
-                .map(|c| {
-                    Ok((
-                        format!("{}%", read::num(c, "/target")? * 100.0),
-                        read::num(c, "/mean_cold_fraction")?,
-                    ))
-                })
-                .collect()
-        }),
+        measure: Box::new(|v| cold_by_target(v, "tpcc")),
         reason: "our tpcc model's mean cold fraction is lower at every target (see \
 thermostat-footprint/cold-tpcc); unknown yet",
     });
