@@ -374,6 +374,7 @@ fn params_of(manager: &str) -> &'static [&'static str] {
             "dcpmm_write_threshold_mb_s",
             "clear_delay_ms",
             "switch_max_pages",
+            "switch_always",
         ],
         "thermostat" | "thermostat-badgertrap" => &[
             "scan_period_s",

@@ -404,3 +404,50 @@ fn demote_keeps_a_page_written_through_a_cached_translation() {
         "a page written since the last walk was demoted"
     );
 }
+
+/// Section 5.2.3 runs Ambix with "the Switch component ... always
+/// activated": with DRAM at its threshold and DCPMM's writes low, a page
+/// read in DCPMM during the clear delay is exchanged with a cold DRAM page
+/// (section 4: read-intensive pages are preferred over cold ones in DRAM),
+/// never with a read or written one. With `switch_always = false`, the
+/// literal 4.2.1 tree, the read page stays in DCPMM.
+#[test]
+fn with_low_dcpmm_writes_a_full_dram_switches_read_pages_for_cold_ones() {
+    for always in [true, false] {
+        let mut b = Fake::new(BASE, 40, 10, 40, false);
+        // DRAM (full at the 0.95 threshold): 0-1 cold, 2-4 read, 5-9 written.
+        for i in 0..10 {
+            b.place(va(i), FAST, i > 1, i > 4);
+        }
+        for i in 10..30 {
+            b.place(va(i), SLOW, false, false);
+        }
+        let p = AmbixParams {
+            switch_always: always,
+            ..Default::default()
+        };
+        let mut m = started(p, &mut b);
+        tick(&mut m, &mut b, 1);
+        assert!(b.exchanges_since(0).is_empty(), "SWITCH waits the delay");
+        // In the delay DCPMM pages 10, 11 and 12 are read, none written.
+        for i in 10..13 {
+            b.touch(va(i), false);
+        }
+        tick(&mut m, &mut b, 1);
+        let x: Vec<(u64, u64)> = b
+            .exchanges_since(0)
+            .into_iter()
+            .map(|(a, d)| ((a - BASE) / PAGE, (d - BASE) / PAGE))
+            .collect();
+        if always {
+            // Two cold DRAM pages: 10 and 11 take them; 12 finds no cold
+            // page left and does not displace a read or written one.
+            assert_eq!(x, vec![(10, 0), (11, 1)]);
+            assert_eq!(gauge(&m, "switch_count"), 1.0);
+        } else {
+            assert!(x.is_empty(), "literal tree: {x:?}");
+            assert_eq!(gauge(&m, "switch_count"), 0.0);
+        }
+        assert!(promoted(&b, 0).is_empty());
+    }
+}

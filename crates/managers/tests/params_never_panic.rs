@@ -32,6 +32,7 @@ const KEYS: &[&str] = &[
     "dcpmm_write_threshold_mb_s",
     "clear_delay_ms",
     "switch_max_pages",
+    "switch_always",
     "scan_period_s",
     "sample_fraction",
     "poison_max",

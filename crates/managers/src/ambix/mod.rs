@@ -8,7 +8,10 @@
 //!   SWITCH (exchange intensive DCPMM pages with cold DRAM pages); otherwise
 //!   PROMOTE_INT (promote intensive pages up to the threshold);
 //! - otherwise: if DRAM has room below the threshold, PROMOTE (any DCPMM
-//!   pages, intensive first); if it is above, DEMOTE (cold pages first).
+//!   pages, intensive first); if it is at or above it, DEMOTE (cold pages
+//!   first) down to the threshold, then SWITCH, because section 5.2.3 runs
+//!   Ambix with "the Switch component ... always activated" (see the
+//!   deviations below; `switch_always = false` gives 4.2.1's tree alone).
 //!
 //! Before any request that promotes, DCPMM_CLEAR clears the R/D bits of
 //! every DCPMM page and Control waits the 50 ms delay: pages referenced in
@@ -31,6 +34,22 @@
 //!   Promotion callbacks leave bits alone, as the text says.
 //! - After clearing bits we flush the TLBs so later accesses set them again
 //!   (on x86 a cached translation would not); the paper does not say.
+//! - **SWITCH with low DCPMM writes (inferred).** Section 4.2.1's decision
+//!   tree, read literally, never promotes a page into a full DRAM unless
+//!   DCPMM's write throughput exceeds 50 MB/s, so a read-intensive page
+//!   left in DCPMM by first touch would stay there for good. That
+//!   contradicts section 4's goal ("If these [write-intensive pages] do not
+//!   fully occupy DRAM, Ambix prefers read-intensive pages over cold pages
+//!   in the faster tier") and section 5.2.3's configuration ("The Switch
+//!   component is always activated, therefore having no need to set a
+//!   target threshold for DCPMM"). We read "always activated" as: when DRAM
+//!   is at or above its threshold, Control sends SWITCH every period
+//!   whatever DCPMM's write throughput, after demoting any excess over the
+//!   threshold; the write threshold still decides between PROMOTE_INT and
+//!   PROMOTE when DRAM has room. SWITCH's pairing rule keeps it from
+//!   exchanging equally intensive pages, so a read-intensive DCPMM page only
+//!   replaces a cold DRAM page. `switch_always = false` restores the literal
+//!   tree.
 //! - The paper does not bound SWITCH: by default it exchanges every
 //!   intensive DCPMM page it finds (at most DRAM's size);
 //!   `switch_max_pages` sets a bound.
@@ -63,6 +82,10 @@ pub struct AmbixParams {
     /// Pages SWITCH exchanges at most per period (0: no bound, as in the
     /// paper: every intensive DCPMM page found, up to DRAM's size).
     pub switch_max_pages: u64,
+    /// SWITCH whenever DRAM is at its threshold, not only when DCPMM's
+    /// writes are above theirs: section 5.2.3's "Switch component ... always
+    /// activated" (an inference; see the module documentation).
+    pub switch_always: bool,
 }
 
 impl Default for AmbixParams {
@@ -73,6 +96,7 @@ impl Default for AmbixParams {
             dcpmm_write_threshold_mb_s: 50.0,
             clear_delay_ms: 50.0,
             switch_max_pages: 0,
+            switch_always: true,
         }
     }
 }
@@ -88,6 +112,24 @@ pub enum Mode {
     PromoteInt,
     /// Intensive DCPMM pages for cold DRAM pages.
     Switch,
+}
+
+/// What Control does in one period.
+#[derive(Debug, Default)]
+struct Decision {
+    /// 4 KiB pages to DEMOTE at once (0: none).
+    demote: u64,
+    /// The PageFind after it, and its pages.
+    then: Option<(Mode, u64)>,
+}
+
+impl Decision {
+    fn then(mode: Mode, pages: u64) -> Self {
+        Decision {
+            demote: 0,
+            then: Some((mode, pages)),
+        }
+    }
 }
 
 /// A selected page: address space, address, size in 4 KiB pages.
@@ -348,8 +390,10 @@ impl Ambix {
         Ok(())
     }
 
-    /// Control's decision for this period: (mode, pages).
-    fn decide(&mut self, b: &mut dyn Backend) -> Result<Option<(Mode, u64)>, BackendError> {
+    /// Control's decision for this period: pages to demote at once, then
+    /// the PageFind that waits for the clear delay (a promoting one) or
+    /// runs at once (DEMOTE).
+    fn decide(&mut self, b: &mut dyn Backend) -> Result<Decision, BackendError> {
         let tiers = b.tiers();
         let dram = &tiers[0];
         let used = dram.capacity_bytes - dram.free_bytes;
@@ -358,23 +402,29 @@ impl Ambix {
         let mb_s = (writes - self.last_dcpmm_writes) as f64 * 64.0 / 1e6 / self.p.period_s;
         self.last_dcpmm_writes = writes;
         let pages = |bytes: u64| bytes / 4096;
+        let switch_max = if self.p.switch_max_pages > 0 {
+            self.p.switch_max_pages
+        } else {
+            pages(dram.capacity_bytes)
+        };
+        let excess = pages(used.saturating_sub(limit));
         Ok(if mb_s > self.p.dcpmm_write_threshold_mb_s {
             if used > limit {
-                let max = if self.p.switch_max_pages > 0 {
-                    self.p.switch_max_pages
-                } else {
-                    pages(dram.capacity_bytes)
-                };
-                Some((Mode::Switch, max))
+                Decision::then(Mode::Switch, switch_max)
             } else {
-                Some((Mode::PromoteInt, pages(limit - used)))
+                Decision::then(Mode::PromoteInt, pages(limit - used))
             }
         } else if used < limit {
-            Some((Mode::Promote, pages(limit - used)))
+            Decision::then(Mode::Promote, pages(limit - used))
+        } else if self.p.switch_always {
+            Decision {
+                demote: excess,
+                then: Some((Mode::Switch, switch_max)),
+            }
         } else if used > limit {
-            Some((Mode::Demote, pages(used - limit)))
+            Decision::then(Mode::Demote, excess)
         } else {
-            None
+            Decision::default()
         })
     }
 
@@ -449,7 +499,11 @@ impl Manager for Ambix {
         if !self.ticks.is_multiple_of(self.ticks_per_period()) {
             return Ok(None);
         }
-        match self.decide(b)? {
+        let d = self.decide(b)?;
+        if d.demote > 0 {
+            self.act(b, Mode::Demote, d.demote)?;
+        }
+        match d.then {
             Some((mode, n)) if mode != Mode::Demote => {
                 self.dcpmm_clear(b)?;
                 self.pending = Some((mode, n));
