@@ -92,7 +92,9 @@ const CLASSES: [(char, usize, usize, f64); 5] = [
 ];
 
 impl BtParams {
-    /// NPB's class `c` and its published norms (`bt.c`, `verify`).
+    /// NPB's class `c` and its published norms (`bt.c`, `verify`; the
+    /// literals as NPB prints them, some with more digits than a double).
+    #[allow(clippy::excessive_precision)]
     pub fn class(c: char) -> Option<(BtParams, BtReference)> {
         let &(_, n, niter, dt) = CLASSES.iter().find(|x| x.0 == c)?;
         let refs = match c {
@@ -247,7 +249,7 @@ impl Dims {
         Dims {
             n,
             p: n / 2 * 2 + 1,
-            pu: (n + 1) / 2 * 2 + 1,
+            pu: n.div_ceil(2) * 2 + 1,
         }
     }
 
@@ -555,7 +557,7 @@ fn lhs_blocks(
     let tmp1 = k.dt * k.t1[axis];
     let tmp2 = k.dt * k.t2[axis];
     let d = k.dd[axis];
-    for m in 0..5 {
+    for (m, &dm) in d.iter().enumerate() {
         for q in 0..5 {
             let e = m * 5 + q;
             let (mut a, mut b, mut c) = (
@@ -564,9 +566,9 @@ fn lhs_blocks(
                 tmp2 * fp[e] - tmp1 * np[e],
             );
             if m == q {
-                a = a - tmp1 * d[m];
-                b = 1.0 + tmp1 * 2.0 * nc[e] + tmp1 * 2.0 * d[m];
-                c = c - tmp1 * d[m];
+                a -= tmp1 * dm;
+                b = 1.0 + tmp1 * 2.0 * nc[e] + tmp1 * 2.0 * dm;
+                c -= tmp1 * dm;
             }
             out[e] = a;
             out[25 + e] = b;
@@ -619,14 +621,14 @@ fn binv(l: &mut [f64; 25], mut c: Option<&mut [f64; 25]>, r: &mut [f64; 5]) {
         for q in (0..5).filter(|&q| q != p) {
             let coeff = l[q * 5 + p];
             for s in p + 1..5 {
-                l[q * 5 + s] = l[q * 5 + s] - coeff * l[p * 5 + s];
+                l[q * 5 + s] -= coeff * l[p * 5 + s];
             }
             if let Some(c) = c.as_deref_mut() {
                 for s in 0..5 {
-                    c[q * 5 + s] = c[q * 5 + s] - coeff * c[p * 5 + s];
+                    c[q * 5 + s] -= coeff * c[p * 5 + s];
                 }
             }
-            r[q] = r[q] - coeff * r[p];
+            r[q] -= coeff * r[p];
         }
     }
 }
@@ -694,6 +696,9 @@ struct Cursor {
     end: usize,
     m: usize,
 }
+
+/// A grid point `(i, j, k)`.
+type Point = (usize, usize, usize);
 
 /// A span of an array a unit reads or writes: (array, first element,
 /// elements, write).
@@ -1090,6 +1095,8 @@ impl BtStream {
 
     /// Runs one unit of `op` (loop `part`, outer index `o`, middle `m`),
     /// recording its spans.
+    // The component loops index several arrays at once, as in `bt.c`.
+    #[allow(clippy::needless_range_loop)]
     fn exec(&mut self, op: Op, part: usize, o: usize, m: usize) {
         let d = self.d;
         let n = d.n;
@@ -1107,14 +1114,14 @@ impl BtStream {
                 for kk in 0..n {
                     let zeta = kk as f64 * k.dnm1[2];
                     let mut pface = [[[0.0; 5]; 3]; 2];
-                    for ix in 0..2 {
-                        pface[ix][0] = k.exact(ix as f64, eta, zeta);
+                    for (ix, pf) in pface.iter_mut().enumerate() {
+                        pf[0] = k.exact(ix as f64, eta, zeta);
                     }
-                    for iy in 0..2 {
-                        pface[iy][1] = k.exact(xi, iy as f64, zeta);
+                    for (iy, pf) in pface.iter_mut().enumerate() {
+                        pf[1] = k.exact(xi, iy as f64, zeta);
                     }
-                    for iz in 0..2 {
-                        pface[iz][2] = k.exact(xi, eta, iz as f64);
+                    for (iz, pf) in pface.iter_mut().enumerate() {
+                        pf[2] = k.exact(xi, eta, iz as f64);
                     }
                     let at = d.u(i, j, kk);
                     for c in 0..5 {
@@ -1187,7 +1194,7 @@ impl BtStream {
                 for kk in 1..n - 1 {
                     let at = d.f(o, m, kk);
                     for c in 0..5 {
-                        self.a[FORCING][at + c] = -1.0 * self.a[FORCING][at + c];
+                        self.a[FORCING][at + c] = -self.a[FORCING][at + c];
                     }
                 }
                 let (at, len) = (d.f(o, m, 1), (n - 3) * 6 + 5);
@@ -1274,7 +1281,7 @@ impl BtStream {
                 for kk in 1..n - 1 {
                     let (u, r) = (d.u(i, j, kk), d.r(i, j, kk));
                     for c in 0..5 {
-                        self.a[U][u + c] = self.a[U][u + c] + self.a[RHS][r + c];
+                        self.a[U][u + c] += self.a[RHS][r + c];
                     }
                 }
                 let (at, len) = (d.u(i, j, 1), (n - 2) * 5);
@@ -1324,6 +1331,7 @@ impl BtStream {
     }
 
     /// `exact_rhs`'s flux differences and dissipation along one line.
+    #[allow(clippy::needless_range_loop)]
     fn forcing_line(&mut self, axis: usize, o: usize, m: usize) {
         let d = self.d;
         let n = d.n;
@@ -1401,7 +1409,7 @@ impl BtStream {
                 } else {
                     e(x - 2) - 4.0 * e(x - 1) + 6.0 * e(x) - 4.0 * e(x + 1) + e(x + 2)
                 };
-                fo[at] = fo[at] - dssp * v;
+                fo[at] -= dssp * v;
             }
         }
         for x in 1..n - 1 {
@@ -1524,7 +1532,7 @@ impl BtStream {
                     let v = cf * u[d.u(q.0, q.1, q.2) + c];
                     acc = if x == 0 { v } else { acc + v };
                 }
-                rhs[r + c] = rhs[r + c] - dssp * acc;
+                rhs[r + c] -= dssp * acc;
             }
         }
         let sp = &mut self.spans;
@@ -1687,7 +1695,7 @@ impl BtStream {
         let lhs = &lhs_v[LHS];
         let rhs = &mut rest[RHS - LHS - 1];
         let sp = &mut self.spans;
-        let pts: Vec<((usize, usize, usize), (usize, usize, usize))> = if axis == 2 {
+        let pts: Vec<(Point, Point)> = if axis == 2 {
             (0..n - 1)
                 .rev()
                 .map(|kk| ((o, m, kk), (o, m, kk + 1)))
@@ -1707,7 +1715,7 @@ impl BtStream {
             let (r, nr) = (d.r(i, j, kk), d.r(ni, nj, nk));
             for c in 0..5 {
                 for q in 0..5 {
-                    rhs[r + c] = rhs[r + c] - lhs[at + c * 5 + q] * rhs[nr + q];
+                    rhs[r + c] -= lhs[at + c * 5 + q] * rhs[nr + q];
                 }
             }
             rec(sp, LHS, at, 25, false);
