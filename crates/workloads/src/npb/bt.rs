@@ -28,13 +28,18 @@
 //!
 //! What differs from the C program, and why:
 //! - `tmp1`, `tmp2`, `tmp3` are shared globals in `bt.c` that every thread
-//!   writes inside `lhsx`/`lhsy`/`lhsz`'s parallel loops (a data race that
-//!   happens to be benign when threads agree on `dt * tx1`, and not when they
-//!   don't); here each point computes its own, which is what the code means.
+//!   writes inside `lhsx`/`lhsy`/`lhsz`'s parallel loops (a data race, which
+//!   works in practice because compilers keep them in registers between the
+//!   write and the reads); here each point computes its own, which is what
+//!   the code means.
 //! - `verify`'s norms are sums in the C program's order (serial there too).
-//! - The grid is a cube of `n` points a side, `n >= 8` (every class is a
-//!   cube; the dissipation stencils need `n - 3 > 3`); the padded array
-//!   sizes follow `n` as `npbparams.h` would after `setparams`.
+//! - The grid is a cube of `n` points a side, `8 <= n <= 1024` (every class
+//!   is a cube, the smallest 12 a side); the arrays are sized for `n` itself,
+//!   with `bt.c`'s padding, as `npbparams.h` would be after `setparams`, so
+//!   `initialize`'s `IMAX` loop is the grid.
+//! - The footprint knob picks `n` (see [`BtParams::for_footprint`]) and
+//!   keeps the classes' 200 steps and a class's `dt`; only the classes'
+//!   grids are verified (S in the tests).
 //! - `cuf`, `q`, `ue`, `buf` (one line each, thread-private, cache-resident)
 //!   are not simulated, as FT's scratch blocks are not.
 //! - Run length: see [`super`] (a budget of accesses; the timed section, from
@@ -44,10 +49,11 @@
 //! Threads follow `bt.c`'s `#pragma omp for` loops under OpenMP's static
 //! schedule: each loop (a barrier region; `nowait` chains are one region in
 //! which a thread goes on to its share of the next loop) splits its outer
-//! index into contiguous shares. The solvers' loops over the sweep direction
-//! (`for (i = 1; i < isize; i++)` around `#pragma omp for` in
-//! `x_solve_cell`, and the back substitutions of x and y) are one barrier
-//! region per plane, as in the C program.
+//! index into contiguous shares. The solvers' serial loops over the sweep
+//! direction around a `#pragma omp for` (`for (i = 1; i < isize; i++)` in
+//! `x_solve_cell`, its y and z twins, and the back substitutions of x and y)
+//! make one barrier region per plane, as in the C program. `verify` is called outside any
+//! parallel region, so its loops (and its `compute_rhs`) run on thread 0.
 //!
 //! Accesses are recorded a unit of work at a time, as MG's rows: a unit is
 //! one iteration of a loop's two outer levels (or of its outer level, for

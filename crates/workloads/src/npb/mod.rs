@@ -16,8 +16,9 @@
 //!   thread has finished its share; the serial code between loops (scalars)
 //!   runs then.
 //! - **Lines** (CG; MG, FT and BT record whole grid rows, FFT blocks or
-//!   lines of points, see [`mg`], [`ft`], [`bt`]). Within one loop, a thread touches each 64-byte line of an
-//!   array once for reads and once for writes while it stays on that line
+//!   lines of points, see [`mg`], [`ft`], [`bt`]). Within one loop, a
+//!   thread touches each 64-byte line of an array once for reads and once
+//!   for writes while it stays on that line
 //!   (an L1 would hold it); leaving the line and coming back, or a new loop,
 //!   touches it again. An indirect read (CG's `p[colidx[k]]`) is an access
 //!   unless it falls on the line the same thread's previous indirect read of
