@@ -184,18 +184,18 @@ pub const PRESETS: &[Preset] = &[
         kind: Kind::Model(thermostat::websearch),
     },
     Preset {
-        name: "npb-bt-small",
-        description: "sketch of NPB BT (a sweep, not the algorithm): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
+        name: "npb-bt-sketch-small",
+        description: "sketch of NPB BT (a sweep, not the algorithm; see npb-bt-small): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 0.8x DRAM (scaled 1/32: 0.8 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("bt", 0.8, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-bt-medium",
-        description: "sketch of NPB BT (a sweep, not the algorithm): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
+        name: "npb-bt-sketch-medium",
+        description: "sketch of NPB BT (a sweep, not the algorithm; see npb-bt-medium): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 1.5x DRAM (scaled 1/32: 1.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("bt", 1.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
-        name: "npb-bt-large",
-        description: "sketch of NPB BT (a sweep, not the algorithm): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
+        name: "npb-bt-sketch-large",
+        description: "sketch of NPB BT (a sweep, not the algorithm; see npb-bt-large): BT-like (3.5R:1W: u and rhs updated, lhs and forcing read) model of the memory behaviour, not the benchmark: 3.5x DRAM (scaled 1/32: 3.5 GiB), 32 threads",
         kind: Kind::Sweep(|| ambix::npb("bt", 3.5, NPB_ACCESSES).expect("known kernel")),
     },
     Preset {
@@ -287,6 +287,21 @@ pub const PRESETS: &[Preset] = &[
         name: "npb-ft-large",
         description: "NPB FT executed (ft.c ported; class B's 20 steps): 512x512x256 grid, 3.3 GiB (3.5x DRAM asked: the nearest power-of-two box), 32 threads, 3 G accesses after the load phase",
         kind: Kind::Npb(|| npb_spec("ft", 3.5)),
+    },
+    Preset {
+        name: "npb-bt-small",
+        description: "NPB BT executed (bt.c ported; 200 steps, class B's dt): 89^3 grid, 0.77 GiB (0.8x DRAM asked: the largest cube that fits), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("bt", 0.8)),
+    },
+    Preset {
+        name: "npb-bt-medium",
+        description: "NPB BT executed (bt.c ported; 200 steps, class C's dt): 110^3 grid, 1.49 GiB (1.5x DRAM asked: the largest cube that fits), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("bt", 1.5)),
+    },
+    Preset {
+        name: "npb-bt-large",
+        description: "NPB BT executed (bt.c ported; 200 steps, class C's dt): 147^3 grid, 3.48 GiB (3.5x DRAM asked: the largest cube that fits), 32 threads, 3 G accesses after the load phase",
+        kind: Kind::Npb(|| npb_spec("bt", 3.5)),
     },
     Preset {
         name: "telescope-multiphase",
@@ -794,7 +809,7 @@ mod tests {
     }
 
     #[test]
-    fn npb_mg_and_ft_presets_have_the_footprints_they_describe() {
+    fn npb_mg_ft_and_bt_presets_have_the_footprints_they_describe() {
         for (name, lo, hi) in [
             ("npb-mg-small", 0.8, 0.9),
             ("npb-mg-medium", 1.6, 1.75),
@@ -802,6 +817,9 @@ mod tests {
             ("npb-ft-small", 0.8, 0.85),
             ("npb-ft-medium", 1.6, 1.7),
             ("npb-ft-large", 3.2, 3.4),
+            ("npb-bt-small", 0.75, 0.82),
+            ("npb-bt-medium", 1.45, 1.55),
+            ("npb-bt-large", 3.4, 3.55),
         ] {
             let w = load(name, &opts()).unwrap();
             let gib = w.footprint_bytes() as f64 / (1u64 << 30) as f64;
@@ -825,7 +843,9 @@ mod tests {
             let p = preset(&format!("npb-ft-sketch-{s}")).unwrap();
             assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
             let p = preset(&format!("npb-bt-{s}")).unwrap();
-            assert!(p.description.starts_with("sketch"), "{}", p.name);
+            assert!(matches!(p.kind, Kind::Npb(_)) && p.description.contains("executed"));
+            let p = preset(&format!("npb-bt-sketch-{s}")).unwrap();
+            assert!(matches!(p.kind, Kind::Sweep(_)) && p.description.starts_with("sketch"));
         }
     }
 }

@@ -1,6 +1,6 @@
 //! NPB kernels executed, not sketched: the NAS Parallel Benchmarks' data
 //! structures and loops, ported to Rust from the NPB 3.0 OpenMP C sources
-//! (`CG/cg.c`, `MG/mg.c`, `FT/ft.c`, `common/c_randdp.c`;
+//! (`CG/cg.c`, `MG/mg.c`, `FT/ft.c`, `BT/bt.c`, `common/c_randdp.c`;
 //! github.com/benchmark-subsetting/NPB3.0-omp-C),
 //! run for real while the stream records the memory accesses they make.
 //!
@@ -15,9 +15,10 @@
 //!   to eight vector elements), and a loop ends (the barrier) when every
 //!   thread has finished its share; the serial code between loops (scalars)
 //!   runs then.
-//! - **Lines** (CG; MG and FT record whole grid rows or FFT blocks, see
-//!   [`mg`], [`ft`]). Within one loop, a thread touches each 64-byte line of an
-//!   array once for reads and once for writes while it stays on that line
+//! - **Lines** (CG; MG, FT and BT record whole grid rows, FFT blocks or
+//!   lines of points, see [`mg`], [`ft`], [`bt`]). Within one loop, a
+//!   thread touches each 64-byte line of an array once for reads and once
+//!   for writes while it stays on that line
 //!   (an L1 would hold it); leaving the line and coming back, or a new loop,
 //!   touches it again. An indirect read (CG's `p[colidx[k]]`) is an access
 //!   unless it falls on the line the same thread's previous indirect read of
@@ -36,12 +37,15 @@
 //! section 5.4) "directly modif[ies] the parametrizations" so that footprints
 //! are about 0.8x, 1.5x and 3.5x DRAM. We do the same: each kernel keeps the
 //! class parameters that shape its structure (CG: class C's `nonzer` and
-//! `shift`; MG: class B's cycles and smoother; FT: class B's steps) and
-//! derives the matrix order (CG) or the grid (MG: the largest cube that fits,
-//! stretched in z by a whole factor; FT: the power-of-two box nearest in
-//! size) from the footprint asked for,
+//! `shift`; MG: class B's cycles and smoother; FT: class B's steps; BT: the
+//! 200 steps of classes A to C and the `dt` of the class whose grid is the
+//! nearest at least as fine) and derives the matrix order (CG) or the grid
+//! (MG: the largest cube that fits, stretched in z by a whole factor; FT: the
+//! power-of-two box nearest in size; BT: the largest cube that fits) from the
+//! footprint asked for,
 //! relative to [`crate::ambix::DRAM_NOMINAL`] (the paper's 32 GB scaled 1/32).
 
+pub mod bt;
 pub mod cg;
 pub mod ft;
 pub mod mg;
@@ -51,7 +55,7 @@ use thermocline_vocab::RegionInfo;
 
 /// The kernels that are executed (the others are still the sweep sketches of
 /// [`crate::ambix::npb`]).
-pub const KERNELS: [&str; 3] = ["cg", "mg", "ft"];
+pub const KERNELS: [&str; 4] = ["cg", "mg", "ft", "bt"];
 
 /// The largest footprint asked of a kernel, in multiples of
 /// [`crate::ambix::DRAM_NOMINAL`]: the arrays are real, so the host needs about
@@ -62,7 +66,7 @@ pub const MAX_SIZE_X: f64 = 8.0;
 /// the access budget after the load phase.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NpbSpec {
-    /// `cg`, `mg` or `ft`.
+    /// `cg`, `mg`, `ft` or `bt`.
     pub kernel: &'static str,
     /// Footprint in multiples of [`crate::ambix::DRAM_NOMINAL`].
     pub size_x: f64,
@@ -80,6 +84,8 @@ pub enum NpbStream {
     Mg(Box<mg::MgStream>),
     /// FT.
     Ft(Box<ft::FtStream>),
+    /// BT.
+    Bt(Box<bt::BtStream>),
 }
 
 impl NpbStream {
@@ -89,6 +95,7 @@ impl NpbStream {
             NpbStream::Cg(s) => s.fill(buf),
             NpbStream::Mg(s) => s.fill(buf),
             NpbStream::Ft(s) => s.fill(buf),
+            NpbStream::Bt(s) => s.fill(buf),
         }
     }
 
@@ -98,6 +105,7 @@ impl NpbStream {
             NpbStream::Cg(s) => s.load_accesses(),
             NpbStream::Mg(s) => s.load_accesses(),
             NpbStream::Ft(s) => s.load_accesses(),
+            NpbStream::Bt(s) => s.load_accesses(),
         }
     }
 }
@@ -131,6 +139,13 @@ pub fn build(spec: &NpbSpec, thp: bool) -> Result<(Vec<RegionInfo>, NpbStream), 
             let bases: Vec<u64> = regions.iter().map(|r| r.start).collect();
             let s = ft::FtStream::new(p, spec.threads, &bases, spec.accesses)?;
             Ok((regions, NpbStream::Ft(Box::new(s))))
+        }
+        "bt" => {
+            let p = bt::BtParams::for_footprint(bytes);
+            let regions = crate::lay_out(&bt::BtStream::plan(&p)?, thp);
+            let bases: Vec<u64> = regions.iter().map(|r| r.start).collect();
+            let s = bt::BtStream::new(p, spec.threads, &bases, spec.accesses)?;
+            Ok((regions, NpbStream::Bt(Box::new(s))))
         }
         k => Err(WorkloadError::Invalid(format!(
             "npb kernel {k:?} is not executed (known: {})",
