@@ -267,10 +267,13 @@ impl Machine {
     pub(crate) fn tier_of(&self, frame: u64) -> u8 {
         // Tiers own ascending, disjoint frame ranges: the only candidate is
         // the last tier that starts at or below `frame`.
-        let t = self.tier_starts[1..]
-            .iter()
-            .filter(|&&start| frame >= start)
-            .count();
+        let starts = &self.tier_starts;
+        let t = if frame < starts[2] {
+            // Most machines have one or two tiers.
+            usize::from(frame >= starts[1])
+        } else {
+            1 + starts[2..].iter().filter(|&&start| frame >= start).count()
+        };
         if frame < self.tier_ends[t] {
             t as u8
         } else {
@@ -319,16 +322,16 @@ impl Machine {
         let mut traffic = [[0u64; 2]; 8];
         for group in batch.chunks(PREFETCH_GROUP) {
             self.prefetch_leaves(group);
-            let mut rest = group;
-            while let [a, tail @ ..] = rest {
-                let a = *a;
+            let mut i = 0;
+            while i < group.len() {
+                let a = group[i];
                 let e = self.translate(a);
                 // The accesses that follow on the same 4 KiB page (which the
                 // translation covers) from the same core would take the
                 // translate fast path, get `e` again and count on that page.
                 let mut n = 1;
                 let mut writes = u64::from(a.write);
-                for b in tail {
+                for b in &group[i + 1..] {
                     if b.core != a.core
                         || b.asid != a.asid
                         || (b.va ^ a.va) >> 12 != 0
@@ -339,7 +342,7 @@ impl Machine {
                     n += 1;
                     writes += u64::from(b.write);
                 }
-                rest = &tail[n - 1..];
+                i += n;
                 let space = &mut self.spaces[a.asid as usize];
                 let c = space.pt.leaves[e.leaf as usize].count_mut(((a.va >> 12) & 511) as usize);
                 *c = c.saturating_add(n as u32);
