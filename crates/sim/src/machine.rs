@@ -497,7 +497,6 @@ impl Machine {
     /// The translation of an access: fast path, L1, STLB, then a walk.
     #[inline]
     fn translate(&mut self, a: Access) -> TlbEntry {
-        let any_huge = self.any_huge;
         let core = &mut self.cores[a.core as usize];
         if a.va >= core.last_lo
             && a.va < core.last_hi
@@ -506,7 +505,9 @@ impl Machine {
         {
             return core.last;
         }
-        self.slow_translate(a, any_huge)
+        // The fields in registers: an `Access` argument would go through
+        // the stack.
+        self.slow_translate(a.va, a.asid, a.core, a.write)
     }
 
     #[inline(always)]
@@ -523,7 +524,14 @@ impl Machine {
     }
 
     #[inline(never)]
-    fn slow_translate(&mut self, a: Access, any_huge: bool) -> TlbEntry {
+    fn slow_translate(&mut self, va: u64, asid: u16, core: u16, write: bool) -> TlbEntry {
+        let a = Access {
+            va,
+            asid,
+            core,
+            write,
+        };
+        let any_huge = self.any_huge;
         let tb = tag(a.asid, a.va, false);
         let th = tag(a.asid, a.va, true);
         let core = &mut self.cores[a.core as usize];
