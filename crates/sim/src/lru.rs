@@ -5,7 +5,8 @@
 //!
 //! A set of up to 16 ways keeps its ways in recency order as the 16 nibbles of
 //! one word, so a hit, a fill or an invalidation is a few shifts. Larger sets
-//! keep a circular doubly linked list. A lookup first compares one byte of a
+//! keep a circular doubly linked list (in fixed-size arrays for a single set
+//! of up to 64 ways, the usual PDE cache). A lookup first compares one byte of a
 //! hash of the tag (its signature) for 8 or 16 ways at once and the full tag
 //! only where the signature matches; a large single set (a 32-entry
 //! paging-structure cache) also counts its signatures, so most misses cost
@@ -289,8 +290,138 @@ impl<P: Copy + Default> Large<P> {
     }
 }
 
-/// Sets of ways with true LRU order, each way with a payload.
+/// The most ways of an [`Assoc`] set.
+const ASSOC_WAYS: usize = 64;
+
+/// A single set of 17 to 64 ways (a paging-structure cache of the usual
+/// size) in fixed-size arrays, so that no access needs a bounds check: a
+/// circular list for the recency order and signature counts, so most
+/// misses cost one load.
 #[derive(Clone, Debug)]
+pub(crate) struct Assoc<P> {
+    ways: usize,
+    /// Its most recently used way.
+    mru: u8,
+    /// How many of the `ways` ways hold each signature.
+    sig_count: [u8; 256],
+    /// Per way, `signature(tags[w])`; `signature(INVALID)` beyond `ways`.
+    sigs: [u8; ASSOC_WAYS],
+    /// Per way, the next less recently used way (circular: the least recent
+    /// one points at the most recent).
+    older: [u8; ASSOC_WAYS],
+    /// Per way, the next more recently used way (circular).
+    newer: [u8; ASSOC_WAYS],
+    /// Per way, its tag (`INVALID` when empty or beyond `ways`).
+    tags: [u64; ASSOC_WAYS],
+    /// Per way, its payload.
+    payloads: [P; ASSOC_WAYS],
+}
+
+impl<P: Copy + Default> Assoc<P> {
+    fn new(ways: usize) -> Self {
+        assert!((1..=ASSOC_WAYS).contains(&ways));
+        let mut sig_count = [0; 256];
+        sig_count[signature(INVALID) as usize] = ways as u8;
+        Assoc {
+            ways,
+            mru: 0,
+            sig_count,
+            sigs: [signature(INVALID); ASSOC_WAYS],
+            older: std::array::from_fn(|w| ((w + 1) % ways) as u8),
+            newer: std::array::from_fn(|w| ((w + ways - 1) % ways) as u8),
+            tags: [INVALID; ASSOC_WAYS],
+            payloads: [P::default(); ASSOC_WAYS],
+        }
+    }
+
+    #[inline(always)]
+    fn find(&self, tag: u64) -> Option<usize> {
+        let sig = signature(tag);
+        if self.sig_count[sig as usize] == 0 {
+            return None;
+        }
+        let mru = self.mru as usize & (ASSOC_WAYS - 1);
+        if self.tags[mru] == tag {
+            return Some(mru);
+        }
+        let want = u64::from(sig) * BYTES_ONE;
+        for (k, word) in self
+            .sigs
+            .chunks_exact(8)
+            .take(self.ways.div_ceil(8))
+            .enumerate()
+        {
+            let mut m = zero_bytes(u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ want);
+            while m != 0 {
+                let way = (k * 8 + (m.trailing_zeros() / 8) as usize) & (ASSOC_WAYS - 1);
+                if self.tags[way] == tag {
+                    return Some(way);
+                }
+                m &= m - 1;
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn lru(&self) -> usize {
+        self.newer[self.mru as usize & (ASSOC_WAYS - 1)] as usize & (ASSOC_WAYS - 1)
+    }
+
+    /// Puts `tag` in the least recently used way, which becomes the most
+    /// recent (the list turns by one); returns that way.
+    #[inline(always)]
+    fn fill_lru(&mut self, tag: u64) -> usize {
+        let way = self.lru();
+        self.set_tag(way, tag);
+        self.mru = way as u8;
+        way
+    }
+
+    /// Moves `way` between the least and the most recent ways: it becomes
+    /// most recent if `mru`, else least recent.
+    #[inline(always)]
+    fn relink(&mut self, way: usize, mru: bool) {
+        const M: usize = ASSOC_WAYS - 1;
+        let way = way & M;
+        let head = self.mru as usize & M;
+        let tail = self.newer[head] as usize & M;
+        if way == head {
+            if !mru {
+                self.mru = self.older[way];
+            }
+            return;
+        }
+        if way != tail {
+            let (o, n) = (self.older[way] as usize & M, self.newer[way] as usize & M);
+            self.newer[o] = n as u8;
+            self.older[n] = o as u8;
+            self.older[way] = head as u8;
+            self.newer[way] = tail as u8;
+            self.newer[head] = way as u8;
+            self.older[tail] = way as u8;
+        }
+        if mru {
+            self.mru = way as u8;
+        }
+    }
+
+    #[inline(always)]
+    fn set_tag(&mut self, way: usize, tag: u64) {
+        let way = way & (ASSOC_WAYS - 1);
+        self.tags[way] = tag;
+        let sig = signature(tag);
+        let old = std::mem::replace(&mut self.sigs[way], sig);
+        self.sig_count[old as usize] -= 1;
+        self.sig_count[sig as usize] += 1;
+    }
+}
+
+/// Sets of ways with true LRU order, each way with a payload.
+// A tag byte of its own: telling the representations apart is one compare
+// (a niche in a Vec's capacity costs several instructions per operation).
+#[derive(Clone, Debug)]
+#[repr(u8)]
 pub(crate) enum Ways<P> {
     /// At most 16 ways per set.
     Small {
@@ -301,6 +432,8 @@ pub(crate) enum Ways<P> {
         /// The sets.
         sets: Vec<Small<P>>,
     },
+    /// One set of 17 to 64 ways.
+    Assoc(Box<Assoc<P>>),
     /// More.
     Large(Large<P>),
 }
@@ -314,6 +447,8 @@ impl<P: Copy + Default> Ways<P> {
                 used: nibbles_below(ways as u32),
                 sets: vec![Small::new(ways); sets],
             }
+        } else if sets == 1 && ways <= ASSOC_WAYS {
+            Ways::Assoc(Box::new(Assoc::new(ways)))
         } else {
             Ways::Large(Large::new(sets, ways))
         }
@@ -323,6 +458,7 @@ impl<P: Copy + Default> Ways<P> {
     pub(crate) fn ways(&self) -> usize {
         match self {
             Ways::Small { ways, .. } => *ways,
+            Ways::Assoc(a) => a.ways,
             Ways::Large(l) => l.ways,
         }
     }
@@ -331,6 +467,7 @@ impl<P: Copy + Default> Ways<P> {
     pub(crate) fn sets(&self) -> usize {
         match self {
             Ways::Small { sets, .. } => sets.len(),
+            Ways::Assoc(_) => 1,
             Ways::Large(l) => l.mru.len(),
         }
     }
@@ -347,6 +484,11 @@ impl<P: Copy + Default> Ways<P> {
                 let way = s.find(tag, *ways, recent_first)?;
                 s.touch(way);
                 Some(s.payloads[way & 15])
+            }
+            Ways::Assoc(a) => {
+                let way = a.find(tag)?;
+                a.relink(way, true);
+                Some(a.payloads[way & (ASSOC_WAYS - 1)])
             }
             Ways::Large(l) => {
                 let way = l.find(set, tag)?;
@@ -367,6 +509,11 @@ impl<P: Copy + Default> Ways<P> {
                 debug_assert!(s.find(tag, *ways, false).is_none());
                 let way = s.fill_lru(*ways, *used, tag);
                 s.payloads[way & 15] = payload;
+            }
+            Ways::Assoc(a) => {
+                debug_assert!(a.find(tag).is_none());
+                let way = a.fill_lru(tag);
+                a.payloads[way & (ASSOC_WAYS - 1)] = payload;
             }
             Ways::Large(l) => {
                 debug_assert!(l.find(set, tag).is_none());
@@ -390,6 +537,7 @@ impl<P: Copy + Default> Ways<P> {
         let old = std::mem::replace(self.payload_mut(set, way), payload);
         let filled = match self {
             Ways::Small { ways, used, sets } => sets[set].fill_lru(*ways, *used, tag),
+            Ways::Assoc(a) => a.fill_lru(tag),
             Ways::Large(l) => l.fill_lru(set, tag),
         };
         debug_assert_eq!(filled, way);
@@ -404,6 +552,11 @@ impl<P: Copy + Default> Ways<P> {
                 let s = &mut sets[set];
                 if let Some(way) = s.find(tag, *ways, false) {
                     f(&mut s.payloads[way & 15]);
+                }
+            }
+            Ways::Assoc(a) => {
+                if let Some(way) = a.find(tag) {
+                    f(&mut a.payloads[way & (ASSOC_WAYS - 1)]);
                 }
             }
             Ways::Large(l) => {
@@ -438,6 +591,7 @@ impl<P: Copy + Default> Ways<P> {
     fn find(&self, set: usize, tag: u64) -> Option<usize> {
         match self {
             Ways::Small { ways, sets, .. } => sets[set].find(tag, *ways, false),
+            Ways::Assoc(a) => a.find(tag),
             Ways::Large(l) => l.find(set, tag),
         }
     }
@@ -446,6 +600,10 @@ impl<P: Copy + Default> Ways<P> {
     fn clear(&mut self, set: usize, way: usize) {
         match self {
             Ways::Small { ways, sets, .. } => sets[set].clear(way, *ways),
+            Ways::Assoc(a) => {
+                a.set_tag(way, INVALID);
+                a.relink(way, false);
+            }
             Ways::Large(l) => {
                 l.set_tag(set, way, INVALID);
                 l.relink(set, way, false);
@@ -457,6 +615,7 @@ impl<P: Copy + Default> Ways<P> {
     fn tag(&self, set: usize, way: usize) -> u64 {
         match self {
             Ways::Small { sets, .. } => sets[set].tags[way & 15],
+            Ways::Assoc(a) => a.tags[way & (ASSOC_WAYS - 1)],
             Ways::Large(l) => l.tags[set * l.ways + way],
         }
     }
@@ -466,6 +625,7 @@ impl<P: Copy + Default> Ways<P> {
     fn lru(&self, set: usize) -> usize {
         match self {
             Ways::Small { ways, sets, .. } => sets[set].lru(*ways),
+            Ways::Assoc(a) => a.lru(),
             Ways::Large(l) => l.lru(set),
         }
     }
@@ -474,6 +634,7 @@ impl<P: Copy + Default> Ways<P> {
     fn touch(&mut self, set: usize, way: usize) {
         match self {
             Ways::Small { sets, .. } => sets[set].touch(way),
+            Ways::Assoc(a) => a.relink(way, true),
             Ways::Large(l) => l.relink(set, way, true),
         }
     }
@@ -481,6 +642,7 @@ impl<P: Copy + Default> Ways<P> {
     fn payload_mut(&mut self, set: usize, way: usize) -> &mut P {
         match self {
             Ways::Small { sets, .. } => &mut sets[set].payloads[way & 15],
+            Ways::Assoc(a) => &mut a.payloads[way & (ASSOC_WAYS - 1)],
             Ways::Large(l) => &mut l.payloads[set * l.ways + way],
         }
     }
@@ -493,6 +655,7 @@ impl<P: Copy + Default> Ways<P> {
                 .iter()
                 .map(|s| s.tags.iter().filter(|t| valid(t)).count())
                 .sum(),
+            Ways::Assoc(a) => a.tags.iter().filter(|t| valid(t)).count(),
             Ways::Large(l) => l.tags.iter().filter(|t| valid(t)).count(),
         }
     }
@@ -536,13 +699,14 @@ mod tests {
         /// a list per set.
         #[test]
         fn ways_keep_lru_order(
-            ways in 1usize..40,
-            ops in proptest::collection::vec((0u8..6, 0usize..2, 0u64..50, any::<u32>()), 1..300),
+            ways in 1usize..80,
+            sets in 1usize..3,
+            ops in proptest::collection::vec((0u8..6, 0usize..2, 0u64..100, any::<u32>()), 1..300),
         ) {
-            let sets = 2;
             let mut w: Ways<u32> = Ways::new(sets, ways);
             let mut m: Vec<Vec<(u64, u32)>> = vec![Vec::new(); sets];
             for (op, set, tag, payload) in ops {
+                let set = set % sets;
                 let pos = m[set].iter().position(|&(t, _)| t == tag);
                 match op {
                     0 | 1 => {

@@ -86,6 +86,10 @@ pub struct Machine {
     pub(crate) stats: MachineStats,
     pub(crate) manager_ns: f64,
     any_huge: bool,
+    /// Per tier, its first frame (`u64::MAX` beyond the last tier).
+    tier_starts: [u64; 8],
+    /// Per tier, the frame after its last one (0 beyond the last tier).
+    tier_ends: [u64; 8],
     /// Bit `t`: tier `t` faults on access (`fault_on_access_ns`).
     faulting_tiers: u8,
     sampler: Option<Sampler>,
@@ -151,9 +155,13 @@ impl Machine {
         };
         let mut frames = Vec::new();
         let mut base = 0u64;
-        for t in &cfg.tiers {
+        let mut tier_starts = [u64::MAX; 8];
+        let mut tier_ends = [0u64; 8];
+        for (i, t) in cfg.tiers.iter().enumerate() {
             let count = t.capacity_bytes / 4096;
             frames.push(TierFrames::new(base, count));
+            tier_starts[i] = base;
+            tier_ends[i] = base + count;
             base += count.div_ceil(PAGES_PER_HUGE) * PAGES_PER_HUGE;
         }
         regions.sort_by_key(|r| (r.asid, r.start));
@@ -183,6 +191,8 @@ impl Machine {
             stats: MachineStats::default(),
             manager_ns: 0.0,
             any_huge: false,
+            tier_starts,
+            tier_ends,
             faulting_tiers: cfg
                 .tiers
                 .iter()
@@ -255,7 +265,20 @@ impl Machine {
     /// The tier that owns `frame`.
     #[inline]
     pub(crate) fn tier_of(&self, frame: u64) -> u8 {
-        self.frames.iter().position(|f| f.owns(frame)).unwrap_or(0) as u8
+        // Tiers own ascending, disjoint frame ranges: the only candidate is
+        // the last tier that starts at or below `frame`.
+        let starts = &self.tier_starts;
+        let t = if frame < starts[2] {
+            // Most machines have one or two tiers.
+            usize::from(frame >= starts[1])
+        } else {
+            1 + starts[2..].iter().filter(|&&start| frame >= start).count()
+        };
+        if frame < self.tier_ends[t] {
+            t as u8
+        } else {
+            0
+        }
     }
 
     /// Simulates one access.
@@ -474,7 +497,6 @@ impl Machine {
     /// The translation of an access: fast path, L1, STLB, then a walk.
     #[inline]
     fn translate(&mut self, a: Access) -> TlbEntry {
-        let any_huge = self.any_huge;
         let core = &mut self.cores[a.core as usize];
         if a.va >= core.last_lo
             && a.va < core.last_hi
@@ -483,7 +505,9 @@ impl Machine {
         {
             return core.last;
         }
-        self.slow_translate(a, any_huge)
+        // The fields in registers: an `Access` argument would go through
+        // the stack.
+        self.slow_translate(a.va, a.asid, a.core, a.write)
     }
 
     #[inline(always)]
@@ -500,7 +524,14 @@ impl Machine {
     }
 
     #[inline(never)]
-    fn slow_translate(&mut self, a: Access, any_huge: bool) -> TlbEntry {
+    fn slow_translate(&mut self, va: u64, asid: u16, core: u16, write: bool) -> TlbEntry {
+        let a = Access {
+            va,
+            asid,
+            core,
+            write,
+        };
+        let any_huge = self.any_huge;
         let tb = tag(a.asid, a.va, false);
         let th = tag(a.asid, a.va, true);
         let core = &mut self.cores[a.core as usize];
@@ -598,63 +629,80 @@ impl Machine {
         self.stats.llc_misses += 1;
     }
 
+    /// One walk attempt: `None` if a table entry on the way is not present.
     #[inline(always)]
     fn try_walk(&mut self, a: Access) -> Option<TlbEntry> {
         let (asid, va) = (a.asid, a.va);
-        let space = &mut self.spaces[asid as usize];
-        let table = &mut space.pt;
+        let table = &mut self.spaces[asid as usize].pt;
         let core = &mut self.cores[a.core as usize];
-        let keys = [
-            Psc::key(asid, va, 39),
-            Psc::key(asid, va, 30),
-            Psc::key(asid, va, 21),
-        ];
+        let epoch = &mut self.epoch;
         // Start below the deepest paging-structure-cache hit (PDE, then
         // PDPTE, then PML4E cache), as the hardware does; looked up lazily,
-        // so a hit higher up leaves the lower caches' recency alone.
-        let (mut depth, mut next) = if let Some(t) = core.psc[2].lookup(keys[2]) {
-            (3, t)
-        } else if let Some(t) = core.psc[1].lookup(keys[1]) {
-            (2, t)
-        } else if let Some(t) = core.psc[0].lookup(keys[0]) {
-            (1, t)
-        } else {
-            (0, 0)
-        };
+        // so a hit higher up leaves the lower caches' recency alone. Each
+        // upper-level read sets Accessed and fills the cache of the level
+        // below it.
         let mut reads = 0u64;
-        // The upper levels (PGD, PUD, PMD), each read setting Accessed and
-        // filling the cache of the level below.
-        while depth < 3 {
-            reads += 1;
-            let slot = [Level::Pgd, Level::Pud, Level::Pmd][depth].index(va);
-            let e = match depth {
-                0 => &mut table.pgd[slot],
-                1 => &mut table.pud[next as usize][slot],
-                _ => &mut table.pmd[next as usize][slot],
-            };
-            if *e & pt::P == 0 {
-                self.epoch.walk_entries += reads;
-                return None;
-            }
-            *e |= pt::A;
-            if depth == 2 && *e & pt::PS != 0 {
-                // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
-                if a.write {
-                    *e |= pt::D;
+        let k2 = Psc::key(asid, va, 21);
+        let leaf_table = match core.psc[2].lookup(k2) {
+            Some(t) => t,
+            None => {
+                let k1 = Psc::key(asid, va, 30);
+                let pmd = match core.psc[1].lookup(k1) {
+                    Some(t) => t,
+                    None => {
+                        let k0 = Psc::key(asid, va, 39);
+                        let pud = match core.psc[0].lookup(k0) {
+                            Some(t) => t,
+                            None => {
+                                reads += 1;
+                                let e = &mut table.pgd[Level::Pgd.index(va)];
+                                if *e & pt::P == 0 {
+                                    epoch.walk_entries += reads;
+                                    return None;
+                                }
+                                *e |= pt::A;
+                                let t = pt::target(*e) as u32;
+                                core.psc[0].insert_absent(k0, t);
+                                t
+                            }
+                        };
+                        reads += 1;
+                        let e = &mut table.pud[pud as usize][Level::Pud.index(va)];
+                        if *e & pt::P == 0 {
+                            epoch.walk_entries += reads;
+                            return None;
+                        }
+                        *e |= pt::A;
+                        let t = pt::target(*e) as u32;
+                        core.psc[1].insert_absent(k1, t);
+                        t
+                    }
+                };
+                reads += 1;
+                let slot = Level::Pmd.index(va);
+                let e = &mut table.pmd[pmd as usize][slot];
+                if *e & pt::P == 0 {
+                    epoch.walk_entries += reads;
+                    return None;
                 }
-                let leaf = table.deposit[next as usize][slot];
-                let entry = *e;
-                self.epoch.walk_entries += reads;
-                return Some(self.finish_walk(a, entry, leaf, true));
+                *e |= pt::A;
+                if *e & pt::PS != 0 {
+                    // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
+                    if a.write {
+                        *e |= pt::D;
+                    }
+                    let leaf = table.deposit[pmd as usize][slot];
+                    let entry = *e;
+                    epoch.walk_entries += reads;
+                    return Some(self.finish_walk(a, entry, leaf, true));
+                }
+                let t = pt::target(*e) as u32;
+                core.psc[2].insert_absent(k2, t);
+                t
             }
-            let t = pt::target(*e) as u32;
-            core.psc[depth].insert_absent(keys[depth], t);
-            next = t;
-            depth += 1;
-        }
-        let leaf_table = next;
+        };
         reads += 1;
-        self.epoch.walk_entries += reads;
+        epoch.walk_entries += reads;
         let e = table.leaves[leaf_table as usize].pte_mut(Level::Pte.index(va));
         if *e & pt::P == 0 {
             return None;
