@@ -369,7 +369,16 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         write_file(&p, &s)?;
     }
     if let Some(p) = markdown {
-        write_file(&p, &results_md::markdown(&stamp, &done))?;
+        let not_run: Vec<results_md::NotRun> = reproduce::all()
+            .into_iter()
+            .filter(|r| done.iter().all(|d| d.name != r.name))
+            .map(|r| results_md::NotRun {
+                name: r.name,
+                description: r.description,
+                runs: (r.runs)(&opts).len(),
+            })
+            .collect();
+        write_file(&p, &results_md::markdown(&stamp, &done, &not_run))?;
         eprintln!("wrote {p}");
     }
     let total: usize = done.iter().map(|d| d.verdicts.len()).sum();

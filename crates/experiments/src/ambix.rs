@@ -394,7 +394,7 @@ pub fn reproductions() -> Vec<Reproduction> {
         },
         Reproduction {
             name: "ambix-npb",
-            description: "Ambix Figure 6: every configuration on NPB (BT, FT, MG, CG executed), NPBAVG, DRAM share of accesses and writes",
+            description: "Ambix Figure 6: every configuration on NPB (BT, FT, MG, CG executed), NPBAVG, DRAM share of accesses and writes; long: 60 exact-machine runs, each of about 1.5 G accesses per second of --duration (5-15 min of host time per run at --duration 1)",
             runs: npb_runs,
             summarize: npb,
             claims: crate::ambix_claims::npb,

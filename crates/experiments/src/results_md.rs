@@ -33,8 +33,21 @@ fn verdict_word(v: &Verdict) -> &'static str {
     }
 }
 
-/// The whole RESULTS.md.
-pub fn markdown(stamp: &Stamp, done: &[Reproduced]) -> String {
+/// A reproduction the command did not run: its name, what it reproduces
+/// and how many runs it needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotRun {
+    /// Its name.
+    pub name: &'static str,
+    /// Its description (which says what a run costs where that matters).
+    pub description: &'static str,
+    /// Runs it needs.
+    pub runs: usize,
+}
+
+/// The whole RESULTS.md: `done` with their claims, then `not_run`, the
+/// reproductions the command left out, so a reader sees what is unchecked.
+pub fn markdown(stamp: &Stamp, done: &[Reproduced], not_run: &[NotRun]) -> String {
     let mut s = String::from("# Measured results\n\n");
     let length = match stamp.duration_s {
         Some(d) => format!(
@@ -83,6 +96,21 @@ pub fn markdown(stamp: &Stamp, done: &[Reproduced]) -> String {
             v.source.at,
             v.reason.as_deref().unwrap_or("unknown yet")
         );
+    }
+    if !not_run.is_empty() {
+        s.push_str(
+            "\n## Not run by this command\n\nTheir claims are unchecked here; \
+             `thermocline reproduce NAME --check` runs them.\n\n",
+        );
+        for n in not_run {
+            let _ = writeln!(
+                s,
+                "- `{}` ({} runs): {}",
+                n.name,
+                n.runs,
+                cell(n.description)
+            );
+        }
     }
     for d in done {
         let _ = writeln!(s, "\n## {}\n", d.name);
@@ -150,7 +178,14 @@ mod tests {
             duration_s: Some(5.0),
             seed: 1,
         };
-        let md = markdown(&stamp, &done);
+        let skipped = NotRun {
+            name: "long",
+            description: "a long one",
+            runs: 60,
+        };
+        let md = markdown(&stamp, &done, &[skipped]);
+        assert!(md.contains("## Not run by this command"));
+        assert!(md.contains("- `long` (60 runs): a long one"));
         assert!(md.contains("`thermocline reproduce r --check` at commit `abc123`"));
         assert!(md.contains("capped at 5 s"));
         assert!(md.contains("1 of 2 claims hold."));
