@@ -177,8 +177,8 @@ pub struct RegionSamplerParams {
     /// Initial regions: `process` (DAMON's entries) or `span` (Telescope's).
     pub layout: Layout,
     /// Merge threshold from the window's largest count / 10, as the kernel
-    /// (DAMON's entries); else samples per window / 10, at least 1
-    /// (Telescope's).
+    /// (DAMON's and Telescope's entries); else samples per window / 10, at
+    /// least 1 (Telescope's rule before issue #20 item 3).
     pub threshold_from_max: bool,
     /// Migration rules (off by default).
     pub migration: Migration,
