@@ -139,6 +139,7 @@ fn reproduce_lists_and_rejects_unknown_names() {
         "telescope-multiphase",
         "telescope-subtb",
         "telescope-needle",
+        "telescope-scattered",
         "telescope-kv",
     ] {
         assert!(out.contains(name), "{out}");

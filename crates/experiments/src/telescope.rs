@@ -6,6 +6,10 @@
 //! - `telescope-subtb`: 1, 10 and 100 GiB heaps with a 10% hot region
 //!   (Figure 9; Table 2's SubTB columns);
 //! - `telescope-needle`: a 50 MiB hot region in a 5 TiB heap (section 6.2.3);
+//! - `telescope-scattered`: beyond the paper (issue #20 item 3), a family of
+//!   phases with 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x
+//!   scattered over 5 TiB; per phase precision / recall, their mean and the
+//!   worst phase;
 //! - `telescope-kv`: Memcached- and Redis-like models under memtier- and
 //!   YCSB-like loads, data starting in the slow tier, each technique
 //!   migrating with section 6.3.2's rules after a 150 s warm-up (Table 4,
@@ -398,6 +402,86 @@ fn needle(_: &Options, res: &Results) -> Output {
     }
 }
 
+/// Those run on the scattered family (the region samplers and PEBS).
+const SCATTERED_TECHNIQUES: [&str; 4] = [
+    "telescope-bounded",
+    "telescope-flex",
+    "damon-moderate",
+    "pebs-10khz",
+];
+
+fn scattered_runs(_: &Options) -> Vec<RunSpec> {
+    SCATTERED_TECHNIQUES
+        .iter()
+        .map(|t| spec("telescope-scattered", t, &[]))
+        .collect()
+}
+
+/// The mean and the worst (lowest) of the phases' figures.
+fn mean_and_worst(xs: &[f64]) -> (Option<f64>, Option<f64>) {
+    if xs.is_empty() {
+        return (None, None);
+    }
+    (
+        Some(xs.iter().sum::<f64>() / xs.len() as f64),
+        xs.iter().copied().reduce(f64::min),
+    )
+}
+
+fn scattered(_: &Options, res: &Results) -> Output {
+    let family = thermocline_workloads::telescope::Scattered::family();
+    let mut text = format!(
+        "Scattered hot regions (beyond the paper): 5 TiB, {} phases of {:?} hot regions, 10 MiB-100 GiB, densities 1x-10x: precision / recall per phase, mean and worst phase\n",
+        family.counts.len(),
+        family.counts
+    );
+    let _ = write!(text, "{:<20}", "technique");
+    for k in &family.counts {
+        let _ = write!(text, "{:>11}", format!("{k} hot"));
+    }
+    let _ = writeln!(text, "{:>12}{:>12}{:>9}", "mean", "worst", "Gcycles");
+    let mut techs = serde_json::Map::new();
+    for t in SCATTERED_TECHNIQUES {
+        let Some(r) = res.get(&spec("telescope-scattered", t, &[])) else {
+            continue;
+        };
+        let phases = per_phase(r);
+        let _ = write!(text, "{t:<20}");
+        for (_, p, rc) in &phases {
+            let _ = write!(text, "{:>11}", format!("{}/{}", fmt(*p), fmt(*rc)));
+        }
+        let ps: Vec<f64> = phases.iter().filter_map(|x| x.1).collect();
+        let rs: Vec<f64> = phases.iter().filter_map(|x| x.2).collect();
+        let (pm, pw) = mean_and_worst(&ps);
+        let (rm, rw) = mean_and_worst(&rs);
+        let _ = writeln!(
+            text,
+            "{:>12}{:>12}{:>9.2}",
+            format!("{}/{}", fmt(pm), fmt(rm)),
+            format!("{}/{}", fmt(pw), fmt(rw)),
+            gauge(r, "cpu_cycles_count") / 1e9
+        );
+        let mut j = technique_json(r);
+        j["phase_mean"] = json!({"precision": pm, "recall": rm});
+        j["phase_worst"] = json!({"precision": pw, "recall": rw});
+        techs.insert(t.into(), j);
+    }
+    let draw: Vec<_> = family
+        .draw()
+        .iter()
+        .map(|p| {
+            p.iter()
+                .map(|&(start, bytes, intensity)| json!({"start": start, "bytes": bytes, "intensity": intensity}))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    Output {
+        json: json!({"phases_hot": draw, "techniques": techs}),
+        text,
+        charts: Vec::new(),
+    }
+}
+
 fn migrate_set(t: &str) -> String {
     format!("{t}.migration.enabled=true")
 }
@@ -525,6 +609,13 @@ pub fn reproductions() -> Vec<Reproduction> {
             claims: crate::telescope_claims::needle,
         },
         Reproduction {
+            name: "telescope-scattered",
+            description: "Beyond Telescope 6.2 (issue #20): 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x per phase in 5 TiB; mean and worst phase",
+            runs: scattered_runs,
+            summarize: scattered,
+            claims: crate::telescope_claims::scattered,
+        },
+        Reproduction {
             name: "telescope-kv",
             description: "Telescope Table 4, Figures 12-13: KV models from the slow tier, migration by each technique",
             runs: kv_runs,
@@ -599,6 +690,15 @@ mod tests {
         assert!(close(p[0].1.unwrap(), 0.6) && close(p[0].2.unwrap(), 0.7));
         assert!(close(p[1].1.unwrap(), 0.45) && close(p[1].2.unwrap(), 0.3));
         assert_eq!((p[2].1, p[2].2), (None, None), "no window ends in phase 3");
+    }
+
+    /// The family's summary: the mean of the phases and the worst phase.
+    #[test]
+    fn mean_and_worst_phase_by_hand() {
+        assert_eq!(mean_and_worst(&[]), (None, None));
+        let (m, w) = mean_and_worst(&[0.9, 0.6, 1.0, 0.7]);
+        assert!(close(m.unwrap(), 0.8));
+        assert_eq!(w, Some(0.6));
     }
 
     /// Per-window figures are differences of the cumulative gauges, and CPU

@@ -158,7 +158,13 @@ fn region_sampler(
         } else {
             Layout::Span
         },
-        threshold_from_max: pick == Pick::Leaf,
+        // Both merge as the kernel does (max_nr_accesses / 10): Telescope's
+        // region management is DAMON's with its defaults (paper 002, 5.1).
+        threshold_from_max: true,
+        // Telescope reports a region hot when more than 5 of its window's
+        // samples found the bit set (paper 002, 6.3.2, the only hot test it
+        // states); DAMON reports any access, as the kernel's nr_accesses.
+        hot_min_accesses: if pick == Pick::Leaf { 1.0 } else { 6.0 },
         ..RegionSamplerParams::default()
     };
     let p = parse_over(name, defaults, params)?;

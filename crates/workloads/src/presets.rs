@@ -329,6 +329,11 @@ pub const PRESETS: &[Preset] = &[
         kind: Kind::MasimText(telescope::needle),
     },
     Preset {
+        name: "telescope-scattered",
+        description: "Beyond Telescope 6.2 (MASIM): 5 TiB heap, eight 30 s phases of 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x, scattered",
+        kind: Kind::MasimText(|| telescope::scattered(&telescope::Scattered::family())),
+    },
+    Preset {
         name: "memcached-memtier",
         description: "Memcached-like model (not Memcached) under memtier: 1 TB, 200 K keys of 5 MB, Gaussian keys (sd 100), 1:10 SET:GET, 4 threads at 40 M accesses/s (300 s)",
         kind: Kind::Kv(|| kv::memtier(4)),
