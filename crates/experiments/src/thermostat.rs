@@ -11,7 +11,11 @@
 //! - `thermostat-traffic`: migration and false-classification MB/s (Table 3)
 //!   and DRAM-spending savings at slow/DRAM cost ratios 0.33, 0.25 and 0.2
 //!   (Table 4: saving = mean cold fraction x (1 - ratio));
-//! - `thermostat-kstaled`: the kstaled-like baseline on the same models.
+//! - `thermostat-kstaled`: the kstaled-like baseline on the same models;
+//! - `thermostat-threads`: Figure 11's cold fraction and slowdown at 3 and
+//!   10% with each model's work spread over 1, 4 and 16 threads
+//!   (`MODEL:threads=N`): Thermostat's budget is the application's, and
+//!   each fault stalls the thread that takes it (`thermocline_model::perf`).
 //!
 //! The paper's numbers are printed beside ours; "cold fraction" is the
 //! time-average over the run of slow-tier bytes / resident bytes, as the paper
@@ -28,6 +32,10 @@ pub use thermocline_workloads::thermostat::APPLICATION_MODELS as MODELS;
 
 const MANAGER: &str = "thermostat-badgertrap";
 const SLOWDOWNS: [f64; 3] = [0.03, 0.06, 0.10];
+/// Thread counts of `thermostat-threads`.
+pub const THREADS: [usize; 3] = [1, 4, 16];
+/// Targets of `thermostat-threads`: Figure 11's two ends.
+pub const THREAD_TARGETS: [f64; 2] = [0.03, 0.10];
 const COST_RATIOS: [f64; 3] = [0.33, 0.25, 0.2];
 
 /// What the paper reports per application (section 5, Tables 3 and 4).
@@ -67,6 +75,18 @@ fn thermostat_run(model: &str, slowdown: f64) -> RunSpec {
     }
 }
 
+/// Model `model` with its work on `threads` threads: its own name when
+/// that is its own thread count (so the run is shared with the other
+/// reproductions), else `MODEL:threads=N`.
+fn threaded(model: &str, threads: usize) -> String {
+    let own = thermocline_workloads::thermostat::model(model).map(|m| m.threads);
+    if own == Some(threads) {
+        model.to_string()
+    } else {
+        format!("{model}:threads={threads}")
+    }
+}
+
 fn kstaled_run(model: &str) -> RunSpec {
     RunSpec::new(model, "kstaled", &["run.machine=dram+badgertrap"])
 }
@@ -79,6 +99,19 @@ fn sensitivity_runs(_: &Options) -> Vec<RunSpec> {
     MODELS
         .iter()
         .flat_map(|m| SLOWDOWNS.iter().map(move |&x| thermostat_run(m, x)))
+        .collect()
+}
+
+fn threads_runs(_: &Options) -> Vec<RunSpec> {
+    MODELS
+        .iter()
+        .flat_map(|m| {
+            THREADS.iter().flat_map(move |&t| {
+                THREAD_TARGETS
+                    .iter()
+                    .map(move |&x| thermostat_run(&threaded(m, t), x))
+            })
+        })
         .collect()
 }
 
@@ -340,6 +373,77 @@ fn sensitivity(_: &Options, res: &Results) -> Output {
     }
 }
 
+fn threads(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "Figure 11 across thread counts: each model's work (operations/s, data, duration) on 1, 4 and 16 threads; \
+         the budget is the application's (30 K slow accesses/s at 3%, 100 K/s at 10%), a fault stalls the thread that takes it\n\
+         model              threads    3%: cold  slowdown   slow/s   10%: cold  slowdown   slow/s\n",
+    );
+    let mut rows = Vec::new();
+    let mut series = Vec::new();
+    for m in MODELS {
+        let mut by_threads = Vec::new();
+        let mut pts = Vec::new();
+        for t in THREADS {
+            let _ = write!(text, "{m:<18} {t:>7}");
+            let mut cells = Vec::new();
+            for x in THREAD_TARGETS {
+                let r = get(res, &thermostat_run(&threaded(m, t), x));
+                let c = time_mean(r, cold_fraction);
+                let rate = tail_mean(r, |w| w.slow_tier_faults_per_s);
+                let _ = write!(
+                    text,
+                    " {:>10.1}% {:>8.2}% {rate:>8.0}",
+                    c * 100.0,
+                    r.slowdown * 100.0
+                );
+                cells.push(
+                    json!({"target": x, "mean_cold_fraction": c, "slowdown": r.slowdown,
+                    "slow_faults_per_s_last_third": rate, "notes": r.notes}),
+                );
+                if (x - 0.10).abs() < 1e-12 {
+                    pts.push((t as f64, r.slowdown * 100.0));
+                }
+            }
+            text.push('\n');
+            by_threads.push(json!({"threads": t, "targets": cells}));
+        }
+        rows.push(json!({"workload": m, "threads": by_threads}));
+        series.push(Series {
+            name: m.to_string(),
+            points: pts,
+        });
+    }
+    push_notes(
+        &mut text,
+        MODELS.iter().flat_map(|m| {
+            THREADS.iter().flat_map(move |&t| {
+                THREAD_TARGETS.iter().map(move |&x| {
+                    (
+                        format!("{m}, {t} threads, {:.0}%", x * 100.0),
+                        get(res, &thermostat_run(&threaded(m, t), x)),
+                    )
+                })
+            })
+        }),
+    );
+    Output {
+        json: json!({"threads": THREADS, "targets": THREAD_TARGETS, "workloads": rows}),
+        text,
+        charts: vec![(
+            "thermostat-threads.svg".into(),
+            LineChart {
+                title: "Achieved slowdown at a 10% target by thread count".into(),
+                x_label: "threads".into(),
+                y_label: "slowdown (%)".into(),
+                series,
+                target: Some((10.0, "10% target".into())),
+            }
+            .to_svg(),
+        )],
+    }
+}
+
 fn traffic(_: &Options, res: &Results) -> Output {
     let mut text = String::from(
         "migration and false-classification traffic (Table 3), DRAM-spending savings (Table 4), 3% tolerable slowdown\n\
@@ -457,6 +561,13 @@ pub fn reproductions() -> Vec<Reproduction> {
             runs: sensitivity_runs,
             summarize: sensitivity,
             claims: crate::thermostat_claims::sensitivity,
+        },
+        Reproduction {
+            name: "thermostat-threads",
+            description: "Thermostat Figure 11 across thread counts: cold fraction and slowdown at 3 and 10% with each model on 1, 4 and 16 threads",
+            runs: threads_runs,
+            summarize: threads,
+            claims: crate::thermostat_claims::threads,
         },
         Reproduction {
             name: "thermostat-traffic",
@@ -684,6 +795,39 @@ mod tests {
             out.text
         );
         assert_eq!(out.text.matches("note (").count(), 1);
+    }
+
+    /// Each (model, threads, target) cell comes from its own run; a model's
+    /// own thread count is its plain name, shared with the other
+    /// reproductions.
+    #[test]
+    fn threads_reads_each_thread_count_from_its_own_run() {
+        let runs = threads_runs(&opts());
+        assert_eq!(
+            runs.len(),
+            MODELS.len() * THREADS.len() * THREAD_TARGETS.len()
+        );
+        assert!(runs.contains(&thermostat_run("redis-hotspot", 0.03)));
+        assert!(runs.contains(&thermostat_run("redis-hotspot:threads=16", 0.10)));
+        assert!(runs.contains(&thermostat_run("tpcc:threads=1", 0.03)));
+        let res = results(runs, |s| {
+            let t: f64 = s
+                .workload
+                .split_once(":threads=")
+                .map_or(1.0, |(_, t)| t.parse().unwrap());
+            let mut r = report(vec![window(10.0, [3, 1], 1000.0 * t)]);
+            r.slowdown = if s.sets.is_empty() { 0.03 } else { 0.10 } / t;
+            r
+        });
+        let out = threads(&opts(), &res);
+        let w = &out.json["workloads"][2];
+        assert_eq!(w["workload"], "tpcc");
+        let t16 = &w["threads"][2];
+        assert_eq!(t16["threads"], 16);
+        assert_eq!(t16["targets"][1]["slowdown"], 0.10 / 16.0);
+        assert_eq!(t16["targets"][0]["slow_faults_per_s_last_third"], 16_000.0);
+        assert_eq!(t16["targets"][0]["mean_cold_fraction"], 0.25);
+        assert_eq!(out.json["threads"], serde_json::json!([1, 4, 16]));
     }
 
     #[test]

@@ -24,6 +24,6 @@ pub mod tiers;
 
 pub use config::{LlcConfig, MachineConfig, PerfConfig, TlbConfig};
 pub use costs::CostTable;
-pub use perf::{epoch_time, EpochEvents};
+pub use perf::{epoch_time, epoch_time_by_thread, EpochEvents, ThreadStalls};
 pub use stats::MachineStats;
 pub use tiers::{machine_preset, MachinePreset, TierSpec, MACHINE_PRESETS};

@@ -16,6 +16,26 @@
 //! With `saturation_exponent = n` it lasts `(T_lat^n + T_bw^n)^(1/n)` instead,
 //! a rounded knee (queueing delay grows before the tier is saturated).
 //!
+//! **Threads.** A workload's accesses are shared out among its threads (one
+//! per core), so the work above is divided by the thread count. A fault
+//! (poison or tier fault) stalls only the thread that takes it, for its
+//! whole cost; the other threads carry on with their own shares, and the
+//! application's work is done when its slowest thread's share is. A machine
+//! that knows which thread took each fault ([`epoch_time_by_thread`], the
+//! exact machine with more than one thread) keeps each thread's fault time
+//! since the start ([`ThreadStalls`]) and charges the epoch the growth of
+//! the largest: faults spread evenly over T threads cost about 1/T of their
+//! time each (every thread is slowed by its own), faults that all fall on
+//! one thread cost all of it (that thread's share is late by all of it).
+//! Without that knowledge ([`epoch_time`]: one thread, or the rate-driven
+//! machine's expected counts, which spread evenly) faults count as spread
+//! evenly: `faults / threads`. Shootdown stalls stop every core at once.
+//! So a budget of slow accesses per second is the application's: how much
+//! it slows the application depends on how its faults fall on its threads
+//! (Thermostat's, ../shared/papers/000_5488ae48d80721cc.txt section 3.4,
+//! is "A t_s" of time per second, which section 6 calls the accesses "that
+//! can be done by a single thread for a 3% performance slowdown").
+//!
 //! The *ideal* clock runs the same formula with every access served by the
 //! fast tier and without manager-induced costs (migrations, shootdowns, poison
 //! and tier faults, samples). It shares the TLB outcomes of the real run, so a
@@ -58,9 +78,77 @@ pub struct EpochEvents {
 }
 
 /// The time (actual, ideal) in ns that `e` takes on a machine `cfg`: the
-/// model in this module's documentation. Both results scale linearly with
-/// the counts, which the rate-driven machine relies on.
+/// model in this module's documentation, with faults spread evenly over the
+/// threads. Both results scale linearly with the counts, which the
+/// rate-driven machine relies on.
 pub fn epoch_time(cfg: &MachineConfig, e: &EpochEvents) -> (f64, f64) {
+    time(cfg, e, None)
+}
+
+/// Fault time (ns) each thread of a run has taken since it started, for
+/// [`epoch_time_by_thread`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadStalls {
+    taken: Vec<f64>,
+    max: f64,
+}
+
+impl ThreadStalls {
+    /// Fault time taken by each thread so far (ns).
+    pub fn taken(&self) -> &[f64] {
+        &self.taken
+    }
+
+    /// Adds each thread's fault time of an epoch; returns how much the
+    /// slowest thread's total grew (what the epoch costs the application).
+    fn add(&mut self, by_thread: &[f64]) -> f64 {
+        if self.taken.len() < by_thread.len() {
+            self.taken.resize(by_thread.len(), 0.0);
+        }
+        let mut max = self.max;
+        for (t, ns) in self.taken.iter_mut().zip(by_thread) {
+            *t += ns;
+            max = max.max(*t);
+        }
+        let grew = max - self.max;
+        self.max = max;
+        grew
+    }
+}
+
+/// The time (ns) of `poison` poison faults and `tier_faults[t]` faults on
+/// tier t's pages.
+pub fn fault_ns(
+    cfg: &MachineConfig,
+    poison: f64,
+    tier_faults: impl IntoIterator<Item = f64>,
+) -> f64 {
+    let mut ns = poison * cfg.costs.poison_fault_ns;
+    for (n, spec) in tier_faults.into_iter().zip(&cfg.tiers) {
+        ns += n * spec.fault_on_access_ns.unwrap_or(0.0);
+    }
+    ns
+}
+
+/// [`epoch_time`] on a machine that knows which thread took each fault:
+/// `by_thread[i]` is the time of the poison and tier faults thread i took
+/// in the epoch ([`fault_ns`]; they must add up to those `e` counts), and
+/// `stalls` each thread's fault time before it. The epoch is charged the
+/// growth of the largest total rather than `faults / threads` (see the
+/// module's documentation); the ideal clock is unchanged.
+pub fn epoch_time_by_thread(
+    cfg: &MachineConfig,
+    e: &EpochEvents,
+    by_thread: &[f64],
+    stalls: &mut ThreadStalls,
+) -> (f64, f64) {
+    let grew = stalls.add(by_thread);
+    time(cfg, e, Some(grew))
+}
+
+/// The model; `lagged` is the fault time of the slowest thread's share when
+/// it is known, else faults spread evenly.
+fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64) {
     let perf = &cfg.perf;
     let costs = &cfg.costs;
     let threads = perf.threads as f64;
@@ -88,7 +176,13 @@ pub fn epoch_time(cfg: &MachineConfig, e: &EpochEvents) -> (f64, f64) {
     }
     let fast = &cfg.tiers[0];
     let stall_ideal = all_reads * fast.read_ns + all_writes * fast.write_ns;
-    let lat = (core_time + stall / perf.mlp + faults) / threads + e.all_core_stall_ns;
+    let lat = match lagged {
+        None => (core_time + stall / perf.mlp + faults) / threads + e.all_core_stall_ns,
+        Some(lag) => {
+            let samples = e.samples * costs.sample_ns;
+            (core_time + stall / perf.mlp + samples) / threads + lag + e.all_core_stall_ns
+        }
+    };
     let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
     let bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
     let combine = |lat: f64, bw: f64| match perf.saturation_exponent {
@@ -101,4 +195,93 @@ pub fn epoch_time(cfg: &MachineConfig, e: &EpochEvents) -> (f64, f64) {
 /// Time (ns) a tier needs to move `reads` and `writes` lines at full bandwidth.
 fn bandwidth_ns(spec: &TierSpec, reads: f64, writes: f64) -> f64 {
     reads * 64.0 / spec.read_gbps + writes * 64.0 / spec.write_gbps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{tiers, PerfConfig};
+
+    fn cfg(threads: usize) -> MachineConfig {
+        let mut t = vec![tiers::dram(), tiers::badgertrap()];
+        for x in &mut t {
+            x.capacity_bytes = 1 << 30;
+        }
+        MachineConfig {
+            tiers: t,
+            tlb: Default::default(),
+            llc: Default::default(),
+            perf: PerfConfig {
+                threads,
+                compute_ns: 100.0,
+                ..Default::default()
+            },
+            costs: Default::default(),
+            seed: 1,
+        }
+    }
+
+    /// `n` accesses to DRAM, `poison` of them poison faults.
+    fn events(n: f64, poison: f64) -> EpochEvents {
+        EpochEvents {
+            accesses: n,
+            reads: vec![n, 0.0],
+            writes: vec![0.0, 0.0],
+            poison_faults: poison,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn one_thread_pays_every_fault_in_full() {
+        let c = cfg(1);
+        let (t, ideal) = epoch_time(&c, &events(1000.0, 10.0));
+        assert!((t - ideal - 10_000.0).abs() < 1e-6, "{t} {ideal}");
+    }
+
+    /// Four threads: faults that all fall on one thread delay its share,
+    /// and so the application, by all of their time; the same faults spread
+    /// over the four threads overlap and cost a quarter of it, as the even
+    /// spread of `epoch_time` says.
+    #[test]
+    fn faults_stall_the_thread_that_takes_them() {
+        let c = cfg(4);
+        let e = events(4000.0, 40.0);
+        let (spread, ideal) = epoch_time(&c, &e);
+        assert!((spread - ideal - 10_000.0).abs() < 1e-6);
+
+        let mut stalls = ThreadStalls::default();
+        let one = fault_ns(&c, 40.0, []);
+        let (t, i) = epoch_time_by_thread(&c, &e, &[one, 0.0, 0.0, 0.0], &mut stalls);
+        assert_eq!(i, ideal, "the ideal clock has no faults");
+        assert!((t - ideal - 40_000.0).abs() < 1e-6, "{t} {ideal}");
+
+        let mut stalls = ThreadStalls::default();
+        let (t, _) = epoch_time_by_thread(&c, &e, &[one / 4.0; 4], &mut stalls);
+        assert!((t - spread).abs() < 1e-6, "{t} {spread}");
+        assert_eq!(stalls.taken(), &[10_000.0; 4]);
+    }
+
+    /// A thread's lag lasts across epochs: faults that a thread behind the
+    /// others takes later cost nothing until it becomes the slowest.
+    #[test]
+    fn a_threads_fault_time_carries_over_between_epochs() {
+        let c = cfg(2);
+        let e = events(2000.0, 1.0);
+        let (_, ideal) = epoch_time(&c, &e);
+        let mut stalls = ThreadStalls::default();
+        let (t1, _) = epoch_time_by_thread(&c, &e, &[1000.0, 0.0], &mut stalls);
+        let (t2, _) = epoch_time_by_thread(&c, &e, &[0.0, 1000.0], &mut stalls);
+        let (t3, _) = epoch_time_by_thread(&c, &e, &[0.0, 1000.0], &mut stalls);
+        assert!((t1 - ideal - 1000.0).abs() < 1e-6);
+        assert!((t2 - ideal).abs() < 1e-6, "thread 1 catches up: {t2}");
+        assert!((t3 - ideal - 1000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn fault_time_counts_tier_faults_at_their_tiers_cost() {
+        let c = cfg(1);
+        let bt = c.tiers[1].fault_on_access_ns.expect("badgertrap faults");
+        assert_eq!(fault_ns(&c, 2.0, [0.0, 3.0]), 2.0 * 1000.0 + 3.0 * bt);
+    }
 }

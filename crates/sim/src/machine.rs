@@ -760,7 +760,7 @@ impl Machine {
             // anyway it is the same fault, so its time is charged once.
             self.stats.poison_faults += 1;
             if !tier_faults {
-                self.epoch.poison_faults += 1;
+                self.epoch.poison_fault(a.core);
             }
             *self.poison.entry((a.asid, page)).or_insert(0) += 1;
             if self.hint_once.remove(&(a.asid, page)) {
@@ -773,7 +773,7 @@ impl Machine {
         }
         if tier_faults {
             self.stats.tier_faults += 1;
-            self.epoch.tier_faults[tier as usize] += 1;
+            self.epoch.tier_fault(a.core, tier as usize);
             if !keep && self.move_page(a.asid, a.va, TierId(0)).is_ok() {
                 self.stats.tier_fault_promotions += 1;
                 entry = *self.spaces[a.asid as usize]

@@ -2,7 +2,9 @@
 //! between two calls of `settle`) counted, turned into time by the shared
 //! performance model ([`thermocline_model::perf`]).
 
-use thermocline_model::perf::{epoch_time, EpochEvents};
+use thermocline_model::perf::{
+    epoch_time, epoch_time_by_thread, fault_ns, EpochEvents, ThreadStalls,
+};
 use thermocline_model::MachineConfig;
 
 /// The two clocks, in ns.
@@ -31,6 +33,14 @@ pub struct Epoch {
     pub(crate) tier_faults: Vec<u64>,
     /// Stall of every core at once (TLB shootdown interrupts), ns.
     pub(crate) all_core_stall_ns: f64,
+    /// Poison faults by the core that took them (grown on demand).
+    core_poison: Vec<u64>,
+    /// Tier faults by core, `tiers` per core (grown on demand).
+    core_tier: Vec<u64>,
+    /// Each core's fault time since the start, for multi-threaded runs.
+    stalls: ThreadStalls,
+    /// Scratch: each core's fault time this epoch.
+    by_core: Vec<f64>,
     /// The events as reals, rebuilt in place at each settle.
     events: EpochEvents,
 }
@@ -51,8 +61,37 @@ impl Epoch {
             migration_writes: vec![0; tiers],
             tier_faults: vec![0; tiers],
             all_core_stall_ns: 0.0,
+            core_poison: Vec::new(),
+            core_tier: Vec::new(),
+            stalls: ThreadStalls::default(),
+            by_core: Vec::new(),
             events: EpochEvents::default(),
         }
+    }
+
+    /// A poison fault taken by `core` (charged once even where the tier
+    /// faults too: see the machine's walk).
+    #[inline]
+    pub(crate) fn poison_fault(&mut self, core: u16) {
+        self.poison_faults += 1;
+        let c = core as usize;
+        if self.core_poison.len() <= c {
+            self.core_poison.resize(c + 1, 0);
+        }
+        self.core_poison[c] += 1;
+    }
+
+    /// A fault on an access by `core` to a page of `tier`, a tier that
+    /// faults on access.
+    #[inline]
+    pub(crate) fn tier_fault(&mut self, core: u16, tier: usize) {
+        let tiers = self.tier_faults.len();
+        self.tier_faults[tier] += 1;
+        let at = core as usize * tiers + tier;
+        if self.core_tier.len() <= at {
+            self.core_tier.resize((core as usize + 1) * tiers, 0);
+        }
+        self.core_tier[at] += 1;
     }
 
     /// Zeroes every count, keeping the buffers.
@@ -74,6 +113,8 @@ impl Epoch {
             v.fill(0);
         }
         self.all_core_stall_ns = 0.0;
+        self.core_poison.fill(0);
+        self.core_tier.fill(0);
     }
 
     /// Converts the epoch's events into time on both clocks, then resets.
@@ -96,7 +137,23 @@ impl Epoch {
         f(&mut events.migration_writes, &self.migration_writes);
         f(&mut events.tier_faults, &self.tier_faults);
         events.all_core_stall_ns = self.all_core_stall_ns;
-        let (now, ideal) = epoch_time(cfg, events);
+        // One thread: every fault is on it, and the model's even spread is
+        // exact (and the arithmetic the same as it always was).
+        let (now, ideal) = if cfg.perf.threads > 1 {
+            let tiers = self.tier_faults.len();
+            self.by_core.clear();
+            for c in 0..cfg.perf.threads {
+                let poison = self.core_poison.get(c).copied().unwrap_or(0) as f64;
+                let tier = (0..tiers).map(|t| {
+                    let n = self.core_tier.get(c * tiers + t).copied().unwrap_or(0);
+                    n as f64
+                });
+                self.by_core.push(fault_ns(cfg, poison, tier));
+            }
+            epoch_time_by_thread(cfg, events, &self.by_core, &mut self.stalls)
+        } else {
+            epoch_time(cfg, events)
+        };
         clock.now_ns += now;
         clock.ideal_ns += ideal;
         self.reset();

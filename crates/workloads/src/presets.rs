@@ -490,6 +490,8 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         return sweep_workload(spec, s?, o);
     } else if let Some(s) = parameterized_npb(spec) {
         return npb_workload(spec, &s?, o);
+    } else if let Some(m) = thermostat::with_threads(spec) {
+        return model_workload(spec, m?, o);
     }
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {

@@ -8,9 +8,14 @@
 //! *inferred* and say so. Accesses per operation follow from each model's data
 //! layout (every cache line an operation touches is one access). All are
 //! models of memory behaviour, not the applications.
+//!
+//! `MODEL:threads=N` runs a model's work (its operations per second, data
+//! and duration) on N threads instead of its own count, each thread taking
+//! 1/N of the accesses ([`with_threads`]).
 
 use crate::models::{ItemSizes, ModelRegion, ModelSpec, OpKind, Step};
 use crate::synthetic::Distribution;
+use crate::WorkloadError;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
@@ -26,6 +31,44 @@ pub const APPLICATION_MODELS: [&str; 8] = [
     "analytics",
     "websearch",
 ];
+
+/// The most threads a `MODEL:threads=N` variant may ask for.
+pub const MAX_THREADS: usize = 64;
+
+/// The application model `name` (one of [`APPLICATION_MODELS`]).
+pub fn model(name: &str) -> Option<ModelSpec> {
+    Some(match name {
+        "cassandra-write" => cassandra_write(),
+        "cassandra-read" => cassandra_read(),
+        "tpcc" => tpcc(),
+        "aerospike-read" => aerospike_read(),
+        "aerospike-write" => aerospike_write(),
+        "redis-hotspot" => redis_hotspot(),
+        "analytics" => analytics(),
+        "websearch" => websearch(),
+        _ => return None,
+    })
+}
+
+/// Parses `MODEL:threads=N`: the application model with the same work (its
+/// operations per second, data and duration) spread over N threads instead
+/// of its own count, to see how the thread count changes what faults cost
+/// (Thermostat's budget is the application's, its faults stall one thread
+/// each). `None` when `spec` is not of that form.
+pub fn with_threads(spec: &str) -> Option<Result<ModelSpec, WorkloadError>> {
+    let (name, rest) = spec.split_once(':')?;
+    let n = rest.strip_prefix("threads=")?;
+    let mut m = model(name)?;
+    Some(match n.parse::<usize>() {
+        Ok(t) if (1..=MAX_THREADS).contains(&t) => {
+            m.threads = t;
+            Ok(m)
+        }
+        _ => Err(WorkloadError::Invalid(format!(
+            "workload {spec:?}: threads must be 1..={MAX_THREADS}, got {n:?}"
+        ))),
+    })
+}
 
 fn gib(x: f64) -> u64 {
     (x * GIB) as u64
@@ -405,5 +448,32 @@ pub fn websearch() -> ModelSpec {
         threads: 8,
         ops_per_s: 44_000.0,
         seconds: 600.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_variants_keep_the_work_and_change_the_threads() {
+        let m = with_threads("cassandra-read:threads=16").unwrap().unwrap();
+        let own = cassandra_read();
+        assert_eq!(m.threads, 16);
+        assert_eq!((m.ops_per_s, m.seconds), (own.ops_per_s, own.seconds));
+        assert_eq!(m.regions.len(), own.regions.len());
+        for bad in [
+            "redis-hotspot:threads=0",
+            "redis-hotspot:threads=x",
+            "tpcc:threads=65",
+        ] {
+            assert!(matches!(with_threads(bad), Some(Err(_))), "{bad}");
+        }
+        for not_ours in ["redis-hotspot", "nope:threads=4", "tpcc:cores=4"] {
+            assert!(with_threads(not_ours).is_none(), "{not_ours}");
+        }
+        for name in APPLICATION_MODELS {
+            assert!(model(name).is_some(), "{name}");
+        }
     }
 }
