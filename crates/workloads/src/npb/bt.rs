@@ -68,7 +68,7 @@
 //! `qs`, `rhs` (`compute_rhs`), `fjac`, `njac` (`lhsx`).
 
 use super::share;
-use super::Feed;
+use super::{Feed, Kernel};
 use crate::{Access, LoadPhase, WorkloadError};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -1008,31 +1008,6 @@ impl BtStream {
         }
     }
 
-    /// Runs until at least one access is pending.
-    fn step(&mut self, out: &mut Vec<Access>) {
-        while out.is_empty() {
-            let t0 = self.next_thread;
-            let found = (0..self.threads)
-                .map(|i| (t0 + i) % self.threads)
-                .find(|&t| self.cursor[t].l < self.loops.len());
-            match found {
-                Some(t) => {
-                    self.next_thread = (t + 1) % self.threads;
-                    self.unit(t, out);
-                }
-                None => self.finish_op(),
-            }
-        }
-    }
-
-    /// Fills `buf`; returns how many accesses were written (0 at the end).
-    pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let mut feed = std::mem::take(&mut self.feed);
-        let n = feed.fill(buf, self.threads, |out| self.step(out));
-        self.feed = feed;
-        n
-    }
-
     /// The barrier at the end of an op.
     fn finish_op(&mut self) {
         let (op, _) = self.program[self.op];
@@ -1729,6 +1704,32 @@ impl BtStream {
             rec(sp, RHS, r, 5, false);
             rec(sp, RHS, r, 5, true);
         }
+    }
+}
+
+impl Kernel for BtStream {
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn next_thread(&mut self) -> &mut usize {
+        &mut self.next_thread
+    }
+
+    fn has_work(&self, t: usize) -> bool {
+        self.cursor[t].l < self.loops.len()
+    }
+
+    fn unit(&mut self, t: usize, out: &mut Vec<Access>) {
+        BtStream::unit(self, t, out)
+    }
+
+    fn barrier(&mut self) {
+        self.finish_op()
+    }
+
+    fn feed(&mut self) -> &mut Feed {
+        &mut self.feed
     }
 }
 

@@ -31,8 +31,8 @@
 //! mapped at the generated size (`nnza`, before duplicates are merged), as
 //! `sparse` touches them.
 
-use super::Feed;
 use super::{randlc, share, Array, Lines};
+use super::{Feed, Kernel};
 use crate::{Access, LoadPhase, WorkloadError};
 
 /// CG's parameters (`npbparams.h`: NA, NONZER, NITER, SHIFT, RCOND).
@@ -731,32 +731,35 @@ impl CgStream {
         }
         self.next_thread = 0;
     }
+}
 
-    /// Runs until at least one access is pending.
-    fn step(&mut self, out: &mut Vec<Access>) {
-        self.matrix();
-        while out.is_empty() {
-            let t0 = self.next_thread;
-            let found = (0..self.threads)
-                .map(|i| (t0 + i) % self.threads)
-                .find(|&t| self.cursor[t] < self.end[t]);
-            match found {
-                Some(t) => {
-                    self.next_thread = (t + 1) % self.threads;
-                    self.unit(t, out);
-                }
-                None => self.finish_loop(),
-            }
-        }
+impl Kernel for CgStream {
+    fn threads(&self) -> usize {
+        self.threads
     }
 
-    /// Fills `buf`; returns how many accesses were written (0 at the end).
-    pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let threads = self.lines.threads();
-        let mut feed = std::mem::take(&mut self.feed);
-        let n = feed.fill(buf, threads, |out| self.step(out));
-        self.feed = feed;
-        n
+    fn next_thread(&mut self) -> &mut usize {
+        &mut self.next_thread
+    }
+
+    fn has_work(&self, t: usize) -> bool {
+        self.cursor[t] < self.end[t]
+    }
+
+    fn unit(&mut self, t: usize, out: &mut Vec<Access>) {
+        CgStream::unit(self, t, out)
+    }
+
+    fn barrier(&mut self) {
+        self.finish_loop()
+    }
+
+    fn feed(&mut self) -> &mut Feed {
+        &mut self.feed
+    }
+
+    fn prepare(&mut self) {
+        self.matrix()
     }
 }
 

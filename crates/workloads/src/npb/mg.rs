@@ -30,8 +30,8 @@
 //! Simulated arrays, in first-touch order: `u` (zeroed first), `v` (`zran3`),
 //! `r` (the first `resid`).
 
-use super::Feed;
 use super::{randlc, share};
+use super::{Feed, Kernel};
 use crate::{Access, LoadPhase, WorkloadError};
 
 /// MG's parameters.
@@ -837,30 +837,31 @@ impl MgStream {
         }
         self.start_op();
     }
+}
 
-    /// Runs until at least one access is pending.
-    fn step(&mut self, out: &mut Vec<Access>) {
-        while out.is_empty() {
-            let t0 = self.next_thread;
-            let found = (0..self.threads)
-                .map(|i| (t0 + i) % self.threads)
-                .find(|&t| self.cursor[t].0 < self.end[t]);
-            match found {
-                Some(t) => {
-                    self.next_thread = (t + 1) % self.threads;
-                    self.unit(t, out);
-                }
-                None => self.finish_op(),
-            }
-        }
+impl Kernel for MgStream {
+    fn threads(&self) -> usize {
+        self.threads
     }
 
-    /// Fills `buf`; returns how many accesses were written (0 at the end).
-    pub(crate) fn fill(&mut self, buf: &mut [Access]) -> usize {
-        let mut feed = std::mem::take(&mut self.feed);
-        let n = feed.fill(buf, self.threads, |out| self.step(out));
-        self.feed = feed;
-        n
+    fn next_thread(&mut self) -> &mut usize {
+        &mut self.next_thread
+    }
+
+    fn has_work(&self, t: usize) -> bool {
+        self.cursor[t].0 < self.end[t]
+    }
+
+    fn unit(&mut self, t: usize, out: &mut Vec<Access>) {
+        MgStream::unit(self, t, out)
+    }
+
+    fn barrier(&mut self) {
+        self.finish_op()
+    }
+
+    fn feed(&mut self) -> &mut Feed {
+        &mut self.feed
     }
 }
 

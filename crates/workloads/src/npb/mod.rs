@@ -154,6 +154,64 @@ pub fn build(spec: &NpbSpec, thp: bool) -> Result<(Vec<RegionInfo>, NpbStream), 
     }
 }
 
+/// A kernel's stream as the shared scheduler drives it: OpenMP's static
+/// schedule, the threads interleaved one unit of work at a time, and a
+/// loop's barrier once no thread has work left in it.
+pub(crate) trait Kernel {
+    /// Threads.
+    fn threads(&self) -> usize;
+    /// The thread whose turn it is next (round robin).
+    fn next_thread(&mut self) -> &mut usize;
+    /// Whether thread `t` has work left in the current loop.
+    fn has_work(&self, t: usize) -> bool;
+    /// Emits thread `t`'s next unit of work.
+    fn unit(&mut self, t: usize, out: &mut Vec<Access>);
+    /// Every thread finished the loop: the serial code after it, then the
+    /// next loop.
+    fn barrier(&mut self);
+    /// The load phase and the access budget.
+    fn feed(&mut self) -> &mut Feed;
+    /// Runs before each step (CG assembles its matrix on first use).
+    fn prepare(&mut self) {}
+
+    /// Fills `buf`, load phase first; returns how many accesses were
+    /// written (0 at the end).
+    fn fill(&mut self, buf: &mut [Access]) -> usize
+    where
+        Self: Sized,
+    {
+        fill(self, buf)
+    }
+}
+
+/// Runs `k` until at least one access is pending.
+fn step<K: Kernel>(k: &mut K, out: &mut Vec<Access>) {
+    k.prepare();
+    let threads = k.threads();
+    while out.is_empty() {
+        let t0 = *k.next_thread();
+        let found = (0..threads)
+            .map(|i| (t0 + i) % threads)
+            .find(|&t| k.has_work(t));
+        match found {
+            Some(t) => {
+                *k.next_thread() = (t + 1) % threads;
+                k.unit(t, out);
+            }
+            None => k.barrier(),
+        }
+    }
+}
+
+/// [`Kernel::fill`].
+fn fill<K: Kernel>(k: &mut K, buf: &mut [Access]) -> usize {
+    let threads = k.threads();
+    let mut feed = std::mem::take(k.feed());
+    let n = feed.fill(buf, threads, |out| step(k, out));
+    *k.feed() = feed;
+    n
+}
+
 /// NPB's linear congruential generator `x <- a x mod 2^46`, exactly as
 /// `randlc` in `common/c_randdp.c` computes it in double precision; returns
 /// `x * 2^-46` after the update.
@@ -189,7 +247,6 @@ pub(crate) struct Array {
 /// read indirectly.
 pub(crate) struct Lines {
     arrays: Vec<Array>,
-    threads: usize,
     /// [thread * arrays + array] -> (last read line, last written line,
     /// last gathered line); `u64::MAX` for none.
     last: Vec<[u64; 3]>,
@@ -200,7 +257,6 @@ impl Lines {
         let n = arrays.len() * threads;
         Lines {
             arrays,
-            threads,
             last: vec![[u64::MAX; 3]; n],
         }
     }
@@ -243,10 +299,6 @@ impl Lines {
     #[inline]
     pub(crate) fn gather(&mut self, out: &mut Vec<Access>, t: usize, a: usize, i: usize) {
         self.touch(out, t, a, i, 2);
-    }
-
-    pub(crate) fn threads(&self) -> usize {
-        self.threads
     }
 }
 
