@@ -68,41 +68,7 @@ enum Cmd {
     },
     /// Regenerate a paper's figures and tables from scratch (`--list` shows
     /// them). Several names share their runs.
-    Reproduce {
-        /// Reproductions to run.
-        names: Vec<String>,
-        /// Run every reproduction.
-        #[arg(long, conflicts_with = "names")]
-        all: bool,
-        /// List the reproductions and exit.
-        #[arg(long)]
-        list: bool,
-        /// Print each of the paper's claims as held / NOT held, our figure
-        /// beside the paper's; exit 1 if any claim does not hold.
-        #[arg(long)]
-        check: bool,
-        /// Write RESULTS.md-style markdown (stamped with the commit and this
-        /// command, every claim's verdict, every table) here.
-        #[arg(long)]
-        markdown: Option<String>,
-        /// Write the JSON (an object keyed by reproduction, each with its
-        /// claims' verdicts under "claims") here.
-        #[arg(long)]
-        json: Option<String>,
-        /// Write the charts (SVG) into this directory.
-        #[arg(long)]
-        out: Option<String>,
-        /// Cap every run at this many simulated seconds (quick looks; the
-        /// paper's figures need the full runs).
-        #[arg(long)]
-        duration: Option<f64>,
-        /// Seed of every run.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Runs in parallel (default: one per core).
-        #[arg(long)]
-        jobs: Option<usize>,
-    },
+    Reproduce(ReproduceArgs),
     /// List workloads, managers and machine presets.
     List,
 }
@@ -222,16 +188,40 @@ fn run_one(cfg: &RunConfig) -> anyhow::Result<Report> {
 }
 
 /// `reproduce`'s options.
+#[derive(Args)]
 struct ReproduceArgs {
+    /// Reproductions to run.
     names: Vec<String>,
+    /// Run every reproduction.
+    #[arg(long, conflicts_with = "names")]
     all: bool,
+    /// List the reproductions and exit.
+    #[arg(long)]
     list: bool,
+    /// Print each of the paper's claims as held / NOT held, our figure
+    /// beside the paper's; exit 1 if any claim does not hold.
+    #[arg(long)]
     check: bool,
+    /// Write RESULTS.md-style markdown (stamped with the commit and this
+    /// command, every claim's verdict, every table) here.
+    #[arg(long)]
     markdown: Option<String>,
+    /// Write the JSON (an object keyed by reproduction, each with its
+    /// claims' verdicts under "claims") here.
+    #[arg(long)]
     json: Option<String>,
+    /// Write the charts (SVG) into this directory.
+    #[arg(long)]
     out: Option<String>,
+    /// Cap every run at this many simulated seconds (quick looks; the
+    /// paper's figures need the full runs).
+    #[arg(long)]
     duration: Option<f64>,
+    /// Seed of every run.
+    #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Runs in parallel (default: one per core).
+    #[arg(long)]
     jobs: Option<usize>,
 }
 
@@ -491,29 +481,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 println!("  {:<24} {}{d}", m.name, m.description);
             }
         }
-        Cmd::Reproduce {
-            names,
-            all,
-            list,
-            check,
-            markdown,
-            json,
-            out,
-            duration,
-            seed,
-            jobs,
-        } => reproduce_cmd(ReproduceArgs {
-            names,
-            all,
-            list,
-            check,
-            markdown,
-            json,
-            out,
-            duration,
-            seed,
-            jobs,
-        })?,
+        Cmd::Reproduce(a) => reproduce_cmd(a)?,
         Cmd::Run {
             common,
             manager,
