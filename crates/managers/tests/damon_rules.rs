@@ -113,7 +113,10 @@ fn registry_damon_reports_a_region_hot_above_five_of_its_samples() {
             }
         }
         if want_hot {
-            assert!(reported * 10 >= (hot.1 - hot.0) * 9, "every {every}: {reported}");
+            assert!(
+                reported * 10 >= (hot.1 - hot.0) * 9,
+                "every {every}: {reported}"
+            );
         } else {
             assert_eq!(reported, 0, "every {every}");
         }
