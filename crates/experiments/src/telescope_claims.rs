@@ -439,7 +439,8 @@ pub fn scattered() -> Vec<Claim> {
 const DAMON_4K: &str = "recall is 0.00 in every phase and precision 0.00 in phases 2 and 3; the \
 phase-1 0.10-0.11 is 10-11 one-second windows out of ~88 in which one small region lying in the \
 hot 10 GiB read 6 or more of its samples (recall <= 0.001: the tail of a binomial of 40 samples \
-at ~1.7% each, a 4 KiB page's chance to be set in 5 ms, over a few hundred regions), scored \
+(200 for aggressive) at ~1.7% each, a 4 KiB page's chance to be set in 5 ms, over a few hundred \
+regions), scored \
 precision 1 against 0 in the windows that report nothing; the paper's DAMON too \"briefly \
 detects few accesses\" in phase 1. Measured at 18791cf (`thermocline reproduce \
 telescope-multiphase --check`); the <= 0.1 band is inferred";
