@@ -63,12 +63,13 @@ fn at_terabyte_scale_telescope_finds_the_hot_region_and_damon_does_not() {
         assert!(rc > 0.9, "{t}: recall {rc}");
         assert!(p > 0.7, "{t}: precision {p}");
     }
-    // DAMON misses most of the hot region (what it does report, from
-    // regions it keeps finer under the kernel's merge threshold, is partly
-    // right).
+    // DAMON finds nothing: a 4 KiB page of the 8 GiB is set in ~2% of its
+    // 5 ms samples, so no region reads more than 5 of 40 (the paper's hot
+    // test, 6.3.2), though the kernel's merge threshold keeps regions that
+    // read 1 or 2 apart (reported hot under a test of 1: recall ~0.2-0.4).
     let damon = tb("damon-moderate", &[]);
     let (p, rc) = steady(&damon);
-    assert!(rc < 0.2, "damon {p} {rc}");
+    assert!(p < 0.1 && rc < 0.01, "damon {p} {rc}");
     let pebs = tb("pebs-5khz", &[]);
     let (p, rc) = steady(&pebs);
     assert!(p > 0.95 && rc < 0.5, "pebs {p} {rc}");

@@ -78,3 +78,47 @@ fn finds_a_hot_range_and_keeps_within_max_regions() {
     assert!(covered * 10 >= (hot.1 - hot.0) * 9, "recall: {covered}");
     assert!(reported <= 3 * (hot.1 - hot.0), "precision: {reported}");
 }
+
+/// The registry's DAMON reports a region hot only when more than 5 of its
+/// window's samples read set (paper 002, 6.3.2's test, as for Telescope): a
+/// hot range whose pages are touched in one sample interval in ten (4 of
+/// 40 samples set, as a 4 KiB page of a large, evenly loaded region) is
+/// not reported; touched in every interval, it is.
+#[test]
+fn registry_damon_reports_a_region_hot_above_five_of_its_samples() {
+    let hot = (BASE + (30 << 20), BASE + (40 << 20));
+    for (every, want_hot) in [(10, false), (1, true)] {
+        let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+        for i in 0..PAGES {
+            b.touch(BASE + i * PAGE, false);
+        }
+        let mut d =
+            thermocline_managers::registry::build("damon-moderate", toml::Table::new(), 1).unwrap();
+        d.start(&mut b).unwrap();
+        let mut reported = 0u64;
+        for tick in 0..40 * 15 {
+            if tick % every == 0 {
+                let mut va = hot.0;
+                while va < hot.1 {
+                    b.touch(va, false);
+                    va += PAGE;
+                }
+            }
+            if let Some(h) = d.tick(&mut b).unwrap() {
+                reported = h
+                    .ranges
+                    .iter()
+                    .map(|&(_, s, l)| (s + l).min(hot.1).saturating_sub(s.max(hot.0)))
+                    .sum();
+            }
+        }
+        if want_hot {
+            assert!(
+                reported * 10 >= (hot.1 - hot.0) * 9,
+                "every {every}: {reported}"
+            );
+        } else {
+            assert_eq!(reported, 0, "every {every}");
+        }
+    }
+}
