@@ -32,11 +32,14 @@ pub enum Capability {
     AllocPolicy,
     /// Use the fast tier as a memory-side cache of the slower ones.
     MemoryMode,
+    /// Find the page a physical frame backs (Linux's rmap), for monitoring
+    /// physical addresses.
+    ReverseMap,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 13] = [
+    pub const ALL: [Capability; 14] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -50,6 +53,7 @@ impl Capability {
         Capability::TlbFlush,
         Capability::AllocPolicy,
         Capability::MemoryMode,
+        Capability::ReverseMap,
     ];
 
     const fn bit(self) -> u32 {

@@ -34,6 +34,16 @@ pub trait Backend {
     /// Where the page containing `va` lives, or `None` if not yet touched.
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>>;
 
+    /// The page physical `frame` (4 KiB units) backs, as its address space
+    /// and the virtual address of that frame's 4 KiB piece (inside a huge
+    /// page, the piece at the frame's offset); `None` for a free frame or
+    /// one no tier owns. What Linux's rmap answers for DAMON's paddr
+    /// operations; needs [`crate::Capability::ReverseMap`].
+    fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
+        let _ = frame;
+        Err(BackendError::Unsupported(crate::Capability::ReverseMap))
+    }
+
     // ---- telemetry ----
 
     /// Reads the Accessed bit of the entry at `level` that maps `va`, then clears

@@ -29,6 +29,10 @@ pub struct TierInfo {
     pub read_latency_ns: f64,
     /// Idle store latency (ns).
     pub write_latency_ns: f64,
+    /// The tier's first physical frame (4 KiB units): its frames are
+    /// `first_frame..first_frame + capacity_bytes / 4096`. `None` where the
+    /// backend does not model physical frames.
+    pub first_frame: Option<u64>,
 }
 
 /// Cumulative memory traffic of one tier since the start of the run.

@@ -62,8 +62,17 @@ impl Backend for Machine {
                 free_bytes: f.free() * 4096,
                 read_latency_ns: s.read_ns,
                 write_latency_ns: s.write_ns,
+                first_frame: Some(f.base()),
             })
             .collect()
+    }
+
+    fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
+        // A lookup in the rmap: one entry's worth of time (inferred).
+        self.manager_ns += self.cfg.costs.entry_access_ns;
+        Ok(self
+            .owner_of_frame(frame)
+            .map(|(asid, va)| (Asid(asid), va)))
     }
 
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>> {
@@ -332,6 +341,8 @@ impl Backend for Machine {
         *ea = pt::retarget(*ea, tb.frame);
         let eb = space.pt.leaf_mut(b).expect("translated");
         *eb = pt::retarget(*eb, ta.frame);
+        self.rmap_map(tb.frame, ta.size, asid.0, a);
+        self.rmap_map(ta.frame, ta.size, asid.0, b);
         let lines = ta.size.bytes() / 64;
         for (from, to) in [(ta.tier, tb.tier), (tb.tier, ta.tier)] {
             self.epoch.migration_reads[from.index()] += lines;
@@ -428,8 +439,10 @@ impl Backend for Machine {
             .alloc_huge()
             .ok_or(BackendError::TierFull(TierId(target_tier as u8)))?;
         self.map_by_pmd(asid, va, new)?;
+        self.rmap_map(new, PageSize::Huge, asid.0, base);
         for (frame, tier) in frames {
             self.frames[tier.index()].free_base(frame);
+            self.rmap_unmap(frame, PageSize::Base);
             self.epoch.migration_reads[tier.index()] += 64;
             self.epoch.migration_writes[target_tier] += 64;
             self.counters[tier.index()].reads += 64;

@@ -565,3 +565,102 @@ fn hint_faults_fire_once() {
     }
     assert_eq!(m.poison_faults(A0, BASE, false).unwrap(), 3);
 }
+
+/// What changes mappings: first touches, migrations, exchanges, splits and
+/// collapses, over 4 huge ranges of a THP region.
+#[derive(Clone, Debug)]
+enum MapOp {
+    Touch(u64),
+    Migrate(u64, bool),
+    Exchange(u64, u64),
+    Split(u64),
+    Collapse(u64),
+}
+
+fn map_op() -> impl Strategy<Value = MapOp> {
+    let page = 0u64..4 * 512;
+    prop_oneof![
+        4 => page.clone().prop_map(MapOp::Touch),
+        2 => (page.clone(), any::<bool>()).prop_map(|(p, f)| MapOp::Migrate(p, f)),
+        1 => (page.clone(), page).prop_map(|(a, b)| MapOp::Exchange(a, b)),
+        1 => (0u64..4).prop_map(MapOp::Split),
+        1 => (0u64..4).prop_map(MapOp::Collapse),
+    ]
+}
+
+fn apply(m: &mut Machine, op: &MapOp) {
+    let va = |p: u64| BASE + p * 4096;
+    // Operations that do not apply (an unmapped page, a split of a base
+    // page, a full tier) fail without changing anything.
+    let _ = match *op {
+        MapOp::Touch(p) => {
+            touch(m, va(p), false);
+            Ok(())
+        }
+        MapOp::Migrate(p, fast) => {
+            let to = if fast { TierId::FAST } else { TierId::SLOW };
+            m.migrate(A0, &[va(p)], to).map(|_| ())
+        }
+        MapOp::Exchange(a, b) => m.exchange(A0, va(a), va(b)),
+        MapOp::Split(h) => m.split_huge(A0, BASE + (h << 21)),
+        MapOp::Collapse(h) => m.collapse_huge(A0, BASE + (h << 21)),
+    };
+}
+
+/// Per frame, the page it backs (if any).
+type Owners = Vec<Option<(Asid, u64)>>;
+
+/// Every frame's owner by the reverse map, beside the owner that forward
+/// translation of every page of the region implies.
+fn owners(m: &mut Machine) -> (Owners, Owners) {
+    let tiers = m.tiers();
+    let frames = tiers
+        .iter()
+        .map(|t| t.first_frame.unwrap() + t.capacity_bytes / 4096)
+        .max()
+        .unwrap();
+    let mut want = vec![None; frames as usize];
+    for p in 0..4 * 512 {
+        let va = BASE + p * 4096;
+        if let Some(t) = m.translate(A0, va).unwrap() {
+            let frame = t.frame + (va - t.size.align_down(va)) / 4096;
+            want[frame as usize] = Some((A0, va));
+        }
+    }
+    let got = (0..frames)
+        .map(|f| m.reverse_translate(f).unwrap())
+        .collect();
+    (got, want)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The reverse map answers every frame as forward translation implies,
+    /// whether it was kept through the changes or built after them.
+    #[test]
+    fn reverse_map_agrees_with_translation(ops in proptest::collection::vec(map_op(), 1..60)) {
+        let mut kept = machine(8 << 20, true, 4 << 20);
+        let mut built = machine(8 << 20, true, 4 << 20);
+        prop_assert_eq!(kept.reverse_translate(0).unwrap(), None);
+        for op in &ops {
+            apply(&mut kept, op);
+            apply(&mut built, op);
+        }
+        let (got, want) = owners(&mut kept);
+        prop_assert_eq!(got, want);
+        let (got, want) = owners(&mut built);
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn reverse_translate_finds_the_page_and_nothing_beyond_the_frames() {
+    let mut m = machine(4 << 20, false, 64 << 20);
+    touch(&mut m, BASE, false);
+    let f = m.translate(A0, BASE).unwrap().unwrap().frame;
+    assert_eq!(m.reverse_translate(f).unwrap(), Some((A0, BASE)));
+    assert_eq!(m.reverse_translate(u64::MAX).unwrap(), None);
+    assert!(m
+        .capabilities()
+        .has(thermocline_backend::Capability::ReverseMap));
+}

@@ -215,6 +215,7 @@ impl Backend for Fake {
             .without(Capability::Sampling)
             .without(Capability::HugePages)
             .without(Capability::MemoryMode)
+            .without(Capability::ReverseMap)
     }
 
     fn now_ns(&self) -> u64 {
@@ -234,6 +235,7 @@ impl Backend for Fake {
                 free_bytes: (self.capacity[t as usize] - self.used(TierId(t))) * PAGE,
                 read_latency_ns: 100.0 * f64::from(t + 1),
                 write_latency_ns: 100.0 * f64::from(t + 1),
+                first_frame: None,
             })
             .collect()
     }
