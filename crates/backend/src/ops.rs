@@ -38,7 +38,9 @@ pub trait Backend {
     /// and the virtual address of that frame's 4 KiB piece (inside a huge
     /// page, the piece at the frame's offset); `None` for a free frame or
     /// one no tier owns. What Linux's rmap answers for DAMON's paddr
-    /// operations; needs [`crate::Capability::ReverseMap`].
+    /// operations; needs [`crate::Capability::ReverseMap`]. Like
+    /// [`Backend::translate`], a query that charges no time: a manager that
+    /// walks the rmap charges its cost itself.
     fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
         let _ = frame;
         Err(BackendError::Unsupported(crate::Capability::ReverseMap))

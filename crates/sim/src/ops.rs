@@ -68,8 +68,6 @@ impl Backend for Machine {
     }
 
     fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
-        // A lookup in the rmap: one entry's worth of time (inferred).
-        self.manager_ns += self.cfg.costs.entry_access_ns;
         Ok(self
             .owner_of_frame(frame)
             .map(|(asid, va)| (Asid(asid), va)))
