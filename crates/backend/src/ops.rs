@@ -96,6 +96,32 @@ pub trait Backend {
     /// Poisoning flushes the page's TLB entries.
     fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()>;
 
+    /// [`Backend::set_poison`] on every mapped page of `[start, start+len)`,
+    /// with the TLB flushed once for the range (as a kernel that rewrites
+    /// many PTEs flushes once); returns the pages (of either size) changed.
+    /// This default goes page by page; backends answer it in bulk.
+    fn set_poison_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        poisoned: bool,
+    ) -> Result<u64> {
+        let end = start.saturating_add(len);
+        let mut va = start & !0xfff;
+        let mut pages = 0;
+        while va < end {
+            let Some(t) = self.translate(asid, va)? else {
+                va += 4096;
+                continue;
+            };
+            self.set_poison(asid, va, poisoned)?;
+            pages += 1;
+            va = t.size.align_down(va) + t.size.bytes();
+        }
+        Ok(pages)
+    }
+
     /// Marks the page of `va` so that its next access faults once and the
     /// fault restores the mapping (a NUMA hint fault: PROT_NONE, not a
     /// reserved bit); [`Backend::poison_faults`] then reads 1. Flushes the

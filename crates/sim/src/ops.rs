@@ -230,6 +230,41 @@ impl Backend for Machine {
         Ok(())
     }
 
+    fn set_poison_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        poisoned: bool,
+    ) -> Result<u64> {
+        let end = start.saturating_add(len);
+        let mut va = start & !0xfff;
+        let mut pages = 0;
+        while va < end {
+            let space = self.space_mut(asid)?;
+            let huge = space.pt.path(va).huge;
+            let size = if huge { PageSize::Huge } else { PageSize::Base };
+            let base = size.align_down(va);
+            if let Some(e) = space.pt.leaf_mut(va) {
+                if poisoned {
+                    *e |= pt::POISON;
+                    self.poison.entry((asid.0, base)).or_insert(0);
+                } else {
+                    *e &= !pt::POISON;
+                    self.poison.remove(&(asid.0, base));
+                    self.hint_once.remove(&(asid.0, base));
+                }
+                pages += 1;
+                self.manager_ns += self.cfg.costs.entry_access_ns;
+            }
+            va = base + size.bytes();
+        }
+        if pages > 0 {
+            self.flush_tlb(asid, Flush::Range { start, len })?;
+        }
+        Ok(pages)
+    }
+
     fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
         self.set_poison(asid, va, true)?;
         let huge = self.space_mut(asid)?.pt.path(va).huge;

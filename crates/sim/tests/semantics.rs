@@ -664,3 +664,49 @@ fn reverse_translate_finds_the_page_and_nothing_beyond_the_frames() {
         .capabilities()
         .has(thermocline_backend::Capability::ReverseMap));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// Poisoning a range at once counts the same faults as poisoning its
+    /// pages one by one.
+    #[test]
+    fn range_poison_matches_page_by_page(
+        thp in any::<bool>(),
+        lo in 0u64..1024,
+        n in 1u64..1024,
+        touches in proptest::collection::vec(0u64..1024, 1..300),
+    ) {
+        let len = 4 << 20;
+        let mut one = machine(len, thp, 64 << 20);
+        let mut bulk = machine(len, thp, 64 << 20);
+        for p in (0..1024).step_by(3) {
+            touch(&mut one, BASE + p * 4096, false);
+            touch(&mut bulk, BASE + p * 4096, false);
+        }
+        let (start, plen) = (BASE + lo * 4096, n.min(1024 - lo) * 4096);
+        let mut va = start;
+        let mut pages = 0;
+        while va < start + plen {
+            match one.translate(A0, va).unwrap() {
+                Some(t) => {
+                    one.set_poison(A0, va, true).unwrap();
+                    pages += 1;
+                    va = t.size.align_down(va) + t.size.bytes();
+                }
+                None => va += 4096,
+            }
+        }
+        prop_assert_eq!(bulk.set_poison_range(A0, start, plen, true).unwrap(), pages);
+        for p in touches {
+            touch(&mut one, BASE + p * 4096, false);
+            touch(&mut bulk, BASE + p * 4096, false);
+        }
+        for p in 0..1024 {
+            let va = BASE + p * 4096;
+            prop_assert_eq!(
+                one.poison_faults(A0, va, false).unwrap(),
+                bulk.poison_faults(A0, va, false).unwrap()
+            );
+        }
+    }
+}
