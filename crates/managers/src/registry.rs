@@ -3,6 +3,7 @@
 use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
+use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
     RegionSamplerParams,
@@ -78,6 +79,18 @@ fn ambix(
     _seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
+}
+
+fn memos(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let defaults = MemosParams {
+        seed,
+        ..MemosParams::default()
+    };
+    Ok(Box::new(Memos::new(parse_over(name, defaults, params)?)))
 }
 
 fn kstaled(
@@ -248,6 +261,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "memos-placement",
         description: "Memos' placement as Ambix evaluated it: all pages start in NVM; hot, write-dominated first, up to 10 000 promoted per period",
         build: with_params::<MemosPlacement>,
+    },
+    Entry {
+        name: "memos",
+        description: "Memos (IEEE TC), channel level so far: HyMM counts NVM pages' TLB misses (5 s, cap 200), samples Dirty bits of hot regions (8-record history, sub-region representatives), finds streams by IQR; up to 10 000 hot pages to DRAM per 41 s cycle, WD first; bandwidth back-off; idle DRAM pages back to NVM",
+        build: memos,
     },
     Entry {
         name: "linear-scan-aggressive",
