@@ -153,6 +153,19 @@ fn linear_scan(
 
 /// DAMON-style region sampling that picks entries by `pick`, sampling every
 /// `sample_ms`.
+/// DAMON with the paddr operations (its entry's defaults on top of
+/// damon-moderate's).
+fn damon_paddr(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let mut with_layout = toml::Table::new();
+    with_layout.insert("layout".into(), toml::Value::String("paddr".into()));
+    merge_tables(&mut with_layout, params);
+    region_sampler(name, with_layout, seed, Pick::Leaf, 5.0)
+}
+
 fn region_sampler(
     name: &'static str,
     params: toml::Table,
@@ -291,6 +304,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "damon-aggressive",
         description: "DAMON vaddr region sampling with a 1 ms sample interval (200 samples per 200 ms window)",
         build: |n, p, s| region_sampler(n, p, s, Pick::Leaf, 1.0),
+    },
+    Entry {
+        name: "damon-paddr",
+        description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (exact machine only)",
+        build: |n, p, s| damon_paddr(n, p, s),
     },
     Entry {
         name: "pebs-5khz",
