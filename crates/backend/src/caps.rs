@@ -35,11 +35,13 @@ pub enum Capability {
     /// Find the page a physical frame backs (Linux's rmap), for monitoring
     /// physical addresses.
     ReverseMap,
+    /// Copy pages with a DMA engine, lockless (Memos 5.2).
+    Dma,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 14] = [
+    pub const ALL: [Capability; 15] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -54,6 +56,7 @@ impl Capability {
         Capability::AllocPolicy,
         Capability::MemoryMode,
         Capability::ReverseMap,
+        Capability::Dma,
     ];
 
     const fn bit(self) -> u32 {

@@ -1,7 +1,7 @@
 //! The operations set.
 
 use crate::{
-    BackendError, Capabilities, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
+    BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
     SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::{Asid, Level, TierId};
@@ -187,6 +187,25 @@ pub trait Backend {
             return Ok(MigrationReport::default());
         }
         self.migrate(asid, &vas, to)
+    }
+
+    /// Queues the pages containing `vas` for a copy to `to` by a DMA
+    /// engine that does not lock them (Memos 5.2): each page's Dirty bit is
+    /// cleared and its TLB entries flushed now, the engine copies the
+    /// pages one after another beside the CPUs, and [`Backend::dma_poll`]
+    /// keeps a finished copy only if the page was not written meanwhile (a
+    /// written page keeps its frame). The CPU pays a share of a CPU copy
+    /// (the set-up), the engine the copy. Returns the pages queued;
+    /// untouched pages and pages already in `to` are skipped. Needs
+    /// [`crate::Capability::Dma`].
+    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
+        let _ = (asid, vas, to);
+        Err(BackendError::Unsupported(crate::Capability::Dma))
+    }
+
+    /// Finishes the copies the engine has completed by now.
+    fn dma_poll(&mut self) -> Result<DmaReport> {
+        Err(BackendError::Unsupported(crate::Capability::Dma))
     }
 
     /// Swaps the tiers of the pages of `a` and `b` (same page size, different

@@ -146,6 +146,20 @@ pub enum MemPolicy {
     },
 }
 
+/// What the DMA engine finished ([`crate::Backend::dma_poll`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DmaReport {
+    /// Pages whose copy completed clean: now in the destination tier.
+    pub moved: u64,
+    /// Pages written during their copy (or whose destination filled up):
+    /// the copy is discarded and the page keeps its frame.
+    pub aborted: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Pages still queued or being copied.
+    pub pending: u64,
+}
+
 /// What one migration call did and cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct MigrationReport {

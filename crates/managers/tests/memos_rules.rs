@@ -257,3 +257,38 @@ fn bad_parameters_are_errors_not_panics() {
         assert!(Memos::new(p).start(&mut b).is_err());
     }
 }
+
+#[test]
+fn cold_pages_go_back_by_dma_and_a_page_written_during_its_copy_stays() {
+    let (mut m, mut b) = prepared(MemosParams::default());
+    b.dma = Some(Vec::new());
+    let log = b.log.len();
+    let busy = Second {
+        reads: &[(8..16, 1)],
+        writes: &[],
+    };
+    // Scans at 23 (stale bits), 25 and 27 s: pages 0-7 queued for DMA at 27.
+    seconds(&mut m, &mut b, 6, &busy);
+    assert!(b.migrations_since(log).is_empty(), "queued, not moved");
+    assert_eq!(b.dma.as_ref().unwrap().len(), 8);
+    // Page 3 is written while the engine copies it.
+    let write3 = Second {
+        reads: &[(8..16, 1)],
+        writes: &[(3..4, 1)],
+    };
+    seconds(&mut m, &mut b, 1, &write3);
+    let back: Vec<u64> = b
+        .migrations_since(log)
+        .into_iter()
+        .map(|(v, _)| (v - BASE) / PAGE)
+        .collect();
+    assert_eq!(back, vec![0, 1, 2, 4, 5, 6, 7]);
+    assert_eq!(b.tier_of(va(3)), FAST, "written during its copy: aborted");
+    assert_eq!(gauge(&m, "dma_aborted_pages_count"), 1.0);
+    assert_eq!(gauge(&m, "dma_moved_pages_count"), 7.0);
+    // Page 3 is tracked again: idle from now on, it goes back at the next
+    // try (scans at 29, 31 and 33 s, copied by 34 s).
+    seconds(&mut m, &mut b, 6, &busy);
+    assert_eq!(b.tier_of(va(3)), SLOW);
+    assert_eq!(gauge(&m, "dma_moved_pages_count"), 8.0);
+}

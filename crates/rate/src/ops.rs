@@ -142,6 +142,7 @@ impl Backend for RateMachine {
         Capabilities::all()
             .without(Capability::MemoryMode)
             .without(Capability::ReverseMap)
+            .without(Capability::Dma)
     }
 
     fn now_ns(&self) -> u64 {

@@ -100,6 +100,8 @@ pub struct Machine {
     pub(crate) hint_once: std::collections::BTreeSet<(u16, u64)>,
     /// Frame -> page, built on the first reverse lookup and kept after.
     pub(crate) rmap: Option<ReverseMap>,
+    /// Lockless DMA copies in flight.
+    pub(crate) dma: crate::dma::DmaEngine,
     rng: Rng,
 }
 
@@ -206,6 +208,7 @@ impl Machine {
             poison: BTreeMap::new(),
             hint_once: std::collections::BTreeSet::new(),
             rmap: None,
+            dma: Default::default(),
             rng: Rng::derive(cfg.seed, "machine"),
             cfg,
         })

@@ -3,8 +3,8 @@
 use crate::machine::Machine;
 use crate::pagetable as pt;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Flush, MemPolicy, MigrationReport, Sample, SamplingConfig,
-    TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport, Sample,
+    SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, TierId, PAGES_PER_HUGE};
@@ -358,6 +358,78 @@ impl Backend for Machine {
             self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
         }
         Ok(report)
+    }
+
+    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let mut queued = 0u64;
+        let now = self.clock.now_ns;
+        for &va in vas {
+            let Some(t) = self.translate(asid, va)? else {
+                continue;
+            };
+            if t.tier == to {
+                continue;
+            }
+            // Dirty cleared and the TLB entries dropped, so that a store
+            // during the copy sets it again (one shootdown for the batch).
+            let leaf = self.space_mut(asid)?.pt.leaf_mut(va).expect("translated");
+            *leaf &= !pt::D;
+            self.invalidate_page(asid.0, va);
+            let c = &self.cfg.costs;
+            let cpu_copy = match t.size {
+                PageSize::Base => c.base_page_migration_ns(vas.len() as u64),
+                PageSize::Huge => c.huge_page_migration_ns(),
+            };
+            self.manager_ns += c.entry_access_ns + c.dma_cpu_share * cpu_copy;
+            let copy_ns = c.dma_time_ratio * cpu_copy;
+            self.dma
+                .queue(asid, t.size.align_down(va), to, now, copy_ns);
+            queued += 1;
+        }
+        if queued > 0 {
+            self.shootdown(queued.min(FLUSH_CEILING_PAGES));
+        }
+        Ok(queued)
+    }
+
+    fn dma_poll(&mut self) -> Result<DmaReport> {
+        let mut r = DmaReport::default();
+        let mut moved = 0;
+        while let Some(c) = self.dma.finished(self.clock.now_ns) {
+            let dirty = match self.space_mut(c.asid)?.pt.leaf_mut(c.va) {
+                Some(e) => *e & pt::D != 0,
+                None => continue,
+            };
+            self.manager_ns += self.cfg.costs.entry_access_ns;
+            if dirty {
+                r.aborted += 1;
+                continue;
+            }
+            match self.move_page(c.asid.0, c.va, c.to) {
+                Ok((0, _)) => {}
+                Ok((bytes, from)) => {
+                    r.moved += 1;
+                    r.bytes += bytes;
+                    moved += 1;
+                    if c.to.0 < from {
+                        self.stats.promoted_pages += 1;
+                    } else {
+                        self.stats.demoted_pages += 1;
+                    }
+                    self.stats.migrated_bytes += bytes;
+                }
+                Err(BackendError::TierFull(_)) => r.aborted += 1,
+                Err(e) => return Err(e),
+            }
+        }
+        if moved > 0 {
+            // The new mappings: one batched shootdown.
+            self.shootdown(moved.min(FLUSH_CEILING_PAGES));
+        }
+        r.pending = self.dma.pending();
+        Ok(r)
     }
 
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {

@@ -710,3 +710,75 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn dma_copies_keep_only_pages_not_written_during_the_copy() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    for i in 0..4 {
+        touch(&mut m, BASE + i * 4096, true);
+    }
+    let vas: Vec<u64> = (0..3).map(|i| BASE + i * 4096).collect();
+    let cpu_before = m.manager_ns();
+    assert_eq!(m.dma_start(A0, &vas, TierId::SLOW).unwrap(), 3);
+    assert!(
+        !m.dirty(A0, BASE, false).unwrap(),
+        "Dirty cleared at the start"
+    );
+    let charged = m.manager_ns() - cpu_before;
+    // Nothing has finished yet: the pages are still in DRAM and usable.
+    let r = m.dma_poll().unwrap();
+    assert_eq!((r.moved, r.aborted, r.pending), (0, 0, 3));
+    assert_eq!(m.translate(A0, BASE).unwrap().unwrap().tier, TierId::FAST);
+    // Page 1 is written while the engine copies; page 3 keeps the clock going.
+    touch(&mut m, BASE + 4096, true);
+    while m.dma_poll().unwrap().pending > 0
+        || m.translate(A0, BASE).unwrap().unwrap().tier == TierId::FAST
+    {
+        touch(&mut m, BASE + 3 * 4096, false);
+        if m.time_ns() > 1e9 {
+            panic!("the copies never finished");
+        }
+    }
+    assert_eq!(m.translate(A0, BASE).unwrap().unwrap().tier, TierId::SLOW);
+    assert_eq!(
+        m.translate(A0, BASE + 4096).unwrap().unwrap().tier,
+        TierId::FAST,
+        "written: aborted"
+    );
+    assert_eq!(
+        m.translate(A0, BASE + 2 * 4096).unwrap().unwrap().tier,
+        TierId::SLOW
+    );
+    // The CPU paid a quarter of three CPU copies (plus entry accesses and a
+    // shootdown), not the copies themselves.
+    let cpu_copy = thermocline_model::CostTable::default().base_page_migration_ns(3);
+    assert!(charged < 3.0 * cpu_copy * 0.3, "{charged} vs {cpu_copy}");
+    assert!(charged > 3.0 * cpu_copy * 0.25);
+}
+
+#[test]
+fn dma_copies_take_the_engine_time_one_after_another() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    for i in 0..2 {
+        touch(&mut m, BASE + i * 4096, false);
+    }
+    let t0 = m.time_ns();
+    m.dma_start(A0, &[BASE, BASE + 4096], TierId::SLOW).unwrap();
+    let c = thermocline_model::CostTable::default();
+    let copy = c.dma_time_ratio * c.base_page_migration_ns(2);
+    let mut first_done = None;
+    while m.translate(A0, BASE + 4096).unwrap().unwrap().tier == TierId::FAST {
+        touch(&mut m, BASE + 8 * 4096, false);
+        m.dma_poll().unwrap();
+        if first_done.is_none() && m.translate(A0, BASE).unwrap().unwrap().tier == TierId::SLOW {
+            first_done = Some(m.time_ns() - t0);
+        }
+    }
+    let second = m.time_ns() - t0;
+    let first = first_done.unwrap();
+    assert!(first >= copy && first < copy * 1.1, "{first} vs {copy}");
+    assert!(
+        second >= 2.0 * copy && second < 2.2 * copy,
+        "{second} vs {copy}"
+    );
+}
