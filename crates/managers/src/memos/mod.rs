@@ -50,7 +50,16 @@
 //!   it; the cap at 200 "to reduce the monitoring overhead" implies a cost
 //!   per counted miss, so each miss here is a fault on a poisoned PTE
 //!   (BadgerTrap, as Thermostat counts them) that the backend charges. The
-//!   pages of a range are poisoned with one TLB flush.
+//!   pages of a range are poisoned with one TLB flush. **What that costs**
+//!   is the open question of this reading: every counted miss stalls the
+//!   application for a fault (~1 us), up to 200 per NVM page per cycle. On
+//!   the built-in `multiphase` workload (256 MiB, random accesses that
+//!   miss the TLB almost every time) the first 5 s of counting take Memos'
+//!   slowdown to 74.4% where first-touch has 16.5% (`thermocline compare`,
+//!   8 s nominal); the paper reports HyMM's overhead as low (Figure 6),
+//!   which fits workloads whose pages miss the TLB far less often, or a
+//!   cheaper counter (sampled TLB-miss events), which the paper does not
+//!   describe.
 //! - The counts are read once a second to stop counting at the cap (a
 //!   kernel would stop in the fault handler), so a page may count up to one
 //!   second of misses past 200; its count is read as 200.
