@@ -90,7 +90,12 @@ fn memos(
         seed,
         ..MemosParams::default()
     };
-    Ok(Box::new(Memos::new(parse_over(name, defaults, params)?)))
+    let p: MemosParams = parse_over(name, defaults, params)?;
+    p.check().map_err(|why| ManagerError::BadParams {
+        manager: name,
+        msg: why.into(),
+    })?;
+    Ok(Box::new(Memos::new(p)))
 }
 
 fn kstaled(

@@ -292,3 +292,10 @@ fn cold_pages_go_back_by_dma_and_a_page_written_during_its_copy_stays() {
     assert_eq!(b.tier_of(va(3)), SLOW);
     assert_eq!(gauge(&m, "dma_moved_pages_count"), 8.0);
 }
+
+#[test]
+fn footprints_beyond_the_shadow_array_are_declined() {
+    let mut b = Fake::new(BASE, (1 << 26) + 1, PAGES, PAGES, false);
+    let err = Memos::new(MemosParams::default()).start(&mut b).unwrap_err();
+    assert!(matches!(err, thermocline_backend::BackendError::Unfit(_)), "{err}");
+}

@@ -96,6 +96,10 @@ use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError, Capability, Flush, MemPolicy, TierCounters};
 use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId};
 
+/// The most pages Memos tracks: 256 GiB of 4 KiB pages, ten times the
+/// paper's largest footprint (24 GB), about 2.5 GiB of host memory.
+const MAX_PAGES: u64 = 1 << 26;
+
 /// Memos' parameters, with the paper's defaults.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -158,18 +162,18 @@ impl MemosParams {
             + self.interval_s * (self.full_scan_intervals + self.representative_intervals)
     }
 
-    fn check(&self) -> Result<(), BackendError> {
-        let bad = |why| Err(BackendError::Invalid { va: 0, why });
+    /// Why these parameters cannot run, if they cannot.
+    pub fn check(&self) -> Result<(), &'static str> {
         if self.tlb_count_s == 0 || self.interval_s == 0 || self.action_s == 0 {
-            return bad("memos: periods and intervals must be at least 1 s");
+            return Err("periods and intervals must be at least 1 s");
         }
         if self.full_scan_intervals == 0
             || self.full_scan_intervals + self.representative_intervals > 32
         {
-            return bad("memos: 1 to 32 history records, at least one full scan");
+            return Err("1 to 32 history records, at least one full scan");
         }
         if !(self.backoff > 0.0 && self.backoff <= 1.0) {
-            return bad("memos: backoff must be in (0, 1]");
+            return Err("backoff must be in (0, 1]");
         }
         Ok(())
     }
@@ -655,7 +659,15 @@ impl Manager for Memos {
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        self.p.check()?;
+        self.p
+            .check()
+            .map_err(|why| BackendError::Invalid { va: 0, why })?;
+        let pages: u64 = b.regions().iter().map(|r| r.len.div_ceil(4096)).sum();
+        if pages > MAX_PAGES {
+            return Err(BackendError::Unfit(
+                "memos keeps a record per 4 KiB page (its shadow array): footprints above 256 GiB are beyond it (the paper's largest is 24 GB)",
+            ));
+        }
         let tiers = b.tiers().len();
         self.slow = TierId(tiers.saturating_sub(1) as u8);
         let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
