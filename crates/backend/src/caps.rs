@@ -32,11 +32,16 @@ pub enum Capability {
     AllocPolicy,
     /// Use the fast tier as a memory-side cache of the slower ones.
     MemoryMode,
+    /// Find the page a physical frame backs (Linux's rmap), for monitoring
+    /// physical addresses.
+    ReverseMap,
+    /// Copy pages with a DMA engine, lockless (Memos 5.2).
+    Dma,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 13] = [
+    pub const ALL: [Capability; 15] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -50,6 +55,8 @@ impl Capability {
         Capability::TlbFlush,
         Capability::AllocPolicy,
         Capability::MemoryMode,
+        Capability::ReverseMap,
+        Capability::Dma,
     ];
 
     const fn bit(self) -> u32 {

@@ -26,6 +26,10 @@ pub enum BackendError {
     /// No such tier.
     #[error("no tier {0:?}")]
     NoSuchTier(TierId),
+    /// The manager cannot run on this workload or machine (it says why):
+    /// the user's choice, not a failure.
+    #[error("{0}")]
+    Unfit(&'static str),
     /// The operation does not apply to this mapping (e.g. split a 4 KiB page).
     #[error("invalid operation at {va:#x}: {why}")]
     Invalid {

@@ -1,7 +1,7 @@
 //! The operations set.
 
 use crate::{
-    BackendError, Capabilities, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
+    BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
     SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::{Asid, Level, TierId};
@@ -33,6 +33,18 @@ pub trait Backend {
 
     /// Where the page containing `va` lives, or `None` if not yet touched.
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>>;
+
+    /// The page physical `frame` (4 KiB units) backs, as its address space
+    /// and the virtual address of that frame's 4 KiB piece (inside a huge
+    /// page, the piece at the frame's offset); `None` for a free frame or
+    /// one no tier owns. What Linux's rmap answers for DAMON's paddr
+    /// operations; needs [`crate::Capability::ReverseMap`]. Like
+    /// [`Backend::translate`], a query that charges no time: a manager that
+    /// walks the rmap charges its cost itself.
+    fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
+        let _ = frame;
+        Err(BackendError::Unsupported(crate::Capability::ReverseMap))
+    }
 
     // ---- telemetry ----
 
@@ -83,6 +95,32 @@ pub trait Backend {
     /// poisoned page takes a fault that the backend counts (BadgerTrap).
     /// Poisoning flushes the page's TLB entries.
     fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()>;
+
+    /// [`Backend::set_poison`] on every mapped page of `[start, start+len)`,
+    /// with the TLB flushed once for the range (as a kernel that rewrites
+    /// many PTEs flushes once); returns the pages (of either size) changed.
+    /// This default goes page by page; backends answer it in bulk.
+    fn set_poison_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        poisoned: bool,
+    ) -> Result<u64> {
+        let end = start.saturating_add(len);
+        let mut va = start & !0xfff;
+        let mut pages = 0;
+        while va < end {
+            let Some(t) = self.translate(asid, va)? else {
+                va += 4096;
+                continue;
+            };
+            self.set_poison(asid, va, poisoned)?;
+            pages += 1;
+            va = t.size.align_down(va) + t.size.bytes();
+        }
+        Ok(pages)
+    }
 
     /// Marks the page of `va` so that its next access faults once and the
     /// fault restores the mapping (a NUMA hint fault: PROT_NONE, not a
@@ -149,6 +187,25 @@ pub trait Backend {
             return Ok(MigrationReport::default());
         }
         self.migrate(asid, &vas, to)
+    }
+
+    /// Queues the pages containing `vas` for a copy to `to` by a DMA
+    /// engine that does not lock them (Memos 5.2): each page's Dirty bit is
+    /// cleared and its TLB entries flushed now, the engine copies the
+    /// pages one after another beside the CPUs, and [`Backend::dma_poll`]
+    /// keeps a finished copy only if the page was not written meanwhile (a
+    /// written page keeps its frame). The CPU pays a share of a CPU copy
+    /// (the set-up), the engine the copy. Returns the pages queued;
+    /// untouched pages and pages already in `to` are skipped. Needs
+    /// [`crate::Capability::Dma`].
+    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
+        let _ = (asid, vas, to);
+        Err(BackendError::Unsupported(crate::Capability::Dma))
+    }
+
+    /// Finishes the copies the engine has completed by now.
+    fn dma_poll(&mut self) -> Result<DmaReport> {
+        Err(BackendError::Unsupported(crate::Capability::Dma))
     }
 
     /// Swaps the tiers of the pages of `a` and `b` (same page size, different

@@ -29,6 +29,10 @@ pub struct TierInfo {
     pub read_latency_ns: f64,
     /// Idle store latency (ns).
     pub write_latency_ns: f64,
+    /// The tier's first physical frame (4 KiB units): its frames are
+    /// `first_frame..first_frame + capacity_bytes / 4096`. `None` where the
+    /// backend does not model physical frames.
+    pub first_frame: Option<u64>,
 }
 
 /// Cumulative memory traffic of one tier since the start of the run.
@@ -140,6 +144,20 @@ pub enum MemPolicy {
         /// Chance of the fast tier.
         fast_probability: f64,
     },
+}
+
+/// What the DMA engine finished ([`crate::Backend::dma_poll`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DmaReport {
+    /// Pages whose copy completed clean: now in the destination tier.
+    pub moved: u64,
+    /// Pages written during their copy (or whose destination filled up):
+    /// the copy is discarded and the page keeps its frame.
+    pub aborted: u64,
+    /// Bytes moved.
+    pub bytes: u64,
+    /// Pages still queued or being copied.
+    pub pending: u64,
 }
 
 /// What one migration call did and cost.

@@ -420,6 +420,7 @@ mod tests {
             reads,
             writes,
             energy_j,
+            ..Default::default()
         }
     }
 

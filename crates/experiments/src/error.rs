@@ -94,6 +94,15 @@ pub enum RunError {
         /// The missing primitive.
         capability: thermocline_backend::Capability,
     },
+    /// The manager declined the run (a workload beyond what it is built
+    /// for): the user picked a combination that cannot run.
+    #[error("manager {manager} cannot run here: {why}; pick another workload or manager")]
+    Unfit {
+        /// The manager.
+        manager: String,
+        /// Its reason.
+        why: &'static str,
+    },
     /// A manager's request failed on a backend that was set up correctly:
     /// a bug in the manager or the backend, not in the input.
     #[error("internal error: manager {manager} failed at {at_s:.6} s on the {backend} backend: {source} (reproduce with --workload {workload} --manager {manager} --seed {seed}; please report it)")]

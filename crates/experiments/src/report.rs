@@ -21,6 +21,14 @@ pub struct TierReport {
     pub writes: u64,
     /// Dynamic (all traffic, migrations included) plus standby energy, joules.
     pub energy_j: f64,
+    /// For a tier whose cells endure a limited number of writes: years
+    /// until wear-out at this run's write rate (migrations included), with
+    /// wear levelling that reaches 95% of the average cell's lifetime
+    /// (Memos 6.3: Start-Gap, 64 B blocks; the model of its reference [71],
+    /// endurance x capacity / write bandwidth). Absent without an endurance
+    /// limit or without writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifetime_years: Option<f64>,
 }
 
 /// Migration totals.

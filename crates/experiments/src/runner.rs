@@ -182,6 +182,10 @@ fn run_failure(facts: &RunFacts, manager: &str, d: &dyn Driver, e: BackendError)
             backend,
             capability,
         },
+        BackendError::Unfit(why) => RunError::Unfit {
+            manager: manager.to_string(),
+            why,
+        },
         source => RunError::Internal {
             manager: manager.to_string(),
             workload: facts.cfg.run.workload.clone(),

@@ -252,6 +252,7 @@ fn build_report(
             reads: app.reads,
             writes: app.writes,
             energy_j: dynamic + standby,
+            lifetime_years: lifetime_years(spec, infos[i].capacity_bytes, all.writes, sim_s),
         });
     }
     Report {
@@ -290,5 +291,51 @@ fn build_report(
         windows,
         hot_map,
         notes: Vec::new(),
+    }
+}
+
+/// Memos 6.3's NVM lifetime: 95% of the average cell's lifetime when wear
+/// levelling spreads `writes` (64-byte lines in `seconds`) evenly over the
+/// tier's `capacity` bytes of cells that endure `spec.endurance_writes`.
+fn lifetime_years(
+    spec: &thermocline_model::tiers::TierSpec,
+    capacity: u64,
+    writes: u64,
+    seconds: f64,
+) -> Option<f64> {
+    const LEVELLING: f64 = 0.95;
+    const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
+    let endurance = spec.endurance_writes?;
+    if writes == 0 || seconds <= 0.0 {
+        return None;
+    }
+    let bytes_per_s = writes as f64 * 64.0 / seconds;
+    Some(LEVELLING * endurance * capacity as f64 / bytes_per_s / SECONDS_PER_YEAR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_model::tiers;
+
+    #[test]
+    fn lifetime_is_endurance_times_capacity_over_write_bandwidth() {
+        // 128 GiB of PCM (1e7 writes per cell) written at 1 GiB/s for 10 s:
+        // 0.95 x 1e7 x 128 s = 1.216e9 s, 38.5 years.
+        let gib = 1u64 << 30;
+        let writes = 10 * gib / 64;
+        let y = lifetime_years(&tiers::pcm(), 128 * gib, writes, 10.0).unwrap();
+        assert!(
+            (y - 0.95e7 * 128.0 / (365.25 * 86_400.0)).abs() < 1e-9,
+            "{y}"
+        );
+        // Twice the write rate halves it.
+        let y2 = lifetime_years(&tiers::pcm(), 128 * gib, 2 * writes, 10.0).unwrap();
+        assert!((y / y2 - 2.0).abs() < 1e-12);
+        assert_eq!(
+            lifetime_years(&tiers::dram(), 128 * gib, writes, 10.0),
+            None
+        );
+        assert_eq!(lifetime_years(&tiers::pcm(), 128 * gib, 0, 10.0), None);
     }
 }

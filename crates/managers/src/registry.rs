@@ -3,6 +3,7 @@
 use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
+use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
     RegionSamplerParams,
@@ -80,6 +81,23 @@ fn ambix(
     Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
 }
 
+fn memos(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let defaults = MemosParams {
+        seed,
+        ..MemosParams::default()
+    };
+    let p: MemosParams = parse_over(name, defaults, params)?;
+    p.check().map_err(|why| ManagerError::BadParams {
+        manager: name,
+        msg: why.into(),
+    })?;
+    Ok(Box::new(Memos::new(p)))
+}
+
 fn kstaled(
     name: &'static str,
     params: toml::Table,
@@ -140,6 +158,19 @@ fn linear_scan(
 
 /// DAMON-style region sampling that picks entries by `pick`, sampling every
 /// `sample_ms`.
+/// DAMON with the paddr operations (its entry's defaults on top of
+/// damon-moderate's).
+fn damon_paddr(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let mut with_layout = toml::Table::new();
+    with_layout.insert("layout".into(), toml::Value::String("paddr".into()));
+    merge_tables(&mut with_layout, params);
+    region_sampler(name, with_layout, seed, Pick::Leaf, 5.0)
+}
+
 fn region_sampler(
     name: &'static str,
     params: toml::Table,
@@ -252,6 +283,11 @@ pub const MANAGERS: &[Entry] = &[
         build: with_params::<MemosPlacement>,
     },
     Entry {
+        name: "memos",
+        description: "Memos (IEEE TC), channel level so far: HyMM counts NVM pages' TLB misses (5 s, cap 200), samples Dirty bits of hot regions (8-record history, sub-region representatives), finds streams by IQR; up to 10 000 hot pages to DRAM per 41 s cycle, WD first; bandwidth back-off; idle DRAM pages back to NVM",
+        build: memos,
+    },
+    Entry {
         name: "linear-scan-aggressive",
         description: "Telescope 3.1: linear Accessed-bit scan of every leaf entry, 256 MB per batch, no sleep; profile = pages accessed between two passes",
         build: |n, p, s| linear_scan(n, p, s, 0.0),
@@ -275,6 +311,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "damon-aggressive",
         description: "DAMON vaddr region sampling with a 1 ms sample interval (200 samples per 200 ms window)",
         build: |n, p, s| region_sampler(n, p, s, Pick::Leaf, 1.0),
+    },
+    Entry {
+        name: "damon-paddr",
+        description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (exact machine only)",
+        build: |n, p, s| damon_paddr(n, p, s),
     },
     Entry {
         name: "pebs-5khz",

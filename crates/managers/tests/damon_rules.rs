@@ -122,3 +122,67 @@ fn registry_damon_reports_a_region_hot_above_five_of_its_samples() {
         }
     }
 }
+
+#[test]
+fn paddr_finds_the_frames_of_a_hot_range_through_the_reverse_map() {
+    use thermocline_backend::Backend;
+    use thermocline_vocab::{Access, Asid};
+    // 100 MiB touched in order: the first 16 MiB land in DRAM, the rest in
+    // the slow tier (128 MiB, the biggest: paddr's one initial region).
+    let mut m = common::exact_machine(16 << 20, 128 << 20, BASE, PAGES * PAGE, false);
+    let touch = |m: &mut thermocline_sim::Machine, va: u64| {
+        m.access(Access {
+            va,
+            asid: 0,
+            core: 0,
+            write: false,
+        });
+    };
+    for i in 0..PAGES {
+        touch(&mut m, BASE + i * PAGE);
+    }
+    m.settle();
+    let mut d = damon(Layout::Paddr);
+    d.start(&mut m).unwrap();
+    let slow = &m.tiers()[1];
+    let first = slow.first_frame.unwrap() * PAGE;
+    assert_eq!(
+        d.regions(),
+        vec![(first, first + slow.capacity_bytes, 0)],
+        "one region over the biggest tier"
+    );
+    // 10 MiB hot at 30-40 MiB, in the slow tier.
+    let hot = (BASE + (30 << 20), BASE + (40 << 20));
+    let mut last = None;
+    for _ in 0..40 * 15 {
+        let mut va = hot.0;
+        while va < hot.1 {
+            touch(&mut m, va);
+            va += PAGE;
+        }
+        m.settle();
+        if let Some(h) = d.tick(&mut m).unwrap() {
+            last = Some(h);
+        }
+    }
+    let h = last.expect("reports every window");
+    assert!(h.ranges.iter().all(|r| r.0 == Asid(0)));
+    let covered: u64 = h
+        .ranges
+        .iter()
+        .map(|&(_, s, l)| (s + l).min(hot.1).saturating_sub(s.max(hot.0)))
+        .sum();
+    let reported: u64 = h.ranges.iter().map(|r| r.2).sum();
+    assert!(covered * 10 >= (hot.1 - hot.0) * 9, "recall: {covered}");
+    assert!(reported <= 3 * (hot.1 - hot.0), "precision: {reported}");
+}
+
+#[test]
+fn paddr_needs_a_backend_with_frames() {
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    let err = damon(Layout::Paddr).start(&mut b).unwrap_err();
+    assert_eq!(
+        err,
+        thermocline_backend::BackendError::Unsupported(thermocline_backend::Capability::ReverseMap)
+    );
+}

@@ -139,7 +139,10 @@ impl Backend for RateMachine {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::all().without(Capability::MemoryMode)
+        Capabilities::all()
+            .without(Capability::MemoryMode)
+            .without(Capability::ReverseMap)
+            .without(Capability::Dma)
     }
 
     fn now_ns(&self) -> u64 {
@@ -162,6 +165,8 @@ impl Backend for RateMachine {
                 free_bytes: (t.capacity_bytes as f64 - self.placement.used()[i]).max(0.0) as u64,
                 read_latency_ns: t.read_ns,
                 write_latency_ns: t.write_ns,
+                // Frames are not modelled (`translate` gives page numbers).
+                first_frame: None,
             })
             .collect()
     }

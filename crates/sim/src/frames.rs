@@ -36,6 +36,11 @@ impl TierFrames {
         }
     }
 
+    /// The first frame of the tier.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
     /// Total frames.
     pub fn count(&self) -> u64 {
         self.count

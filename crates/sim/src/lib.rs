@@ -8,7 +8,9 @@
 //! - [`tlb`] and [`psc`]: per-core L1 dTLBs (4 KiB and 2 MiB), a unified STLB,
 //!   and the three paging-structure caches, all LRU;
 //! - [`llc`]: an optional physically indexed last-level cache;
-//! - [`frames`]: per-tier frame allocation in 2 MiB blocks;
+//! - [`frames`]: per-tier frame allocation in 2 MiB blocks; `rmap`: the
+//!   reverse map from frames to pages, kept once physical-address monitoring
+//!   asks for it;
 //! - [`perf`]: events counted per epoch, turned into time by the shared
 //!   performance model (`thermocline_model::perf`: latency with memory-level
 //!   parallelism, bandwidth saturation, fault and shootdown costs, the ideal
@@ -24,6 +26,7 @@
 //! paging-structure-cache entry of the address space.
 #![deny(missing_docs)]
 
+mod dma;
 pub mod dram_cache;
 pub mod frames;
 pub mod llc;
@@ -33,6 +36,7 @@ mod ops;
 pub mod pagetable;
 pub mod perf;
 pub mod psc;
+mod rmap;
 pub mod tlb;
 
 pub use machine::{ConfigError, Machine};

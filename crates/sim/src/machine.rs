@@ -9,6 +9,7 @@ use crate::llc::{Llc, LlcOutcome};
 use crate::pagetable::{self as pt, PageTable};
 use crate::perf::{Clock, Epoch};
 use crate::psc::Psc;
+use crate::rmap::ReverseMap;
 use crate::tlb::{tag, Tlb, TlbEntry};
 use std::collections::BTreeMap;
 use thermocline_backend::{BackendError, MemPolicy, Sample, SamplingConfig, TierCounters};
@@ -97,6 +98,10 @@ pub struct Machine {
     pub(crate) poison: BTreeMap<(u16, u64), u64>,
     /// Poisoned pages whose first fault unpoisons them (NUMA hint faults).
     pub(crate) hint_once: std::collections::BTreeSet<(u16, u64)>,
+    /// Frame -> page, built on the first reverse lookup and kept after.
+    pub(crate) rmap: Option<ReverseMap>,
+    /// Lockless DMA copies in flight.
+    pub(crate) dma: crate::dma::DmaEngine,
     rng: Rng,
 }
 
@@ -202,6 +207,8 @@ impl Machine {
             sampler: None,
             poison: BTreeMap::new(),
             hint_once: std::collections::BTreeSet::new(),
+            rmap: None,
+            dma: Default::default(),
             rng: Rng::derive(cfg.seed, "machine"),
             cfg,
         })
@@ -253,7 +260,8 @@ impl Machine {
                 + self.cfg.tlb.stlb_entries)
             * std::mem::size_of::<TlbEntry>();
         let cache = self.dram_cache.as_ref().map_or(0, |c| c.host_bytes());
-        spaces + frames + tlbs + cache
+        let rmap = self.rmap.as_ref().map_or(0, |r| r.host_bytes());
+        spaces + frames + tlbs + cache + rmap
     }
 
     /// Advances simulated time over the accesses since the last call.
@@ -837,6 +845,7 @@ impl Machine {
                 self.spaces[asid as usize].pt.pmd[pmd as usize][slot] =
                     pt::entry(frame, pt::P | pt::RW | pt::PS);
                 self.any_huge = true;
+                self.rmap_map(frame, PageSize::Huge, asid, huge_start);
                 return;
             }
         }
@@ -851,6 +860,46 @@ impl Machine {
         }
         *space.leaves[leaf as usize].pte_mut(Level::Pte.index(va)) =
             pt::entry(frame, pt::P | pt::RW);
+        self.rmap_map(frame, PageSize::Base, asid, va);
+    }
+
+    /// Records in the reverse map, if kept, that the page of `size` at `va`
+    /// is now backed by the frames from `frame`.
+    pub(crate) fn rmap_map(&mut self, frame: u64, size: PageSize, asid: u16, va: u64) {
+        if let Some(r) = self.rmap.as_mut() {
+            r.map(frame, size.bytes() / 4096, asid, size.align_down(va));
+        }
+    }
+
+    /// Records in the reverse map, if kept, that the frames of a page of
+    /// `size` from `frame` back nothing any more.
+    pub(crate) fn rmap_unmap(&mut self, frame: u64, size: PageSize) {
+        if let Some(r) = self.rmap.as_mut() {
+            r.unmap(frame, size.bytes() / 4096);
+        }
+    }
+
+    /// The page `frame` backs, as (address space, virtual address of its
+    /// 4 KiB piece). Builds the reverse map from the page tables on the
+    /// first call; every change of a mapping keeps it current after that.
+    pub(crate) fn owner_of_frame(&mut self, frame: u64) -> Option<(u16, u64)> {
+        if self.rmap.is_none() {
+            let frames = self
+                .frames
+                .iter()
+                .map(|f| f.base() + f.count())
+                .max()
+                .unwrap_or(0);
+            let mut r = ReverseMap::new(frames);
+            for (asid, space) in self.spaces.iter().enumerate() {
+                space.pt.for_each_mapping(|va, frame, huge| {
+                    let n = if huge { PAGES_PER_HUGE } else { 1 };
+                    r.map(frame, n, asid as u16, va);
+                });
+            }
+            self.rmap = Some(r);
+        }
+        self.rmap.as_ref().and_then(|r| r.owner(frame))
     }
 
     /// The address spaces that have regions.
@@ -906,11 +955,10 @@ impl Machine {
             .leaf_mut(va)
             .expect("checked above");
         *leaf = pt::retarget(*leaf, new);
-        let bytes = if huge {
-            PageSize::Huge.bytes()
-        } else {
-            PageSize::Base.bytes()
-        };
+        let size = if huge { PageSize::Huge } else { PageSize::Base };
+        self.rmap_unmap(old, size);
+        self.rmap_map(new, size, asid, va);
+        let bytes = size.bytes();
         let lines = bytes / 64;
         self.epoch.migration_reads[from as usize] += lines;
         self.epoch.migration_writes[to.index()] += lines;

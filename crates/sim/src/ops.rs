@@ -3,8 +3,8 @@
 use crate::machine::Machine;
 use crate::pagetable as pt;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Flush, MemPolicy, MigrationReport, Sample, SamplingConfig,
-    TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport, Sample,
+    SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, TierId, PAGES_PER_HUGE};
@@ -62,8 +62,15 @@ impl Backend for Machine {
                 free_bytes: f.free() * 4096,
                 read_latency_ns: s.read_ns,
                 write_latency_ns: s.write_ns,
+                first_frame: Some(f.base()),
             })
             .collect()
+    }
+
+    fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
+        Ok(self
+            .owner_of_frame(frame)
+            .map(|(asid, va)| (Asid(asid), va)))
     }
 
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>> {
@@ -223,6 +230,41 @@ impl Backend for Machine {
         Ok(())
     }
 
+    fn set_poison_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        poisoned: bool,
+    ) -> Result<u64> {
+        let end = start.saturating_add(len);
+        let mut va = start & !0xfff;
+        let mut pages = 0;
+        while va < end {
+            let space = self.space_mut(asid)?;
+            let huge = space.pt.path(va).huge;
+            let size = if huge { PageSize::Huge } else { PageSize::Base };
+            let base = size.align_down(va);
+            if let Some(e) = space.pt.leaf_mut(va) {
+                if poisoned {
+                    *e |= pt::POISON;
+                    self.poison.entry((asid.0, base)).or_insert(0);
+                } else {
+                    *e &= !pt::POISON;
+                    self.poison.remove(&(asid.0, base));
+                    self.hint_once.remove(&(asid.0, base));
+                }
+                pages += 1;
+                self.manager_ns += self.cfg.costs.entry_access_ns;
+            }
+            va = base + size.bytes();
+        }
+        if pages > 0 {
+            self.flush_tlb(asid, Flush::Range { start, len })?;
+        }
+        Ok(pages)
+    }
+
     fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
         self.set_poison(asid, va, true)?;
         let huge = self.space_mut(asid)?.pt.path(va).huge;
@@ -318,6 +360,78 @@ impl Backend for Machine {
         Ok(report)
     }
 
+    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let mut queued = 0u64;
+        let now = self.clock.now_ns;
+        for &va in vas {
+            let Some(t) = self.translate(asid, va)? else {
+                continue;
+            };
+            if t.tier == to {
+                continue;
+            }
+            // Dirty cleared and the TLB entries dropped, so that a store
+            // during the copy sets it again (one shootdown for the batch).
+            let leaf = self.space_mut(asid)?.pt.leaf_mut(va).expect("translated");
+            *leaf &= !pt::D;
+            self.invalidate_page(asid.0, va);
+            let c = &self.cfg.costs;
+            let cpu_copy = match t.size {
+                PageSize::Base => c.base_page_migration_ns(vas.len() as u64),
+                PageSize::Huge => c.huge_page_migration_ns(),
+            };
+            self.manager_ns += c.entry_access_ns + c.dma_cpu_share * cpu_copy;
+            let copy_ns = c.dma_time_ratio * cpu_copy;
+            self.dma
+                .queue(asid, t.size.align_down(va), to, now, copy_ns);
+            queued += 1;
+        }
+        if queued > 0 {
+            self.shootdown(queued.min(FLUSH_CEILING_PAGES));
+        }
+        Ok(queued)
+    }
+
+    fn dma_poll(&mut self) -> Result<DmaReport> {
+        let mut r = DmaReport::default();
+        let mut moved = 0;
+        while let Some(c) = self.dma.finished(self.clock.now_ns) {
+            let dirty = match self.space_mut(c.asid)?.pt.leaf_mut(c.va) {
+                Some(e) => *e & pt::D != 0,
+                None => continue,
+            };
+            self.manager_ns += self.cfg.costs.entry_access_ns;
+            if dirty {
+                r.aborted += 1;
+                continue;
+            }
+            match self.move_page(c.asid.0, c.va, c.to) {
+                Ok((0, _)) => {}
+                Ok((bytes, from)) => {
+                    r.moved += 1;
+                    r.bytes += bytes;
+                    moved += 1;
+                    if c.to.0 < from {
+                        self.stats.promoted_pages += 1;
+                    } else {
+                        self.stats.demoted_pages += 1;
+                    }
+                    self.stats.migrated_bytes += bytes;
+                }
+                Err(BackendError::TierFull(_)) => r.aborted += 1,
+                Err(e) => return Err(e),
+            }
+        }
+        if moved > 0 {
+            // The new mappings: one batched shootdown.
+            self.shootdown(moved.min(FLUSH_CEILING_PAGES));
+        }
+        r.pending = self.dma.pending();
+        Ok(r)
+    }
+
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
         let ta = self.translate(asid, a)?.ok_or(Self::not_mapped(asid, a))?;
         let tb = self.translate(asid, b)?.ok_or(Self::not_mapped(asid, b))?;
@@ -332,6 +446,8 @@ impl Backend for Machine {
         *ea = pt::retarget(*ea, tb.frame);
         let eb = space.pt.leaf_mut(b).expect("translated");
         *eb = pt::retarget(*eb, ta.frame);
+        self.rmap_map(tb.frame, ta.size, asid.0, a);
+        self.rmap_map(ta.frame, ta.size, asid.0, b);
         let lines = ta.size.bytes() / 64;
         for (from, to) in [(ta.tier, tb.tier), (tb.tier, ta.tier)] {
             self.epoch.migration_reads[from.index()] += lines;
@@ -428,8 +544,10 @@ impl Backend for Machine {
             .alloc_huge()
             .ok_or(BackendError::TierFull(TierId(target_tier as u8)))?;
         self.map_by_pmd(asid, va, new)?;
+        self.rmap_map(new, PageSize::Huge, asid.0, base);
         for (frame, tier) in frames {
             self.frames[tier.index()].free_base(frame);
+            self.rmap_unmap(frame, PageSize::Base);
             self.epoch.migration_reads[tier.index()] += 64;
             self.epoch.migration_writes[target_tier] += 64;
             self.counters[tier.index()].reads += 64;

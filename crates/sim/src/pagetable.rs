@@ -261,6 +261,39 @@ impl PageTable {
         Some(leaf.line_word(Level::Pte.index(va)))
     }
 
+    /// Calls `f(va, frame, huge)` for every present leaf mapping, in
+    /// address order: a 4 KiB page's PTE or a 2 MiB page's PMD entry.
+    pub fn for_each_mapping(&self, mut f: impl FnMut(u64, u64, bool)) {
+        for (gi, &g) in self.pgd.iter().enumerate() {
+            if g & P == 0 {
+                continue;
+            }
+            for (ui, &u) in self.pud[target(g) as usize].iter().enumerate() {
+                if u & P == 0 {
+                    continue;
+                }
+                let pmd = target(u) as usize;
+                for (mi, &m) in self.pmd[pmd].iter().enumerate() {
+                    if m & P == 0 {
+                        continue;
+                    }
+                    let va = ((gi as u64) << 39) | ((ui as u64) << 30) | ((mi as u64) << 21);
+                    if m & PS != 0 {
+                        f(va, target(m), true);
+                        continue;
+                    }
+                    let leaf = &self.leaves[target(m) as usize];
+                    for i in 0..512 {
+                        let e = leaf.pte(i);
+                        if e & P != 0 {
+                            f(va | (i as u64) << 12, target(e), false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Host bytes held by the tables.
     pub fn host_bytes(&self) -> usize {
         4096 + (self.pud.capacity() + self.pmd.capacity()) * 4096

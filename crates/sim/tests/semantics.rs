@@ -565,3 +565,220 @@ fn hint_faults_fire_once() {
     }
     assert_eq!(m.poison_faults(A0, BASE, false).unwrap(), 3);
 }
+
+/// What changes mappings: first touches, migrations, exchanges, splits and
+/// collapses, over 4 huge ranges of a THP region.
+#[derive(Clone, Debug)]
+enum MapOp {
+    Touch(u64),
+    Migrate(u64, bool),
+    Exchange(u64, u64),
+    Split(u64),
+    Collapse(u64),
+}
+
+fn map_op() -> impl Strategy<Value = MapOp> {
+    let page = 0u64..4 * 512;
+    prop_oneof![
+        4 => page.clone().prop_map(MapOp::Touch),
+        2 => (page.clone(), any::<bool>()).prop_map(|(p, f)| MapOp::Migrate(p, f)),
+        1 => (page.clone(), page).prop_map(|(a, b)| MapOp::Exchange(a, b)),
+        1 => (0u64..4).prop_map(MapOp::Split),
+        1 => (0u64..4).prop_map(MapOp::Collapse),
+    ]
+}
+
+fn apply(m: &mut Machine, op: &MapOp) {
+    let va = |p: u64| BASE + p * 4096;
+    // Operations that do not apply (an unmapped page, a split of a base
+    // page, a full tier) fail without changing anything.
+    let _ = match *op {
+        MapOp::Touch(p) => {
+            touch(m, va(p), false);
+            Ok(())
+        }
+        MapOp::Migrate(p, fast) => {
+            let to = if fast { TierId::FAST } else { TierId::SLOW };
+            m.migrate(A0, &[va(p)], to).map(|_| ())
+        }
+        MapOp::Exchange(a, b) => m.exchange(A0, va(a), va(b)),
+        MapOp::Split(h) => m.split_huge(A0, BASE + (h << 21)),
+        MapOp::Collapse(h) => m.collapse_huge(A0, BASE + (h << 21)),
+    };
+}
+
+/// Per frame, the page it backs (if any).
+type Owners = Vec<Option<(Asid, u64)>>;
+
+/// Every frame's owner by the reverse map, beside the owner that forward
+/// translation of every page of the region implies.
+fn owners(m: &mut Machine) -> (Owners, Owners) {
+    let tiers = m.tiers();
+    let frames = tiers
+        .iter()
+        .map(|t| t.first_frame.unwrap() + t.capacity_bytes / 4096)
+        .max()
+        .unwrap();
+    let mut want = vec![None; frames as usize];
+    for p in 0..4 * 512 {
+        let va = BASE + p * 4096;
+        if let Some(t) = m.translate(A0, va).unwrap() {
+            let frame = t.frame + (va - t.size.align_down(va)) / 4096;
+            want[frame as usize] = Some((A0, va));
+        }
+    }
+    let got = (0..frames)
+        .map(|f| m.reverse_translate(f).unwrap())
+        .collect();
+    (got, want)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// The reverse map answers every frame as forward translation implies,
+    /// whether it was kept through the changes or built after them.
+    #[test]
+    fn reverse_map_agrees_with_translation(ops in proptest::collection::vec(map_op(), 1..60)) {
+        let mut kept = machine(8 << 20, true, 4 << 20);
+        let mut built = machine(8 << 20, true, 4 << 20);
+        prop_assert_eq!(kept.reverse_translate(0).unwrap(), None);
+        for op in &ops {
+            apply(&mut kept, op);
+            apply(&mut built, op);
+        }
+        let (got, want) = owners(&mut kept);
+        prop_assert_eq!(got, want);
+        let (got, want) = owners(&mut built);
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn reverse_translate_finds_the_page_and_nothing_beyond_the_frames() {
+    let mut m = machine(4 << 20, false, 64 << 20);
+    touch(&mut m, BASE, false);
+    let f = m.translate(A0, BASE).unwrap().unwrap().frame;
+    assert_eq!(m.reverse_translate(f).unwrap(), Some((A0, BASE)));
+    assert_eq!(m.reverse_translate(u64::MAX).unwrap(), None);
+    assert!(m
+        .capabilities()
+        .has(thermocline_backend::Capability::ReverseMap));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// Poisoning a range at once counts the same faults as poisoning its
+    /// pages one by one.
+    #[test]
+    fn range_poison_matches_page_by_page(
+        thp in any::<bool>(),
+        lo in 0u64..1024,
+        n in 1u64..1024,
+        touches in proptest::collection::vec(0u64..1024, 1..300),
+    ) {
+        let len = 4 << 20;
+        let mut one = machine(len, thp, 64 << 20);
+        let mut bulk = machine(len, thp, 64 << 20);
+        for p in (0..1024).step_by(3) {
+            touch(&mut one, BASE + p * 4096, false);
+            touch(&mut bulk, BASE + p * 4096, false);
+        }
+        let (start, plen) = (BASE + lo * 4096, n.min(1024 - lo) * 4096);
+        let mut va = start;
+        let mut pages = 0;
+        while va < start + plen {
+            match one.translate(A0, va).unwrap() {
+                Some(t) => {
+                    one.set_poison(A0, va, true).unwrap();
+                    pages += 1;
+                    va = t.size.align_down(va) + t.size.bytes();
+                }
+                None => va += 4096,
+            }
+        }
+        prop_assert_eq!(bulk.set_poison_range(A0, start, plen, true).unwrap(), pages);
+        for p in touches {
+            touch(&mut one, BASE + p * 4096, false);
+            touch(&mut bulk, BASE + p * 4096, false);
+        }
+        for p in 0..1024 {
+            let va = BASE + p * 4096;
+            prop_assert_eq!(
+                one.poison_faults(A0, va, false).unwrap(),
+                bulk.poison_faults(A0, va, false).unwrap()
+            );
+        }
+    }
+}
+
+#[test]
+fn dma_copies_keep_only_pages_not_written_during_the_copy() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    for i in 0..4 {
+        touch(&mut m, BASE + i * 4096, true);
+    }
+    let vas: Vec<u64> = (0..3).map(|i| BASE + i * 4096).collect();
+    let cpu_before = m.manager_ns();
+    assert_eq!(m.dma_start(A0, &vas, TierId::SLOW).unwrap(), 3);
+    assert!(
+        !m.dirty(A0, BASE, false).unwrap(),
+        "Dirty cleared at the start"
+    );
+    let charged = m.manager_ns() - cpu_before;
+    // Nothing has finished yet: the pages are still in DRAM and usable.
+    let r = m.dma_poll().unwrap();
+    assert_eq!((r.moved, r.aborted, r.pending), (0, 0, 3));
+    assert_eq!(m.translate(A0, BASE).unwrap().unwrap().tier, TierId::FAST);
+    // Page 1 is written while the engine copies; page 3 keeps the clock going.
+    touch(&mut m, BASE + 4096, true);
+    while m.dma_poll().unwrap().pending > 0
+        || m.translate(A0, BASE).unwrap().unwrap().tier == TierId::FAST
+    {
+        touch(&mut m, BASE + 3 * 4096, false);
+        if m.time_ns() > 1e9 {
+            panic!("the copies never finished");
+        }
+    }
+    assert_eq!(m.translate(A0, BASE).unwrap().unwrap().tier, TierId::SLOW);
+    assert_eq!(
+        m.translate(A0, BASE + 4096).unwrap().unwrap().tier,
+        TierId::FAST,
+        "written: aborted"
+    );
+    assert_eq!(
+        m.translate(A0, BASE + 2 * 4096).unwrap().unwrap().tier,
+        TierId::SLOW
+    );
+    // The CPU paid a quarter of three CPU copies (plus entry accesses and a
+    // shootdown), not the copies themselves.
+    let cpu_copy = thermocline_model::CostTable::default().base_page_migration_ns(3);
+    assert!(charged < 3.0 * cpu_copy * 0.3, "{charged} vs {cpu_copy}");
+    assert!(charged > 3.0 * cpu_copy * 0.25);
+}
+
+#[test]
+fn dma_copies_take_the_engine_time_one_after_another() {
+    let mut m = machine(8 << 20, false, 64 << 20);
+    for i in 0..2 {
+        touch(&mut m, BASE + i * 4096, false);
+    }
+    let t0 = m.time_ns();
+    m.dma_start(A0, &[BASE, BASE + 4096], TierId::SLOW).unwrap();
+    let c = thermocline_model::CostTable::default();
+    let copy = c.dma_time_ratio * c.base_page_migration_ns(2);
+    let mut first_done = None;
+    while m.translate(A0, BASE + 4096).unwrap().unwrap().tier == TierId::FAST {
+        touch(&mut m, BASE + 8 * 4096, false);
+        m.dma_poll().unwrap();
+        if first_done.is_none() && m.translate(A0, BASE).unwrap().unwrap().tier == TierId::SLOW {
+            first_done = Some(m.time_ns() - t0);
+        }
+    }
+    let second = m.time_ns() - t0;
+    let first = first_done.unwrap();
+    assert!(first >= copy && first < copy * 1.1, "{first} vs {copy}");
+    assert!(
+        second >= 2.0 * copy && second < 2.2 * copy,
+        "{second} vs {copy}"
+    );
+}

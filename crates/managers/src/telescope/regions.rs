@@ -81,12 +81,25 @@
 //! workload's mappings never change, so it would keep the same three
 //! ranges); the reuse of the last check's result when a sample falls in the
 //! same folio as the previous region's (`__damon_va_check_access`); the
-//! `PG_idle` test beside the Accessed bit; physical-address monitoring
-//! (paddr starts from one range over the biggest System RAM resource,
-//! `damon_set_region_biggest_system_ram_default` in core.c; the managers here
-//! see virtual address spaces only); `last_nr_regions` in
+//! `PG_idle` test beside the Accessed bit; `last_nr_regions` in
 //! `kdamond_split_regions` is a static shared by all contexts in the kernel
 //! and per monitor here.
+//!
+//! **Physical addresses** (`layout = "paddr"`, the `damon-paddr` entry;
+//! mm/damon/paddr.c): one region over the biggest tier's frames, as
+//! `damon_set_region_biggest_system_ram_default` (core.c) starts from the
+//! biggest System RAM resource (each tier is one resource here, so on a
+//! DRAM + bigger slow tier machine that is the slow tier;
+//! `paddr_all_tiers = true` monitors every tier's frames as one range, as a
+//! user-given region would); it is then split and
+//! merged as vaddr's regions. A sample is a frame: `damon_pa_mkold` and
+//! `damon_pa_young` reach its page through the rmap
+//! (`Backend::reverse_translate`, exact machine only) and clear or read its
+//! PTE's Accessed bit; a free frame reads not accessed. The rmap walk
+//! itself is not charged beyond the PTE access. The reported hot set is
+//! the virtual pages the hot regions' frames back, for scoring. Telescope
+//! profiles page tables, so it has no paddr mode, and the migration rules
+//! move virtual regions: both are refused with paddr.
 //!
 //! Inferred or changed:
 //! - A reported region is hot when its count is at least `hot_min_accesses`:
@@ -166,6 +179,9 @@ pub enum Layout {
     /// The workload's mappings from the lowest to the highest address, cut
     /// into `min_regions` equal regions.
     Span,
+    /// Physical addresses (DAMON's paddr operations): one region over the
+    /// biggest tier's frames, each sample reached through the reverse map.
+    Paddr,
 }
 
 /// Parameters of DAMON and Telescope.
@@ -196,6 +212,9 @@ pub struct RegionSamplerParams {
     pub threshold_from_max: bool,
     /// Migration rules (off by default).
     pub migration: Migration,
+    /// With `layout = "paddr"`: one region over every tier's frames
+    /// (as a user-given range would be) instead of the biggest tier's.
+    pub paddr_all_tiers: bool,
 }
 
 impl Default for RegionSamplerParams {
@@ -212,6 +231,7 @@ impl Default for RegionSamplerParams {
             layout: Layout::Span,
             threshold_from_max: false,
             migration: Migration::default(),
+            paddr_all_tiers: false,
         }
     }
 }
@@ -301,11 +321,22 @@ impl RegionSampler {
     /// damon_va_check_accesses: reads each region's sampled entry.
     fn check(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let asid = self.asid;
-        for r in &mut self.regions {
-            if let Some((va, level)) = r.sample.take() {
-                // Unmapped (a gap between mappings): not accessed.
+        let paddr = self.p.layout == Layout::Paddr;
+        for i in 0..self.regions.len() {
+            let Some((addr, level)) = self.regions[i].sample.take() else {
+                continue;
+            };
+            // damon_pa_check_accesses finds the frame's page again: it may
+            // have been freed or moved since the sample was prepared.
+            let target = if paddr {
+                b.reverse_translate(addr >> 12)?
+            } else {
+                Some((asid, addr))
+            };
+            // Unmapped (a gap between mappings, a free frame): not accessed.
+            if let Some((asid, va)) = target {
                 if matches!(b.accessed(asid, va, level, false), Ok(true)) {
-                    r.nr_accesses += 1;
+                    self.regions[i].nr_accesses += 1;
                 }
             }
         }
@@ -316,14 +347,23 @@ impl RegionSampler {
     /// Accessed bit cleared.
     fn prepare(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let asid = self.asid;
+        let paddr = self.p.layout == Layout::Paddr;
         for i in 0..self.regions.len() {
             let r = self.regions[i];
-            let va = self.random_page(&r);
-            let (va, level) = self.entry_for(&r, va);
-            match b.accessed(asid, va, level, true) {
+            let addr = self.random_page(&r);
+            let (addr, level) = self.entry_for(&r, addr);
+            if paddr {
+                // damon_pa_mkold: the frame's page through the rmap, if any.
+                if let Some((asid, va)) = b.reverse_translate(addr >> 12)? {
+                    self.costs.bits_flipped += u64::from(b.accessed(asid, va, level, true)?);
+                }
+                self.regions[i].sample = Some((addr, level));
+                continue;
+            }
+            match b.accessed(asid, addr, level, true) {
                 Ok(was) => {
                     self.costs.bits_flipped += u64::from(was);
-                    self.regions[i].sample = Some((va, level));
+                    self.regions[i].sample = Some((addr, level));
                 }
                 Err(BackendError::NotMapped { .. }) => self.regions[i].sample = None,
                 Err(e) => return Err(e),
@@ -436,6 +476,74 @@ impl RegionSampler {
         self.regions = out;
     }
 
+    /// DAMON's paddr start: one region over the biggest tier's frames
+    /// (`damon_set_region_biggest_system_ram_default`: the biggest System
+    /// RAM resource; each tier is one here), split and merged from there.
+    fn start_paddr(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.pick != Pick::Leaf {
+            return Err(BackendError::Invalid {
+                va: 0,
+                why: "layout = \"paddr\" is DAMON's: Telescope profiles page tables, which are virtual",
+            });
+        }
+        if self.p.migration.enabled {
+            return Err(BackendError::Invalid {
+                va: 0,
+                why: "the migration rules move virtual regions; they do not run with layout = \"paddr\"",
+            });
+        }
+        let no_frames = BackendError::Unsupported(thermocline_backend::Capability::ReverseMap);
+        let tiers = b.tiers();
+        let span = |t: &thermocline_backend::TierInfo| {
+            t.first_frame
+                .map(|f| (f * 4096, f * 4096 + t.capacity_bytes / 4096 * 4096))
+        };
+        let (start, end) = if self.p.paddr_all_tiers {
+            let spans: Vec<(u64, u64)> = tiers.iter().filter_map(span).collect();
+            if spans.len() < tiers.len() {
+                return Err(no_frames);
+            }
+            let lo = spans.iter().map(|s| s.0).min().unwrap_or(0);
+            (lo, spans.iter().map(|s| s.1).max().unwrap_or(lo))
+        } else {
+            let biggest = tiers
+                .iter()
+                .max_by_key(|t| (t.capacity_bytes, std::cmp::Reverse(t.id.0)))
+                .expect("a machine has a tier");
+            span(biggest).ok_or(no_frames)?
+        };
+        self.regions = vec![new_region(start, end)];
+        self.sz_limit = ((end - start) / self.p.min_regions.max(1) as u64).max(4096);
+        self.prepare(b)?;
+        self.costs.update(b);
+        Ok(())
+    }
+
+    /// The virtual pages the frames of the hot physical regions back, for
+    /// scoring against the ground truth (a query: nothing is charged).
+    fn virtual_hot_set(&self, b: &mut dyn Backend) -> Result<HotSet, BackendError> {
+        let mut pages: Vec<(Asid, u64)> = Vec::new();
+        for r in &self.regions {
+            if f64::from(r.nr_accesses) < self.p.hot_min_accesses {
+                continue;
+            }
+            for frame in r.start / 4096..r.end / 4096 {
+                if let Some(page) = b.reverse_translate(frame)? {
+                    pages.push(page);
+                }
+            }
+        }
+        pages.sort_unstable();
+        let mut ranges: Vec<(Asid, u64, u64)> = Vec::new();
+        for (asid, va) in pages {
+            match ranges.last_mut() {
+                Some(r) if r.0 == asid && r.1 + r.2 == va => r.2 += 4096,
+                _ => ranges.push((asid, va, 4096)),
+            }
+        }
+        Ok(HotSet { ranges })
+    }
+
     fn profile(&self) -> Vec<Counted> {
         self.regions
             .iter()
@@ -467,6 +575,9 @@ impl Manager for RegionSampler {
             return Ok(());
         };
         self.asid = first.asid;
+        if self.p.layout == Layout::Paddr {
+            return self.start_paddr(b);
+        }
         let asid = self.asid;
         let mut vmas: Vec<(u64, u64)> = b
             .regions()
@@ -479,7 +590,7 @@ impl Manager for RegionSampler {
         let min = self.p.min_regions.max(1);
         let three = match self.p.layout {
             Layout::Process => three_regions(&process_vmas(&vmas)),
-            Layout::Span => None,
+            Layout::Span | Layout::Paddr => None,
         };
         self.regions = match three {
             Some(ranges) => init_regions(&ranges, min),
@@ -532,7 +643,11 @@ impl Manager for RegionSampler {
                 self.split();
             }
             let profile = self.profile();
-            hot = Some(hot_set(&profile, self.p.hot_min_accesses));
+            hot = Some(if self.p.layout == Layout::Paddr {
+                self.virtual_hot_set(b)?
+            } else {
+                hot_set(&profile, self.p.hot_min_accesses)
+            });
             self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
             for r in &mut self.regions {
                 r.last_nr_accesses = r.nr_accesses;

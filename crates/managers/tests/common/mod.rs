@@ -51,6 +51,9 @@ pub struct Fake {
     pub log: Vec<Event>,
     pub now: u64,
     pub manager_ns: f64,
+    /// With a DMA engine: the copies queued (every one finishes at the
+    /// next poll). `None`: no engine.
+    pub dma: Option<Vec<(u64, TierId)>>,
 }
 
 impl Fake {
@@ -73,6 +76,7 @@ impl Fake {
             log: Vec::new(),
             now: 0,
             manager_ns: 0.0,
+            dma: None,
         }
     }
 
@@ -211,10 +215,16 @@ impl Backend for Fake {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::all()
+        let c = Capabilities::all()
             .without(Capability::Sampling)
             .without(Capability::HugePages)
             .without(Capability::MemoryMode)
+            .without(Capability::ReverseMap);
+        if self.dma.is_some() {
+            c
+        } else {
+            c.without(Capability::Dma)
+        }
     }
 
     fn now_ns(&self) -> u64 {
@@ -234,6 +244,7 @@ impl Backend for Fake {
                 free_bytes: (self.capacity[t as usize] - self.used(TierId(t))) * PAGE,
                 read_latency_ns: 100.0 * f64::from(t + 1),
                 write_latency_ns: 100.0 * f64::from(t + 1),
+                first_frame: None,
             })
             .collect()
     }
@@ -342,6 +353,34 @@ impl Backend for Fake {
                 r.pages += 1;
                 r.bytes += PAGE;
                 self.log.push(Event::Migrate { va: key.1, to });
+            }
+        }
+        Ok(r)
+    }
+
+    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64, BackendError> {
+        let mut queued = 0;
+        for &va in vas {
+            let key = (asid.0, va & !(PAGE - 1));
+            let Some(p) = self.pages.get_mut(&key) else {
+                continue;
+            };
+            if p.tier != to.0 {
+                p.dirty = false;
+                self.dma.as_mut().expect("a DMA engine").push((key.1, to));
+                queued += 1;
+            }
+        }
+        Ok(queued)
+    }
+
+    fn dma_poll(&mut self) -> Result<thermocline_backend::DmaReport, BackendError> {
+        let mut r = thermocline_backend::DmaReport::default();
+        for (va, to) in std::mem::take(self.dma.as_mut().expect("a DMA engine")) {
+            if self.page(va).dirty {
+                r.aborted += 1;
+            } else {
+                r.moved += self.migrate(A0, &[va], to)?.pages;
             }
         }
         Ok(r)

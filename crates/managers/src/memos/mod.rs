@@ -1,0 +1,721 @@
+//! Memos (Liu, Yang, Peng and Li, IEEE TC;
+//! ../shared/papers/003_4ce7a4cbf1361ba3.txt): HyMM monitoring and
+//! channel-level placement between DRAM and NVM.
+//!
+//! **What is built so far (issue #21, in progress).** HyMM (section 3) and
+//! the channel-level part of section 4.2: the DRAM/NVM choice by hotness and
+//! write dominance, bandwidth scheduling and DRAM reclamation, with the
+//! hybrid migration engine of 5.2: CPU copies to DRAM, lockless DMA copies
+//! back to NVM (where the backend has a DMA engine: the exact machine) that
+//! a store during the copy aborts. Reports carry NVM lifetime and energy
+//! per tier (6.3). Not yet: cache-slab and bank colouring (4.2 (1)-(4), the
+//! two-tiered buddy system of 5.1). Until they are, this is Memos' monitor,
+//! channel scheduler and migration engine, not the whole system; Ambix's simplified
+//! `memos-placement` baseline is a different thing and stays as it is.
+//!
+//! One cycle (section 3.5, Figure 5), repeated:
+//! - **Preparation** (21 s = 5 + 8 x 2 s). Application data starts in NVM
+//!   (6.1: "we initially map applications to NVM"). HyMM counts the TLB
+//!   misses of every NVM page for 5 s (3.2); a page's counting stops at 200
+//!   misses (3.5); a page with fewer than 10 is cold. Adjacent hot pages
+//!   form hot regions. Then eight 2 s intervals of Dirty-bit sampling in hot
+//!   regions only (3.3): the first three read (and clear) the Dirty bit of
+//!   every hot page; after them adjacent pages of the same dominance (2 of 3
+//!   records dirty) form sub-regions, and one random page per sub-region
+//!   (its representative) is read in the next five. A representative's 8
+//!   records decide its sub-region: write-dominated (WD) when at least half
+//!   are dirty (window of 8, Figure 3). A hot region whose pages' miss
+//!   counts have an interquartile range under `stream_iqr` is stream-like
+//!   (3.4). Hot pages go into MigrateQue.
+//! - **Action** (20 s). Up to `max_migrate_pages` (10 000) queued pages move
+//!   to DRAM, WD pages first, then by TLB misses (4.2 (3): "higher
+//!   migration priority (i.e., higher number of TLB misses)"), at most as
+//!   many as DRAM has free frames (4.2 (3)'s N). Pages in DRAM are tracked by
+//!   their Accessed bits every 2 s; one idle in 2 consecutive scans goes
+//!   back to NVM (4.2 (5)) by DMA: its Dirty bit is cleared, the engine
+//!   copies it beside the CPU (57 vs 43 ms per 10 000 pages, at a quarter of
+//!   a CPU copy's CPU time: 4 200 vs 16 800 cycles, 5.2-5.3), and a page
+//!   written meanwhile stays in DRAM and goes on being tracked
+//!   (`dma_moved_pages_count`, `dma_aborted_pages_count`; paper: 1.4%
+//!   aborted in one Aerospike snapshot). Without a DMA engine (the rate
+//!   machine) the move is a CPU copy.
+//! - **Bandwidth scheduling** (4.2): after each action period, if DRAM's
+//!   bandwidth gained less than in the previous period the next period
+//!   moves 1/5 as many pages; if NVM's bandwidth fell by more than DRAM's
+//!   rose, the next period moves none.
+//!
+//! Inferences and deviations:
+//! - **TLB-miss counting by poisoning.** The paper counts per-page TLB
+//!   misses in "a shadow array in VMA" without saying how a miss reaches
+//!   it; the cap at 200 "to reduce the monitoring overhead" implies a cost
+//!   per counted miss, so each miss here is a fault on a poisoned PTE
+//!   (BadgerTrap, as Thermostat counts them) that the backend charges. The
+//!   pages of a range are poisoned with one TLB flush. **What that costs**
+//!   is the open question of this reading: every counted miss stalls the
+//!   application for a fault (~1 us), up to 200 per NVM page per cycle. On
+//!   the built-in `multiphase` workload (256 MiB, random accesses that
+//!   miss the TLB almost every time) the first 5 s of counting take Memos'
+//!   slowdown to 74.4% where first-touch has 16.5% (`thermocline compare`,
+//!   8 s nominal); the paper reports HyMM's overhead as low (Figure 6),
+//!   which fits workloads whose pages miss the TLB far less often, or a
+//!   cheaper counter (sampled TLB-miss events), which the paper does not
+//!   describe.
+//! - The counts are read once a second to stop counting at the cap (a
+//!   kernel would stop in the fault handler), so a page may count up to one
+//!   second of misses past 200; its count is read as 200.
+//! - **Stream threshold.** The paper gives no threshold, only Figure 4's
+//!   averages (STREAM 0.28, mcf 24.4). `stream_iqr` = 2.6 is their
+//!   geometric mean. Pages counted at random (Poisson-like) have an IQR of
+//!   about 1.35 x sqrt(mean), above 2.6 from the hot threshold (10 misses)
+//!   up, while a stream's counts differ by at most a pass. Regions of fewer
+//!   than 4 pages, or whose median is at the cap, are not judged.
+//! - Hot regions are maximal runs of adjacent hot pages (the paper: "divide
+//!   the memory address space into many regions based on hot or cold
+//!   patterns"). Huge pages count as one page each.
+//! - The first cycle starts 1 s into the run, so that the pages the
+//!   workload touches first are there to count.
+//! - DRAM pages' Accessed bits are read and cleared every 2 s with one TLB
+//!   flush of the address space (the paper does not say how it keeps cached
+//!   translations from hiding accesses).
+//! - After a period whose DRAM gain was not smaller, the next period moves
+//!   up to `max_migrate_pages` again (the paper only says when to cut).
+//!   "Memos may migrate some pages back to NVM" after a stop is not done.
+//! - The monitor's own walks of the shadow array (which pages to count,
+//!   sample or move) are not charged; every PTE it reads or changes, every
+//!   fault and every migration is, by the backend.
+//! - `very_hot_check` (off by default) reproduces 3.2's side study: the
+//!   Accessed bits of cold pages are read in the first three 2 s intervals
+//!   and pages set in all three are counted (`very_hot_cold_pages`; paper:
+//!   0.18% of Memcached's pages). The paper's design ignores them.
+
+pub mod hymm;
+
+use crate::{HotSet, Manager};
+use hymm::Dominance;
+use serde::{Deserialize, Serialize};
+use thermocline_backend::{Backend, BackendError, Capability, Flush, MemPolicy, TierCounters};
+use thermocline_vocab::{Asid, Level, PageSize, Rng, TierId};
+
+/// The most pages Memos tracks: 256 GiB of 4 KiB pages, ten times the
+/// paper's largest footprint (24 GB), about 2.5 GiB of host memory.
+const MAX_PAGES: u64 = 1 << 26;
+
+/// Memos' parameters, with the paper's defaults.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemosParams {
+    /// TLB-miss counting at the start of preparation (s; 3.5: 5).
+    pub tlb_count_s: u32,
+    /// A page with fewer misses in that time is cold (3.2: 10).
+    pub cold_misses: u32,
+    /// Counting of a page stops at this many misses (3.5: 200).
+    pub miss_cap: u32,
+    /// Dirty- and Accessed-bit sampling interval (s; 3.3, 3.5: 2).
+    pub interval_s: u32,
+    /// Intervals that read every hot page's Dirty bit (3.3: 3).
+    pub full_scan_intervals: u32,
+    /// Intervals that read only each sub-region's representative (3.3: 5);
+    /// with the full scans, the history window (8).
+    pub representative_intervals: u32,
+    /// Length of the action period (s; 3.5: 20).
+    pub action_s: u32,
+    /// A hot region is stream-like below this IQR of miss counts (inferred:
+    /// the geometric mean of Figure 4's 0.28 and 24.4).
+    pub stream_iqr: f64,
+    /// Pages moved to DRAM per action period at most (4.2: 10 000).
+    pub max_migrate_pages: u64,
+    /// Share of the last period's moves when DRAM's gain shrinks (4.2: 1/5).
+    pub backoff: f64,
+    /// A DRAM page idle in this many consecutive scans goes back to NVM
+    /// (4.2 (5): 2).
+    pub reclaim_idle_intervals: u32,
+    /// Count the "very hot" pages that TLB counting calls cold (3.2).
+    pub very_hot_check: bool,
+    /// Seed of the representatives' draws.
+    pub seed: u64,
+}
+
+impl Default for MemosParams {
+    fn default() -> Self {
+        MemosParams {
+            tlb_count_s: 5,
+            cold_misses: 10,
+            miss_cap: 200,
+            interval_s: 2,
+            full_scan_intervals: 3,
+            representative_intervals: 5,
+            action_s: 20,
+            stream_iqr: 2.6,
+            max_migrate_pages: 10_000,
+            backoff: 0.2,
+            reclaim_idle_intervals: 2,
+            very_hot_check: false,
+            seed: 1,
+        }
+    }
+}
+
+impl MemosParams {
+    /// Preparation length: counting plus the sampling intervals (21 s).
+    pub fn preparation_s(&self) -> u32 {
+        self.tlb_count_s
+            + self.interval_s * (self.full_scan_intervals + self.representative_intervals)
+    }
+
+    /// Why these parameters cannot run, if they cannot.
+    pub fn check(&self) -> Result<(), &'static str> {
+        if self.tlb_count_s == 0 || self.interval_s == 0 || self.action_s == 0 {
+            return Err("periods and intervals must be at least 1 s");
+        }
+        if self.full_scan_intervals == 0
+            || self.full_scan_intervals + self.representative_intervals > 32
+        {
+            return Err("1 to 32 history records, at least one full scan");
+        }
+        if !(self.backoff > 0.0 && self.backoff <= 1.0) {
+            return Err("backoff must be in (0, 1]");
+        }
+        Ok(())
+    }
+}
+
+/// One page HyMM analyses (a 4 KiB page, or a huge page as one).
+#[derive(Clone, Copy, Debug)]
+struct Page {
+    asid: Asid,
+    va: u64,
+    huge: bool,
+    misses: u32,
+    counting: bool,
+    hot: bool,
+    /// Bit i: record i read Dirty.
+    records: u32,
+    /// Sub-region this page belongs to (hot pages only).
+    sub: u32,
+    /// Accessed in every very-hot scan so far.
+    very_hot: bool,
+}
+
+/// A page Memos placed in DRAM: idle scans in a row.
+#[derive(Clone, Copy, Debug)]
+struct InDram {
+    asid: Asid,
+    va: u64,
+    idle: u32,
+}
+
+/// Cumulative counts, for the gauges.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    hot: u64,
+    wd: u64,
+    rd: u64,
+    stream: u64,
+    promoted: u64,
+    reclaimed: u64,
+    very_hot: u64,
+    stopped_periods: u64,
+    cut_periods: u64,
+    dma_moved: u64,
+    dma_aborted: u64,
+}
+
+/// Memos (HyMM and channel-level placement).
+pub struct Memos {
+    p: MemosParams,
+    rng: Rng,
+    fast: TierId,
+    slow: TierId,
+    /// Seconds into the current cycle.
+    t: u32,
+    /// NVM pages of this cycle's preparation, in (asid, va) order.
+    pages: Vec<Page>,
+    /// Per sub-region, its representative (index into `pages`).
+    reps: Vec<usize>,
+    /// MigrateQue: hot pages in the order they move (indices into `pages`).
+    queue: Vec<usize>,
+    in_dram: Vec<InDram>,
+    /// DRAM pages the DMA engine is copying to NVM.
+    in_flight: Vec<InDram>,
+    budget: u64,
+    skip_next: bool,
+    /// Tier counters at the start of the last action period (fast, slow).
+    action_start: Option<(TierCounters, TierCounters)>,
+    /// Bandwidth of the last measured period (fast, slow, lines/s) and the
+    /// DRAM gain it showed.
+    last_bw: Option<(f64, f64)>,
+    last_gain: Option<f64>,
+    tally: Tally,
+}
+
+impl Memos {
+    /// Memos with `p`.
+    pub fn new(p: MemosParams) -> Self {
+        Memos {
+            rng: Rng::derive(p.seed, "memos"),
+            budget: p.max_migrate_pages,
+            p,
+            fast: TierId::FAST,
+            slow: TierId::SLOW,
+            t: 0,
+            pages: Vec::new(),
+            reps: Vec::new(),
+            queue: Vec::new(),
+            in_dram: Vec::new(),
+            in_flight: Vec::new(),
+            skip_next: false,
+            action_start: None,
+            last_bw: None,
+            last_gain: None,
+            tally: Tally::default(),
+        }
+    }
+
+    fn cycle_s(&self) -> u32 {
+        self.p.preparation_s() + self.p.action_s
+    }
+
+    fn records(&self) -> u32 {
+        self.p.full_scan_intervals + self.p.representative_intervals
+    }
+
+    /// The application's pages in NVM, poisoned so that their TLB misses count.
+    fn begin_preparation(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.pages.clear();
+        self.reps.clear();
+        self.queue.clear();
+        let regions: Vec<_> = b
+            .regions()
+            .iter()
+            .map(|r| (r.asid, r.start, r.end()))
+            .collect();
+        for (asid, start, end) in regions {
+            let mut va = start & !0xfff;
+            while va < end {
+                let Some(t) = b.translate(asid, va)? else {
+                    va += 4096;
+                    continue;
+                };
+                let base = t.size.align_down(va);
+                if t.tier == self.slow {
+                    self.pages.push(Page {
+                        asid,
+                        va: base,
+                        huge: t.size == PageSize::Huge,
+                        misses: 0,
+                        counting: true,
+                        hot: false,
+                        records: 0,
+                        sub: 0,
+                        very_hot: true,
+                    });
+                }
+                va = base + t.size.bytes();
+            }
+        }
+        for (asid, start, len) in self.nvm_runs() {
+            b.set_poison_range(asid, start, len, true)?;
+        }
+        for p in &self.pages {
+            b.poison_faults(p.asid, p.va, true)?;
+        }
+        Ok(())
+    }
+
+    /// The NVM pages of this preparation as runs of adjacent pages.
+    fn nvm_runs(&self) -> Vec<(Asid, u64, u64)> {
+        let adjacent = |a: &Page, c: &Page| a.asid == c.asid && a.va + size(a.huge) == c.va;
+        hymm::runs(&self.pages, adjacent)
+            .into_iter()
+            .map(|r| {
+                let (first, last) = (self.pages[r.start], self.pages[r.end - 1]);
+                (first.asid, first.va, last.va + size(last.huge) - first.va)
+            })
+            .collect()
+    }
+
+    /// Stops counting pages that reached the cap.
+    fn cap_counts(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        for p in self.pages.iter_mut().filter(|p| p.counting) {
+            let n = b.poison_faults(p.asid, p.va, false)?;
+            if n >= u64::from(self.p.miss_cap) {
+                p.misses = self.p.miss_cap;
+                p.counting = false;
+                b.set_poison(p.asid, p.va, false)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// End of counting: hot/cold, hot regions, stream test; the first
+    /// Dirty interval starts.
+    fn end_counting(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.cap_counts(b)?;
+        let cap = self.p.miss_cap;
+        for p in self.pages.iter_mut().filter(|p| p.counting) {
+            p.misses = (b.poison_faults(p.asid, p.va, true)?).min(u64::from(cap)) as u32;
+            p.counting = false;
+        }
+        for (asid, start, len) in self.nvm_runs() {
+            b.set_poison_range(asid, start, len, false)?;
+        }
+        for p in &mut self.pages {
+            p.hot = p.misses >= self.p.cold_misses;
+        }
+        let adjacent_hot =
+            |a: &Page, c: &Page| a.hot && c.hot && a.asid == c.asid && a.va + size(a.huge) == c.va;
+        for r in hymm::runs(&self.pages, adjacent_hot) {
+            if !self.pages[r.start].hot {
+                continue;
+            }
+            self.tally.hot += r.len() as u64;
+            let misses: Vec<u32> = self.pages[r.clone()].iter().map(|p| p.misses).collect();
+            if hymm::stream_like(&misses, self.p.stream_iqr, cap) {
+                self.tally.stream += r.len() as u64;
+            }
+        }
+        for i in 0..self.pages.len() {
+            let p = self.pages[i];
+            if p.hot {
+                b.dirty(p.asid, p.va, true)?;
+            } else if self.p.very_hot_check {
+                b.accessed(p.asid, p.va, Level::Pte, true)?;
+            }
+        }
+        if self.p.very_hot_check {
+            self.flush_all(b)?;
+        }
+        Ok(())
+    }
+
+    fn flush_all(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
+        asids.dedup();
+        for a in asids {
+            b.flush_tlb(a, Flush::All)?;
+        }
+        Ok(())
+    }
+
+    /// One Dirty interval ends: record `k` of the pages being watched.
+    fn dirty_record(&mut self, b: &mut dyn Backend, k: u32) -> Result<(), BackendError> {
+        let full = k < self.p.full_scan_intervals;
+        let watched: Vec<usize> = if full {
+            (0..self.pages.len())
+                .filter(|&i| self.pages[i].hot)
+                .collect()
+        } else {
+            self.reps.clone()
+        };
+        for i in watched {
+            let p = self.pages[i];
+            if b.dirty(p.asid, p.va, true)? {
+                self.pages[i].records |= 1 << k;
+            }
+        }
+        if self.p.very_hot_check && k < 3 {
+            for i in 0..self.pages.len() {
+                let p = self.pages[i];
+                if !p.hot && p.very_hot {
+                    self.pages[i].very_hot = b.accessed(p.asid, p.va, Level::Pte, true)?;
+                }
+            }
+            if k == 2 {
+                self.tally.very_hot +=
+                    self.pages.iter().filter(|p| !p.hot && p.very_hot).count() as u64;
+            } else {
+                self.flush_all(b)?;
+            }
+        }
+        if k + 1 == self.p.full_scan_intervals {
+            self.pick_representatives();
+        }
+        Ok(())
+    }
+
+    /// Sub-regions: adjacent hot pages of one dominance over the full
+    /// scans; one random representative each.
+    fn pick_representatives(&mut self) {
+        let len = self.p.full_scan_intervals;
+        let same = |a: &Page, c: &Page| {
+            a.hot
+                && c.hot
+                && a.asid == c.asid
+                && a.va + size(a.huge) == c.va
+                && hymm::dominance(a.records, len) == hymm::dominance(c.records, len)
+        };
+        self.reps.clear();
+        for r in hymm::runs(&self.pages, same) {
+            if !self.pages[r.start].hot {
+                continue;
+            }
+            let sub = self.reps.len() as u32;
+            for p in &mut self.pages[r.clone()] {
+                p.sub = sub;
+            }
+            let pick = r.start + self.rng.below(r.len() as u64) as usize;
+            self.reps.push(pick);
+        }
+    }
+
+    /// End of preparation: each sub-region takes its representative's
+    /// dominance; MigrateQue holds the hot pages, WD first, then by misses.
+    fn build_queue(&mut self) {
+        let len = self.records();
+        let dom: Vec<Dominance> = self
+            .reps
+            .iter()
+            .map(|&i| hymm::dominance(self.pages[i].records, len))
+            .collect();
+        let mut q: Vec<(bool, u32, usize)> = Vec::new();
+        for (i, p) in self.pages.iter().enumerate().filter(|(_, p)| p.hot) {
+            let wd = dom[p.sub as usize] == Dominance::Write;
+            if wd {
+                self.tally.wd += 1;
+            } else {
+                self.tally.rd += 1;
+            }
+            q.push((wd, p.misses, i));
+        }
+        q.sort_by(|a, c| (c.0, c.1).cmp(&(a.0, a.1)).then(a.2.cmp(&c.2)));
+        self.queue = q.into_iter().map(|(.., i)| i).collect();
+    }
+
+    /// The action period starts: queued pages move to DRAM.
+    fn act(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.action_start = Some((b.tier_counters(self.fast)?, b.tier_counters(self.slow)?));
+        if std::mem::take(&mut self.skip_next) {
+            return Ok(());
+        }
+        let free_pages = b.tiers()[self.fast.index()].free_bytes / 4096;
+        let mut room = free_pages;
+        let mut moved = 0;
+        for &i in &self.queue {
+            if moved >= self.budget {
+                break;
+            }
+            let p = self.pages[i];
+            let need = size(p.huge) / 4096;
+            if need > room {
+                continue;
+            }
+            let r = b.migrate(p.asid, &[p.va], self.fast)?;
+            if r.pages > 0 {
+                room -= need;
+                moved += 1;
+                self.in_dram.push(InDram {
+                    asid: p.asid,
+                    va: p.va,
+                    idle: 0,
+                });
+            }
+        }
+        self.tally.promoted += moved;
+        Ok(())
+    }
+
+    /// An Accessed-bit scan of the pages in DRAM; idle ones go back.
+    fn reclaim_scan(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let mut back = Vec::new();
+        for d in &mut self.in_dram {
+            if b.accessed(d.asid, d.va, Level::Pte, true)? {
+                d.idle = 0;
+            } else {
+                d.idle += 1;
+            }
+            if d.idle >= self.p.reclaim_idle_intervals {
+                back.push((d.asid, d.va));
+            }
+        }
+        self.in_dram
+            .retain(|d| d.idle < self.p.reclaim_idle_intervals);
+        if b.capabilities().has(Capability::Dma) {
+            // Lockless DMA for cold pages (5.2): a page written during its
+            // copy stays in DRAM (see `dma_finish`).
+            for &(asid, va) in &back {
+                b.dma_start(asid, &[va], self.slow)?;
+                self.in_flight.push(InDram { asid, va, idle: 0 });
+            }
+        } else {
+            for (asid, va) in back {
+                let r = b.migrate(asid, &[va], self.slow)?;
+                self.tally.reclaimed += r.pages;
+            }
+        }
+        self.flush_all(b)
+    }
+
+    /// Copies the DMA engine finished: moved pages are reclaimed, pages
+    /// written during their copy go on being tracked in DRAM.
+    fn dma_finish(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.in_flight.is_empty() {
+            return Ok(());
+        }
+        let r = b.dma_poll()?;
+        self.tally.reclaimed += r.moved;
+        self.tally.dma_moved += r.moved;
+        self.tally.dma_aborted += r.aborted;
+        if r.pending > 0 {
+            return Ok(());
+        }
+        for d in std::mem::take(&mut self.in_flight) {
+            if b.translate(d.asid, d.va)?
+                .is_some_and(|t| t.tier != self.slow)
+            {
+                self.in_dram.push(d);
+            }
+        }
+        Ok(())
+    }
+
+    /// End of the action period: bandwidth scheduling for the next one.
+    fn schedule(&mut self, b: &mut dyn Backend, period_s: f64) -> Result<(), BackendError> {
+        let Some((f0, s0)) = self.action_start.take() else {
+            return Ok(());
+        };
+        let lines = |now: TierCounters, then: TierCounters| {
+            (now.reads + now.writes - then.reads - then.writes) as f64 / period_s
+        };
+        let (dram, nvm) = (
+            lines(b.tier_counters(self.fast)?, f0),
+            lines(b.tier_counters(self.slow)?, s0),
+        );
+        let (prev_dram, prev_nvm) = self.last_bw.unwrap_or((dram, nvm));
+        let gain = dram - prev_dram;
+        if self.last_gain.is_some_and(|last| gain < last) {
+            self.budget = ((self.budget as f64 * self.p.backoff).ceil() as u64).max(1);
+            self.tally.cut_periods += 1;
+        } else {
+            self.budget = self.p.max_migrate_pages;
+        }
+        // "NVM bandwidth decreases drastically more than the DRAM
+        // bandwidth increases": a fall in NVM larger than DRAM's gain.
+        let nvm_drop = prev_nvm - nvm;
+        if nvm_drop > 0.0 && nvm_drop > gain {
+            self.skip_next = true;
+            self.tally.stopped_periods += 1;
+        }
+        self.last_bw = Some((dram, nvm));
+        self.last_gain = Some(gain);
+        Ok(())
+    }
+
+    /// The hot set HyMM knows now: hot NVM pages and DRAM pages not idle.
+    fn hot_set(&self) -> HotSet {
+        let mut pages: Vec<(Asid, u64, u64)> = self
+            .pages
+            .iter()
+            .filter(|p| p.hot)
+            .map(|p| (p.asid, p.va, size(p.huge)))
+            .chain(
+                self.in_dram
+                    .iter()
+                    .filter(|d| d.idle == 0)
+                    .map(|d| (d.asid, d.va, 4096)),
+            )
+            .collect();
+        pages.sort_unstable();
+        let mut ranges: Vec<(Asid, u64, u64)> = Vec::new();
+        for (asid, va, len) in pages {
+            match ranges.last_mut() {
+                Some(r) if r.0 == asid && r.1 + r.2 >= va => r.2 = r.2.max(va + len - r.1),
+                _ => ranges.push((asid, va, len)),
+            }
+        }
+        HotSet { ranges }
+    }
+}
+
+fn size(huge: bool) -> u64 {
+    if huge {
+        PageSize::Huge.bytes()
+    } else {
+        PageSize::Base.bytes()
+    }
+}
+
+impl Manager for Memos {
+    fn name(&self) -> &'static str {
+        "memos"
+    }
+
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        let t = &self.tally;
+        vec![
+            ("hot_pages_count", t.hot as f64),
+            ("wd_pages_count", t.wd as f64),
+            ("rd_pages_count", t.rd as f64),
+            ("stream_pages_count", t.stream as f64),
+            ("promoted_pages_count", t.promoted as f64),
+            ("reclaimed_pages_count", t.reclaimed as f64),
+            ("very_hot_cold_pages_count", t.very_hot as f64),
+            ("stopped_periods_count", t.stopped_periods as f64),
+            ("cut_periods_count", t.cut_periods as f64),
+            ("dma_moved_pages_count", t.dma_moved as f64),
+            ("dma_aborted_pages_count", t.dma_aborted as f64),
+            ("migrate_budget_pages", self.budget as f64),
+            ("dram_pages", self.in_dram.len() as f64),
+        ]
+    }
+
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.p
+            .check()
+            .map_err(|why| BackendError::Invalid { va: 0, why })?;
+        let pages: u64 = b.regions().iter().map(|r| r.len.div_ceil(4096)).sum();
+        if pages > MAX_PAGES {
+            return Err(BackendError::Unfit(
+                "memos keeps a record per 4 KiB page (its shadow array): footprints above 256 GiB are beyond it (the paper's largest is 24 GB)",
+            ));
+        }
+        let tiers = b.tiers().len();
+        self.slow = TierId(tiers.saturating_sub(1) as u8);
+        let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
+        asids.dedup();
+        for a in asids {
+            b.set_policy(a, MemPolicy::Bind { tier: self.slow })?;
+        }
+        // The first cycle begins at the first tick (see the module docs).
+        self.t = self.cycle_s() - 1;
+        Ok(())
+    }
+
+    fn tick_ns(&self) -> Option<u64> {
+        Some(1_000_000_000)
+    }
+
+    /// One second of the cycle.
+    fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+        self.t += 1;
+        self.dma_finish(b)?;
+        let (count, iv, prep) = (
+            self.p.tlb_count_s,
+            self.p.interval_s,
+            self.p.preparation_s(),
+        );
+        if self.t >= self.cycle_s() {
+            self.schedule(b, f64::from(self.p.action_s))?;
+            self.t = 0;
+            self.begin_preparation(b)?;
+            return Ok(None);
+        }
+        let t = self.t;
+        let mut hot = None;
+        if t < count {
+            self.cap_counts(b)?;
+        } else if t == count {
+            self.end_counting(b)?;
+            hot = Some(self.hot_set());
+        } else if t <= prep && (t - count).is_multiple_of(iv) {
+            let k = (t - count) / iv - 1;
+            self.dirty_record(b, k)?;
+            if t == prep {
+                self.build_queue();
+                self.act(b)?;
+            }
+        } else if t > prep && (t - prep).is_multiple_of(iv) {
+            self.reclaim_scan(b)?;
+        }
+        Ok(hot)
+    }
+}

@@ -1,0 +1,306 @@
+//! Memos' rules (crates/managers/src/memos/; ../shared/papers/
+//! 003_4ce7a4cbf1361ba3.txt, sections 3 and 4.2), one at a time on the fake
+//! backend, where every touch of a poisoned page counts a TLB-miss fault and
+//! sets the Accessed (and on a store the Dirty) bit.
+
+mod common;
+
+use common::{Fake, FAST, PAGE, SLOW};
+use thermocline_backend::Backend;
+use thermocline_managers::memos::{Memos, MemosParams};
+use thermocline_managers::Manager;
+
+const BASE: u64 = 1 << 30;
+const PAGES: u64 = 64;
+
+fn va(i: u64) -> u64 {
+    BASE + i * PAGE
+}
+
+fn gauge(m: &Memos, k: &str) -> f64 {
+    m.gauges().into_iter().find(|g| g.0 == k).unwrap().1
+}
+
+/// A workload second: `reads` and `writes` touches per page, by page range.
+struct Second<'a> {
+    reads: &'a [(std::ops::Range<u64>, u32)],
+    writes: &'a [(std::ops::Range<u64>, u32)],
+}
+
+fn run_second(b: &mut Fake, s: &Second) {
+    for (pages, n) in s.reads {
+        for i in pages.clone() {
+            for _ in 0..*n {
+                b.touch(va(i), false);
+            }
+        }
+    }
+    for (pages, n) in s.writes {
+        for i in pages.clone() {
+            for _ in 0..*n {
+                b.touch(va(i), true);
+            }
+        }
+    }
+}
+
+/// Memos started on a fresh fake (all pages touched once, so mapped in
+/// NVM), then its first tick: the first cycle begins.
+fn started(p: MemosParams) -> (Memos, Fake) {
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    let mut m = Memos::new(p);
+    m.start(&mut b).unwrap();
+    for i in 0..PAGES {
+        b.touch(va(i), false);
+    }
+    assert_eq!(b.used(SLOW), PAGES, "application data starts in NVM");
+    assert!(m.tick(&mut b).unwrap().is_none());
+    (m, b)
+}
+
+/// Ticks `n` seconds, running `s` before each; returns the hot sets reported.
+fn seconds(m: &mut Memos, b: &mut Fake, n: u32, s: &Second) -> Vec<thermocline_managers::HotSet> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        run_second(b, s);
+        out.extend(m.tick(b).unwrap());
+    }
+    out
+}
+
+#[test]
+fn pages_with_ten_misses_in_five_seconds_are_hot() {
+    let (mut m, mut b) = started(MemosParams::default());
+    assert_eq!(
+        b.poisoned().len() as u64,
+        PAGES,
+        "every NVM page is counted"
+    );
+    // Pages 0-7: 2 misses a second (10 in 5 s); pages 8-15: 1 a second (5).
+    let s = Second {
+        reads: &[(0..8, 2), (8..16, 1)],
+        writes: &[],
+    };
+    let hot = seconds(&mut m, &mut b, 5, &s);
+    assert_eq!(hot.len(), 1, "the hot set comes at the end of counting");
+    let ranges = &hot[0].ranges;
+    assert_eq!(ranges.len(), 1);
+    assert_eq!((ranges[0].1, ranges[0].2), (va(0), 8 * PAGE));
+    assert!(b.poisoned().is_empty(), "counting ends after 5 s");
+    assert_eq!(gauge(&m, "hot_pages_count"), 8.0);
+}
+
+#[test]
+fn counting_of_a_page_stops_at_the_cap() {
+    let (mut m, mut b) = started(MemosParams::default());
+    seconds(
+        &mut m,
+        &mut b,
+        1,
+        &Second {
+            reads: &[(0..1, 250)],
+            writes: &[],
+        },
+    );
+    assert!(
+        !b.poisoned().contains(&va(0)),
+        "200 reached: no more faults"
+    );
+    assert!(b.poisoned().contains(&va(1)));
+}
+
+/// Pages 0-7 hot and read, 8-15 hot and written, through preparation.
+fn prepared(p: MemosParams) -> (Memos, Fake) {
+    let (mut m, mut b) = started(p);
+    let s = Second {
+        reads: &[(0..8, 3)],
+        writes: &[(8..16, 3)],
+    };
+    // 5 s counting plus 8 intervals of 2 s: the action starts at 21 s.
+    seconds(&mut m, &mut b, 21, &s);
+    (m, b)
+}
+
+#[test]
+fn write_dominated_pages_move_first_within_the_budget() {
+    let p = MemosParams {
+        max_migrate_pages: 4,
+        ..Default::default()
+    };
+    let (m, b) = prepared(p);
+    let moved: Vec<u64> = b
+        .migrations_since(0)
+        .into_iter()
+        .map(|(v, to)| {
+            assert_eq!(to, FAST);
+            (v - BASE) / PAGE
+        })
+        .collect();
+    assert_eq!(moved.len(), 4, "at most max_migrate_pages per period");
+    assert!(moved.iter().all(|i| (8..16).contains(i)), "{moved:?}");
+    assert_eq!(gauge(&m, "wd_pages_count"), 8.0);
+    assert_eq!(gauge(&m, "rd_pages_count"), 8.0);
+}
+
+#[test]
+fn dram_pages_idle_for_two_scans_go_back() {
+    let (mut m, mut b) = prepared(MemosParams::default());
+    assert_eq!(b.used(FAST), 16);
+    let log = b.log.len();
+    // Pages 8-15 stay in use; 0-7 are idle from now on.
+    let busy = Second {
+        reads: &[(8..16, 1)],
+        writes: &[],
+    };
+    // The first scan (23 s) reads the bits set before the move.
+    seconds(&mut m, &mut b, 2, &busy);
+    seconds(&mut m, &mut b, 2, &busy);
+    assert!(
+        b.migrations_since(log).is_empty(),
+        "one idle scan is not enough"
+    );
+    seconds(&mut m, &mut b, 2, &busy);
+    let back: Vec<u64> = b
+        .migrations_since(log)
+        .into_iter()
+        .map(|(v, to)| {
+            assert_eq!(to, SLOW);
+            (v - BASE) / PAGE
+        })
+        .collect();
+    assert_eq!(back, (0..8).collect::<Vec<_>>());
+    assert_eq!(gauge(&m, "reclaimed_pages_count"), 8.0);
+}
+
+/// Runs the rest of the cycle (from 21 s) with `dram` and `nvm` extra line
+/// reads during the action period.
+fn finish_cycle(m: &mut Memos, b: &mut Fake, dram: u64, nvm: u64) {
+    b.counters[0].reads += dram;
+    b.counters[1].reads += nvm;
+    let hot = Second {
+        reads: &[(0..16, 3)],
+        writes: &[],
+    };
+    seconds(m, b, 20, &hot);
+}
+
+#[test]
+fn a_smaller_dram_gain_cuts_the_next_moves_to_a_fifth() {
+    let (mut m, mut b) = prepared(MemosParams::default());
+    finish_cycle(&mut m, &mut b, 100_000, 0);
+    assert_eq!(gauge(&m, "migrate_budget_pages"), 10_000.0);
+    // Second cycle: preparation, then an action period with less DRAM traffic.
+    seconds(
+        &mut m,
+        &mut b,
+        21,
+        &Second {
+            reads: &[(0..16, 3)],
+            writes: &[],
+        },
+    );
+    finish_cycle(&mut m, &mut b, 50_000, 0);
+    assert_eq!(gauge(&m, "migrate_budget_pages"), 2_000.0);
+    assert_eq!(gauge(&m, "cut_periods_count"), 1.0);
+}
+
+#[test]
+fn an_nvm_loss_above_the_dram_gain_stops_the_next_period() {
+    let (mut m, mut b) = prepared(MemosParams::default());
+    finish_cycle(&mut m, &mut b, 10_000, 1_000_000);
+    // Second cycle: DRAM gains a little, NVM loses a lot.
+    seconds(
+        &mut m,
+        &mut b,
+        21,
+        &Second {
+            reads: &[(0..16, 3)],
+            writes: &[],
+        },
+    );
+    finish_cycle(&mut m, &mut b, 20_000, 0);
+    assert_eq!(gauge(&m, "stopped_periods_count"), 1.0);
+    // Third cycle: its action period moves nothing.
+    for i in 0..16 {
+        b.migrate(common::A0, &[va(i)], SLOW).unwrap();
+    }
+    let log = b.log.len();
+    seconds(
+        &mut m,
+        &mut b,
+        21,
+        &Second {
+            reads: &[(0..16, 3)],
+            writes: &[],
+        },
+    );
+    assert!(b.migrations_since(log).iter().all(|m| m.1 == SLOW));
+}
+
+#[test]
+fn bad_parameters_are_errors_not_panics() {
+    for p in [
+        MemosParams {
+            interval_s: 0,
+            ..Default::default()
+        },
+        MemosParams {
+            full_scan_intervals: 0,
+            ..Default::default()
+        },
+        MemosParams {
+            backoff: 0.0,
+            ..Default::default()
+        },
+    ] {
+        let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+        assert!(Memos::new(p).start(&mut b).is_err());
+    }
+}
+
+#[test]
+fn cold_pages_go_back_by_dma_and_a_page_written_during_its_copy_stays() {
+    let (mut m, mut b) = prepared(MemosParams::default());
+    b.dma = Some(Vec::new());
+    let log = b.log.len();
+    let busy = Second {
+        reads: &[(8..16, 1)],
+        writes: &[],
+    };
+    // Scans at 23 (stale bits), 25 and 27 s: pages 0-7 queued for DMA at 27.
+    seconds(&mut m, &mut b, 6, &busy);
+    assert!(b.migrations_since(log).is_empty(), "queued, not moved");
+    assert_eq!(b.dma.as_ref().unwrap().len(), 8);
+    // Page 3 is written while the engine copies it.
+    let write3 = Second {
+        reads: &[(8..16, 1)],
+        writes: &[(3..4, 1)],
+    };
+    seconds(&mut m, &mut b, 1, &write3);
+    let back: Vec<u64> = b
+        .migrations_since(log)
+        .into_iter()
+        .map(|(v, _)| (v - BASE) / PAGE)
+        .collect();
+    assert_eq!(back, vec![0, 1, 2, 4, 5, 6, 7]);
+    assert_eq!(b.tier_of(va(3)), FAST, "written during its copy: aborted");
+    assert_eq!(gauge(&m, "dma_aborted_pages_count"), 1.0);
+    assert_eq!(gauge(&m, "dma_moved_pages_count"), 7.0);
+    // Page 3 is tracked again: idle from now on, it goes back at the next
+    // try (scans at 29, 31 and 33 s, copied by 34 s).
+    seconds(&mut m, &mut b, 6, &busy);
+    assert_eq!(b.tier_of(va(3)), SLOW);
+    assert_eq!(gauge(&m, "dma_moved_pages_count"), 8.0);
+}
+
+#[test]
+fn footprints_beyond_the_shadow_array_are_declined() {
+    let mut b = Fake::new(BASE, (1 << 26) + 1, PAGES, PAGES, false);
+    let err = Memos::new(MemosParams::default())
+        .start(&mut b)
+        .unwrap_err();
+    assert!(
+        matches!(err, thermocline_backend::BackendError::Unfit(_)),
+        "{err}"
+    );
+}
