@@ -262,12 +262,18 @@ fn npbavg(v: &Value, size: &str, config: &str) -> Result<f64, ClaimError> {
     read::num(c, "/geomean_speedup")
 }
 
-const NPB_WHY: &str = "not established yet. With the kernels executed and SWITCH \
-always on, the large size at --duration 1 measured ambix/adm-default 3.27x on CG (its gathered \
-vector moves to DRAM), 0.94x on MG and 1.03x on FT (BT not measured); on MG and FT SWITCH \
-exchanges 0.9-1.8 GB per 40 s and its walks take 82-113% of a core, so pages read in the 50 ms \
-delay window are probably no hotter than the DRAM pages they replace in a sweep (a hypothesis, \
-unchecked); the budget of 3 G accesses is also a few passes of the paper's minutes-long runs";
+const NPB_WHY: &str = "not established. With the kernels executed and SWITCH always on, the \
+large size at --duration 1 measured ambix/adm-default 3.27x on CG (its gathered vector moves to \
+DRAM), 1.03x on FT. On npb-mg-large at full length (3 G accesses, c3a832b) adm-default takes \
+66.1 s and ambix 71.9 s (0.92x): SWITCH exchanged 444 K page pairs in 35 periods and lowered \
+DRAM's share of accesses from 38% to 33%, its share of writes staying at 25-26%. Ambix's 129% of \
+a core is migration, not SelMo's walks: 61 s of HeteroOS Table 6 copies (68.7 us a page, 43.2 us \
+of it Linux's migration walk), 28.5 s of shootdown IPIs, 3 s of R/D scans (20 ns an entry, \
+inferred); the model does not take that CPU from the application, which pays 1.0 s of shootdown \
+stalls and 2.1 s of DCPMM write bandwidth for the copies. The period and delay are the paper's \
+(2 s, 50 ms; section 5.2.3) on workloads 1/32 its size; scaling them by 1/32 as well \
+(ambix.period_s=0.0625, ambix.clear_delay_ms=1.5625) did not help: 73.6 s, 32% of accesses in \
+DRAM, 312% of a core";
 
 /// Checked by `ambix-npb`.
 pub fn npb() -> Vec<Claim> {
