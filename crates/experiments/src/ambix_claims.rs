@@ -264,8 +264,9 @@ fn npbavg(v: &Value, size: &str, config: &str) -> Result<f64, ClaimError> {
 
 const NPB_WHY: &str = "not established. With the kernels executed and SWITCH always on, the \
 large size at --duration 1 measured ambix/adm-default 3.27x on CG (its gathered vector moves to \
-DRAM), 1.03x on FT. On npb-mg-large at full length (3 G accesses, c3a832b) adm-default takes \
-66.1 s and ambix 71.9 s (0.92x): SWITCH exchanged 444 K page pairs in 35 periods and lowered \
+DRAM). At full length (c3a832b) FT-large is 1.05x: SWITCH raised DRAM's share of writes from \
+50% to 63% and lowered its share of accesses from 64% to 52%. On npb-mg-large (3 G accesses) \
+adm-default takes 66.1 s and ambix 71.9 s (0.92x): SWITCH exchanged 444 K page pairs in 35 periods and lowered \
 DRAM's share of accesses from 38% to 33%, its share of writes staying at 25-26%. Ambix's 129% of \
 a core is migration, not SelMo's walks: 61 s of HeteroOS Table 6 copies (68.7 us a page, 43.2 us \
 of it Linux's migration walk), 28.5 s of shootdown IPIs, 3 s of R/D scans (20 ns an entry, \
