@@ -149,6 +149,54 @@ fn started_units(b: &Fake, units: u64, seen: &mut [u64]) -> Vec<u64> {
     out
 }
 
+/// Section 3 samples "a fraction of the application footprint" and
+/// section 3.2 splits "a random sample of huge pages": units the
+/// application has reserved but never touched are not part of it. 200
+/// units reserved, 2 touched, f = 0.5: every batch is one of the two
+/// touched units, every period (drawing from all 200 units would pick
+/// about 100 units, some 0-2 of them touched, and drop the rest), and f is
+/// a share of the touched units. A unit touched later joins the footprint.
+#[test]
+fn sampling_draws_from_the_mapped_footprint_only() {
+    let units = 200;
+    let n = units * UNIT_PAGES;
+    let mut b = Fake::new(BASE, n, n, n, false);
+    let mut m = Thermostat::new(params(1e9, 0.5), false);
+    m.start(&mut b).unwrap();
+    let mut touched = vec![17u64, 150];
+    let touch = |b: &mut Fake, u: u64| {
+        for p in 0..UNIT_PAGES {
+            b.touch(va(u, p), false);
+        }
+    };
+    for &u in &touched {
+        touch(&mut b, u);
+    }
+    let clears = |b: &Fake, u: u64| -> u64 { (0..UNIT_PAGES).map(|p| b.page(va(u, p)).a_clears).sum() };
+    let mut seen = vec![0u64; units as usize];
+    for tick in 0..12 {
+        if tick == 6 {
+            // Two more units mapped: four in all, still two per batch.
+            touched.extend([3, 90]);
+            touch(&mut b, 3);
+            touch(&mut b, 90);
+        }
+        m.tick(&mut b).unwrap();
+        let mut started = Vec::new();
+        for &u in &touched {
+            let c = clears(&b, u);
+            if c != seen[u as usize] {
+                started.push(u);
+                seen[u as usize] = c;
+            }
+        }
+        let want = if tick < 6 { 1 } else { 2 };
+        assert_eq!(started.len(), want, "tick {tick}: {started:?}");
+        assert!((gauge(&m, "sampled_fraction") - 0.5).abs() < 1e-12);
+    }
+    assert!(touched.iter().all(|&u| seen[u as usize] > 0));
+}
+
 /// Six untouched units, one sampled per period, until all are cold.
 /// Returns the units in a batch at the next tick's correction (started in
 /// the last two ticks) and the others.
