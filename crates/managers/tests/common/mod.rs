@@ -51,6 +51,8 @@ pub struct Fake {
     pub log: Vec<Event>,
     pub now: u64,
     pub manager_ns: f64,
+    /// All-core stall (ns) the backend reports; tests raise it by hand.
+    pub stall_ns: f64,
 }
 
 impl Fake {
@@ -73,6 +75,7 @@ impl Fake {
             log: Vec::new(),
             now: 0,
             manager_ns: 0.0,
+            stall_ns: 0.0,
         }
     }
 
@@ -390,6 +393,10 @@ impl Backend for Fake {
 
     fn manager_ns(&self) -> f64 {
         self.manager_ns
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.stall_ns
     }
 }
 
