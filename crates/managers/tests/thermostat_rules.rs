@@ -135,6 +135,35 @@ fn a_unit_is_cold_only_if_its_rate_fits_the_budget_left_by_sampling() {
     }
 }
 
+/// Section 3: the tolerable slowdown covers "Thermostat's monitoring" too,
+/// so the TLB shootdowns its own actions cost the application last period
+/// are paid out of the budget, as slow accesses of t_s each. The unit
+/// above (600/s, 150 sampling faults/s) fits a 750/s budget exactly; one
+/// second of stall in the 1 s period (t_s = 1 s: one slow access per
+/// second) leaves 599/s, and it stays hot. Stall before the last period
+/// was paid already and does not count again.
+#[test]
+fn the_managers_shootdown_stalls_are_paid_out_of_the_budget() {
+    for (earlier_ns, last_period_ns, cold) in [(0.0, 0.0, true), (0.0, 1e9, false), (5e9, 0.0, true)] {
+        let (mut b, mut m) = setup(1, params(750.0, 1.0));
+        b.stall_ns += earlier_ns;
+        sample_one_unit(&mut b, &mut m, 200);
+        for _ in 0..3 {
+            for p in 0..200 {
+                b.touch(va(0, p), false);
+            }
+        }
+        b.stall_ns += last_period_ns;
+        m.tick(&mut b).unwrap();
+        assert_eq!(gauge(&m, "shootdown_stall_per_s"), last_period_ns / 1e9);
+        assert_eq!(
+            b.used(SLOW),
+            if cold { UNIT_PAGES } else { 0 },
+            "{earlier_ns} ns earlier, {last_period_ns} ns last period"
+        );
+    }
+}
+
 /// Which units had their Accessed bits cleared (a batch started) since the
 /// last call, from the fake's per-page counters.
 fn started_units(b: &Fake, units: u64, seen: &mut [u64]) -> Vec<u64> {
