@@ -144,7 +144,9 @@ fn a_unit_is_cold_only_if_its_rate_fits_the_budget_left_by_sampling() {
 /// was paid already and does not count again.
 #[test]
 fn the_managers_shootdown_stalls_are_paid_out_of_the_budget() {
-    for (earlier_ns, last_period_ns, cold) in [(0.0, 0.0, true), (0.0, 1e9, false), (5e9, 0.0, true)] {
+    for (earlier_ns, last_period_ns, cold) in
+        [(0.0, 0.0, true), (0.0, 1e9, false), (5e9, 0.0, true)]
+    {
         let (mut b, mut m) = setup(1, params(750.0, 1.0));
         b.stall_ns += earlier_ns;
         sample_one_unit(&mut b, &mut m, 200);
@@ -201,7 +203,8 @@ fn sampling_draws_from_the_mapped_footprint_only() {
     for &u in &touched {
         touch(&mut b, u);
     }
-    let clears = |b: &Fake, u: u64| -> u64 { (0..UNIT_PAGES).map(|p| b.page(va(u, p)).a_clears).sum() };
+    let clears =
+        |b: &Fake, u: u64| -> u64 { (0..UNIT_PAGES).map(|p| b.page(va(u, p)).a_clears).sum() };
     let mut seen = vec![0u64; units as usize];
     for tick in 0..12 {
         if tick == 6 {
