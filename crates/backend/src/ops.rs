@@ -240,4 +240,13 @@ pub trait Backend {
     /// Manager CPU time charged so far (ns): what a technique reports as its
     /// own cost.
     fn manager_ns(&self) -> f64;
+
+    /// Application time lost so far (ns) to stalls of every core at once
+    /// that the manager's actions caused (TLB shootdowns' interrupts): what
+    /// a manager whose target covers its own overhead can measure, as the
+    /// initiator of a shootdown waits for every core to acknowledge it. A
+    /// backend that cannot tell answers 0.
+    fn stall_ns(&self) -> f64 {
+        0.0
+    }
 }

@@ -135,6 +135,37 @@ fn a_unit_is_cold_only_if_its_rate_fits_the_budget_left_by_sampling() {
     }
 }
 
+/// Section 3: the tolerable slowdown covers "Thermostat's monitoring" too,
+/// so the TLB shootdowns its own actions cost the application last period
+/// are paid out of the budget, as slow accesses of t_s each. The unit
+/// above (600/s, 150 sampling faults/s) fits a 750/s budget exactly; one
+/// second of stall in the 1 s period (t_s = 1 s: one slow access per
+/// second) leaves 599/s, and it stays hot. Stall before the last period
+/// was paid already and does not count again.
+#[test]
+fn the_managers_shootdown_stalls_are_paid_out_of_the_budget() {
+    for (earlier_ns, last_period_ns, cold) in
+        [(0.0, 0.0, true), (0.0, 1e9, false), (5e9, 0.0, true)]
+    {
+        let (mut b, mut m) = setup(1, params(750.0, 1.0));
+        b.stall_ns += earlier_ns;
+        sample_one_unit(&mut b, &mut m, 200);
+        for _ in 0..3 {
+            for p in 0..200 {
+                b.touch(va(0, p), false);
+            }
+        }
+        b.stall_ns += last_period_ns;
+        m.tick(&mut b).unwrap();
+        assert_eq!(gauge(&m, "shootdown_stall_per_s"), last_period_ns / 1e9);
+        assert_eq!(
+            b.used(SLOW),
+            if cold { UNIT_PAGES } else { 0 },
+            "{earlier_ns} ns earlier, {last_period_ns} ns last period"
+        );
+    }
+}
+
 /// Which units had their Accessed bits cleared (a batch started) since the
 /// last call, from the fake's per-page counters.
 fn started_units(b: &Fake, units: u64, seen: &mut [u64]) -> Vec<u64> {
@@ -147,6 +178,55 @@ fn started_units(b: &Fake, units: u64, seen: &mut [u64]) -> Vec<u64> {
         }
     }
     out
+}
+
+/// Section 3 samples "a fraction of the application footprint" and
+/// section 3.2 splits "a random sample of huge pages": units the
+/// application has reserved but never touched are not part of it. 200
+/// units reserved, 2 touched, f = 0.5: every batch is one of the two
+/// touched units, every period (drawing from all 200 units would pick
+/// about 100 units, some 0-2 of them touched, and drop the rest), and f is
+/// a share of the touched units. A unit touched later joins the footprint.
+#[test]
+fn sampling_draws_from_the_mapped_footprint_only() {
+    let units = 200;
+    let n = units * UNIT_PAGES;
+    let mut b = Fake::new(BASE, n, n, n, false);
+    let mut m = Thermostat::new(params(1e9, 0.5), false);
+    m.start(&mut b).unwrap();
+    let mut touched = vec![17u64, 150];
+    let touch = |b: &mut Fake, u: u64| {
+        for p in 0..UNIT_PAGES {
+            b.touch(va(u, p), false);
+        }
+    };
+    for &u in &touched {
+        touch(&mut b, u);
+    }
+    let clears =
+        |b: &Fake, u: u64| -> u64 { (0..UNIT_PAGES).map(|p| b.page(va(u, p)).a_clears).sum() };
+    let mut seen = vec![0u64; units as usize];
+    for tick in 0..12 {
+        if tick == 6 {
+            // Two more units mapped: four in all, still two per batch.
+            touched.extend([3, 90]);
+            touch(&mut b, 3);
+            touch(&mut b, 90);
+        }
+        m.tick(&mut b).unwrap();
+        let mut started = Vec::new();
+        for &u in &touched {
+            let c = clears(&b, u);
+            if c != seen[u as usize] {
+                started.push(u);
+                seen[u as usize] = c;
+            }
+        }
+        let want = if tick < 6 { 1 } else { 2 };
+        assert_eq!(started.len(), want, "tick {tick}: {started:?}");
+        assert!((gauge(&m, "sampled_fraction") - 0.5).abs() < 1e-12);
+    }
+    assert!(touched.iter().all(|&u| seen[u as usize] > 0));
 }
 
 /// Six untouched units, one sampled per period, until all are cold.

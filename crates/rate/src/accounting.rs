@@ -49,6 +49,8 @@ pub(crate) struct Accounting {
     stats: Stats,
     /// Manager CPU time charged (ns).
     manager_ns: f64,
+    /// All-core stall charged by shootdowns (ns).
+    stall_ns: f64,
 }
 
 impl Accounting {
@@ -59,6 +61,7 @@ impl Accounting {
             app_counters: vec![Lines::default(); tiers],
             stats: Stats::default(),
             manager_ns: 0.0,
+            stall_ns: 0.0,
         }
     }
 
@@ -106,9 +109,15 @@ impl Accounting {
         self.stats.migrated_bytes += bytes;
     }
 
-    /// Counts a TLB shootdown.
-    pub fn shootdown(&mut self) {
+    /// Counts a TLB shootdown that stalled every core for `stall_ns`.
+    pub fn shootdown(&mut self, stall_ns: f64) {
         self.stats.shootdowns += 1;
+        self.stall_ns += stall_ns;
+    }
+
+    /// All-core stall charged by shootdowns (ns).
+    pub fn stall_ns(&self) -> f64 {
+        self.stall_ns
     }
 
     /// Charges the manager `ns` of CPU time.

@@ -90,7 +90,7 @@ impl RateMachine {
         let cost = self.cfg.costs.shootdown(invlpgs, self.cfg.perf.threads);
         self.accounting.charge_manager(cost.manager_ns);
         self.clock.stall(cost.all_core_stall_ns);
-        self.accounting.shootdown();
+        self.accounting.shootdown(cost.all_core_stall_ns);
     }
 
     /// After a flush covering `[start, end)`: cleared leaf entries there are
@@ -619,5 +619,9 @@ impl Backend for RateMachine {
 
     fn manager_ns(&self) -> f64 {
         self.accounting.manager_ns()
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.accounting.stall_ns()
     }
 }

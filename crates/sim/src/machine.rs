@@ -86,6 +86,8 @@ pub struct Machine {
     pub(crate) app_counters: Vec<TierCounters>,
     pub(crate) stats: MachineStats,
     pub(crate) manager_ns: f64,
+    /// All-core stall charged by shootdowns so far (ns).
+    pub(crate) stall_ns: f64,
     any_huge: bool,
     /// Per tier, its first frame (`u64::MAX` beyond the last tier).
     tier_starts: [u64; 8],
@@ -195,6 +197,7 @@ impl Machine {
             app_counters: vec![TierCounters::default(); ntiers],
             stats: MachineStats::default(),
             manager_ns: 0.0,
+            stall_ns: 0.0,
             any_huge: false,
             tier_starts,
             tier_ends,

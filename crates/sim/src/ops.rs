@@ -24,6 +24,7 @@ impl Machine {
         let cost = self.cfg.costs.shootdown(invlpgs, self.cores.len());
         self.manager_ns += cost.manager_ns;
         self.epoch.all_core_stall_ns += cost.all_core_stall_ns;
+        self.stall_ns += cost.all_core_stall_ns;
         self.stats.shootdowns += 1;
     }
 
@@ -588,6 +589,10 @@ impl Backend for Machine {
 
     fn manager_ns(&self) -> f64 {
         self.manager_ns
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.stall_ns
     }
 }
 

@@ -150,27 +150,27 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "aerospike-read",
-        description: "Aerospike-like model (not Aerospike): 12.2 GiB, YCSB zipfian over 5 M 20-field records, 95:5 read:update, 176 K ops/s, 8 threads, 600 s",
+        description: "Aerospike-like model (not Aerospike): 12.2 GiB, YCSB zipfian over 5 M 20-field records, 95:5 read:update, 176 K ops/s, 8 threads, 200 M ops (1136 s)",
         kind: Kind::Model(thermostat::aerospike_read),
     },
     Preset {
         name: "aerospike-write",
-        description: "Aerospike-like model (not Aerospike): as aerospike-read with 5:95 read:update, 215 K ops/s",
+        description: "Aerospike-like model (not Aerospike): as aerospike-read with 5:95 read:update, 215 K ops/s (930 s)",
         kind: Kind::Model(thermostat::aerospike_write),
     },
     Preset {
         name: "cassandra-read",
-        description: "Cassandra-like model (not Cassandra): 4 GiB heap (key cache, growing memtable) + 4 GiB file-mapped SSTables, YCSB zipfian, 95:5, 21 K ops/s, 8 threads, 600 s",
+        description: "Cassandra-like model (not Cassandra): 4 GiB heap (key cache, growing memtable) + 4 GiB file-mapped SSTables, YCSB zipfian, 95:5, 21 K ops/s, 8 threads, 50 M ops (2381 s)",
         kind: Kind::Model(thermostat::cassandra_read),
     },
     Preset {
         name: "cassandra-write",
-        description: "Cassandra-like model (not Cassandra): as cassandra-read with 5:95 read:update, 45 K ops/s",
+        description: "Cassandra-like model (not Cassandra): as cassandra-read with 5:95 read:update, 45 K ops/s (1111 s)",
         kind: Kind::Model(thermostat::cassandra_write),
     },
     Preset {
         name: "tpcc",
-        description: "MySQL-TPCC-like model (not MySQL): 2.5 GiB of hot tables next to a 3.5 GiB rarely read order-line table, 8 threads, 600 s",
+        description: "MySQL-TPCC-like model (not MySQL): 2.5 GiB of hot tables next to a 3.5 GiB rarely read order-line table, 8 threads, 1200 s (600 s warm-up + 600 s)",
         kind: Kind::Model(thermostat::tpcc),
     },
     Preset {

@@ -54,6 +54,8 @@ pub struct Fake {
     /// With a DMA engine: the copies queued (every one finishes at the
     /// next poll). `None`: no engine.
     pub dma: Option<Vec<(u64, TierId)>>,
+    /// All-core stall (ns) the backend reports; tests raise it by hand.
+    pub stall_ns: f64,
 }
 
 impl Fake {
@@ -77,6 +79,7 @@ impl Fake {
             now: 0,
             manager_ns: 0.0,
             dma: None,
+            stall_ns: 0.0,
         }
     }
 
@@ -429,6 +432,10 @@ impl Backend for Fake {
 
     fn manager_ns(&self) -> f64 {
         self.manager_ns
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.stall_ns
     }
 }
 
