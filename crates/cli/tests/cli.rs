@@ -47,6 +47,15 @@ fn unknown_names_and_bad_values_exit_2() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // Values of the right type that a manager cannot run with: the user's
+    // mistake, one line, not an internal error.
+    for set in ["thermostat.poison_max=0", "memos.interval_s=0"] {
+        let manager = set.split('.').next().unwrap();
+        let (code, _, err) = thermocline(&["run", "--manager", manager, "--set", set]);
+        assert_eq!(code, 2, "{set}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{set}: {err}");
+        assert!(!err.contains("internal"), "{set}: {err}");
+    }
     let p = tmp("bad.toml", "[run]\nseed = \"x\"\n");
     let (code, _, err) = thermocline(&["run", "--config", &p]);
     assert_eq!(code, 2);

@@ -105,7 +105,7 @@ pub enum RunError {
     },
     /// A manager's request failed on a backend that was set up correctly:
     /// a bug in the manager or the backend, not in the input.
-    #[error("internal error: manager {manager} failed at {at_s:.6} s on the {backend} backend: {source} (reproduce with --workload {workload} --manager {manager} --seed {seed}; please report it)")]
+    #[error("internal error: manager {manager} failed at {at_s:.6} s on the {backend} backend: {error} (reproduce with --workload {workload} --manager {manager} --seed {seed}; please report it)")]
     Internal {
         /// The manager.
         manager: String,
@@ -117,8 +117,9 @@ pub enum RunError {
         backend: &'static str,
         /// Simulated (or real) time of the failure, in seconds.
         at_s: f64,
-        /// What the backend said.
-        source: thermocline_backend::BackendError,
+        /// What the backend said (in the message, not as a chained source,
+        /// so the one line does not repeat it).
+        error: thermocline_backend::BackendError,
     },
 }
 

@@ -186,13 +186,13 @@ fn run_failure(facts: &RunFacts, manager: &str, d: &dyn Driver, e: BackendError)
             manager: manager.to_string(),
             why,
         },
-        source => RunError::Internal {
+        error => RunError::Internal {
             manager: manager.to_string(),
             workload: facts.cfg.run.workload.clone(),
             seed: facts.cfg.run.seed,
             backend,
             at_s: d.now_ns() / 1e9,
-            source,
+            error,
         },
     }
 }
@@ -234,5 +234,7 @@ mod tests {
         );
         assert!(msg.contains("--seed 1"), "{msg}");
         assert_eq!(msg.lines().count(), 1, "{msg}");
+        // The backend's words are in the message, not chained again after it.
+        assert!(std::error::Error::source(&e).is_none());
     }
 }

@@ -119,7 +119,11 @@ fn thermostat(
         seed,
         ..ThermostatParams::default()
     };
-    let p = parse_over(name, defaults, params)?;
+    let p: ThermostatParams = parse_over(name, defaults, params)?;
+    p.validate().map_err(|why| ManagerError::BadParams {
+        manager: name,
+        msg: why.into(),
+    })?;
     Ok(Box::new(Thermostat::new(p, badgertrap)))
 }
 

@@ -184,8 +184,10 @@ impl ThermostatParams {
         self.slowdown / (self.slow_access_ns * 1e-9)
     }
 
-    fn validate(&self) -> Result<(), BackendError> {
-        let bad = |why| Err(BackendError::Invalid { va: 0, why });
+    /// Why these parameters cannot run, if they cannot (checked when the
+    /// manager is built, so a bad `--set` is the user's error).
+    pub fn validate(&self) -> Result<(), &'static str> {
+        let bad = Err;
         if !(self.scan_period_s.is_finite() && self.scan_period_s > 0.0) {
             return bad("thermostat.scan_period_s must be positive");
         }
@@ -756,7 +758,9 @@ impl Manager for Thermostat {
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        self.params.validate()?;
+        self.params
+            .validate()
+            .map_err(|why| BackendError::Invalid { va: 0, why })?;
         self.rng = Some(Rng::derive(self.params.seed, "thermostat"));
         self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
         let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
