@@ -172,16 +172,18 @@ fn dram_pages_idle_for_two_scans_go_back() {
     assert_eq!(gauge(&m, "reclaimed_pages_count"), 8.0);
 }
 
+/// Pages 0-15 read 3 times a second: all hot, read-dominated.
+const ALL_HOT: Second<'static> = Second {
+    reads: &[(0..16, 3)],
+    writes: &[],
+};
+
 /// Runs the rest of the cycle (from 21 s) with `dram` and `nvm` extra line
 /// reads during the action period.
 fn finish_cycle(m: &mut Memos, b: &mut Fake, dram: u64, nvm: u64) {
     b.counters[0].reads += dram;
     b.counters[1].reads += nvm;
-    let hot = Second {
-        reads: &[(0..16, 3)],
-        writes: &[],
-    };
-    seconds(m, b, 20, &hot);
+    seconds(m, b, 20, &ALL_HOT);
 }
 
 #[test]
@@ -190,15 +192,7 @@ fn a_smaller_dram_gain_cuts_the_next_moves_to_a_fifth() {
     finish_cycle(&mut m, &mut b, 100_000, 0);
     assert_eq!(gauge(&m, "migrate_budget_pages"), 10_000.0);
     // Second cycle: preparation, then an action period with less DRAM traffic.
-    seconds(
-        &mut m,
-        &mut b,
-        21,
-        &Second {
-            reads: &[(0..16, 3)],
-            writes: &[],
-        },
-    );
+    seconds(&mut m, &mut b, 21, &ALL_HOT);
     finish_cycle(&mut m, &mut b, 50_000, 0);
     assert_eq!(gauge(&m, "migrate_budget_pages"), 2_000.0);
     assert_eq!(gauge(&m, "cut_periods_count"), 1.0);
@@ -209,15 +203,7 @@ fn an_nvm_loss_above_the_dram_gain_stops_the_next_period() {
     let (mut m, mut b) = prepared(MemosParams::default());
     finish_cycle(&mut m, &mut b, 10_000, 1_000_000);
     // Second cycle: DRAM gains a little, NVM loses a lot.
-    seconds(
-        &mut m,
-        &mut b,
-        21,
-        &Second {
-            reads: &[(0..16, 3)],
-            writes: &[],
-        },
-    );
+    seconds(&mut m, &mut b, 21, &ALL_HOT);
     finish_cycle(&mut m, &mut b, 20_000, 0);
     assert_eq!(gauge(&m, "stopped_periods_count"), 1.0);
     // Third cycle: its action period moves nothing.
@@ -225,15 +211,7 @@ fn an_nvm_loss_above_the_dram_gain_stops_the_next_period() {
         b.migrate(common::A0, &[va(i)], SLOW).unwrap();
     }
     let log = b.log.len();
-    seconds(
-        &mut m,
-        &mut b,
-        21,
-        &Second {
-            reads: &[(0..16, 3)],
-            writes: &[],
-        },
-    );
+    seconds(&mut m, &mut b, 21, &ALL_HOT);
     assert!(b.migrations_since(log).iter().all(|m| m.1 == SLOW));
 }
 
