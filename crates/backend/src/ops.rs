@@ -34,6 +34,20 @@ pub trait Backend {
     /// Where the page containing `va` lives, or `None` if not yet touched.
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>>;
 
+    /// The first mapped page at or after `from` (4 KiB steps) that starts
+    /// before `end`, as (its base address, its translation): how the
+    /// range operations' defaults, and managers, walk a range page by page.
+    fn next_mapped(&self, asid: Asid, from: u64, end: u64) -> Result<Option<(u64, Translation)>> {
+        let mut va = from & !0xfff;
+        while va < end {
+            if let Some(t) = self.translate(asid, va)? {
+                return Ok(Some((t.size.align_down(va), t)));
+            }
+            va += 4096;
+        }
+        Ok(None)
+    }
+
     /// The page physical `frame` (4 KiB units) backs, as its address space
     /// and the virtual address of that frame's 4 KiB piece (inside a huge
     /// page, the piece at the frame's offset); `None` for a free frame or
@@ -70,14 +84,9 @@ pub trait Backend {
         let end = start.saturating_add(len);
         let mut va = start & !0xfff;
         let mut read = 0;
-        while va < end {
-            let Some(t) = self.translate(asid, va)? else {
-                va += 4096;
-                continue;
-            };
-            let base = t.size.align_down(va);
+        while let Some((base, t)) = self.next_mapped(asid, va, end)? {
             read += 1;
-            if self.accessed(asid, va, Level::Pte, clear)? {
+            if self.accessed(asid, base, Level::Pte, clear)? {
                 out.push(base);
             }
             va = base + t.size.bytes();
@@ -110,14 +119,10 @@ pub trait Backend {
         let end = start.saturating_add(len);
         let mut va = start & !0xfff;
         let mut pages = 0;
-        while va < end {
-            let Some(t) = self.translate(asid, va)? else {
-                va += 4096;
-                continue;
-            };
-            self.set_poison(asid, va, poisoned)?;
+        while let Some((base, t)) = self.next_mapped(asid, va, end)? {
+            self.set_poison(asid, base, poisoned)?;
             pages += 1;
-            va = t.size.align_down(va) + t.size.bytes();
+            va = base + t.size.bytes();
         }
         Ok(pages)
     }
@@ -171,12 +176,10 @@ pub trait Backend {
         let mut planned = 0u64;
         let mut va = start & !0xfff;
         let end = start.saturating_add(len);
-        while va < end && planned < max_bytes {
-            let Some(t) = self.translate(asid, va)? else {
-                va += 4096;
-                continue;
+        while planned < max_bytes {
+            let Some((base, t)) = self.next_mapped(asid, va, end)? else {
+                break;
             };
-            let base = t.size.align_down(va);
             if t.tier != to {
                 vas.push(base);
                 planned += t.size.bytes();

@@ -291,12 +291,7 @@ impl Memos {
             .collect();
         for (asid, start, end) in regions {
             let mut va = start & !0xfff;
-            while va < end {
-                let Some(t) = b.translate(asid, va)? else {
-                    va += 4096;
-                    continue;
-                };
-                let base = t.size.align_down(va);
+            while let Some((base, t)) = b.next_mapped(asid, va, end)? {
                 if t.tier == self.slow {
                     self.pages.push(Page {
                         asid,
