@@ -359,16 +359,36 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         write_file(&p, &s)?;
     }
     if let Some(p) = markdown {
-        let not_run: Vec<results_md::NotRun> = reproduce::all()
-            .into_iter()
-            .filter(|r| done.iter().all(|d| d.name != r.name))
-            .map(|r| results_md::NotRun {
-                name: r.name,
-                description: r.description,
-                runs: (r.runs)(&opts).len(),
-            })
+        let existing = match std::fs::read_to_string(&p) {
+            Ok(s) => Some(s),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => anyhow::bail!("{p}: {e}"),
+        };
+        let fresh = done
+            .iter()
+            .map(|d| results_md::section(&stamp, d))
             .collect();
-        write_file(&p, &results_md::markdown(&stamp, &done, &not_run))?;
+        let all = reproduce::all();
+        let order: Vec<&str> = all.iter().map(|r| r.name).collect();
+        let (md, kept, dropped) = results_md::update(existing.as_deref(), fresh, &order, |name| {
+            all.iter()
+                .find(|r| r.name == name)
+                .map(|r| results_md::NotRun {
+                    name: r.name,
+                    description: r.description,
+                    runs: (r.runs)(&opts).len(),
+                })
+        });
+        write_file(&p, &md)?;
+        if !kept.is_empty() {
+            eprintln!(
+                "{p}: kept the earlier sections of {} (each names its commit)",
+                kept.join(", ")
+            );
+        }
+        if dropped > 0 {
+            eprintln!("{p}: dropped {dropped} section(s) without a stamp (written before sections had one)");
+        }
         eprintln!("wrote {p}");
     }
     let total: usize = done.iter().map(|d| d.verdicts.len()).sum();

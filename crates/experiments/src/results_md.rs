@@ -1,10 +1,18 @@
-//! RESULTS.md, written from a `reproduce` run: a stamp (commit, command,
-//! run length), every claim held or not held with our figure beside the
-//! paper's, the reason of each that is not held, and each reproduction's
-//! table as it printed.
+//! RESULTS.md, assembled from one section per reproduction. Each section is
+//! self-contained and stamped with what produced it (commit, command, run
+//! length, seed): its claims held or not held with our figure beside the
+//! paper's, the reason of each that is not held, and its table as it
+//! printed. A run that names some reproductions replaces their sections and
+//! keeps the others, so the long ones (hours on 2 cores) need not be rerun
+//! with every short one; the summary says which commit each section is from.
+//!
+//! A section starts with its `## name` heading and a marker line, an HTML
+//! comment holding its [`SectionMeta`] as JSON; the summary is rebuilt from
+//! the markers, never from the prose.
 
 use crate::claims::Verdict;
 use crate::reproduce::Reproduced;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// What produced the results.
@@ -21,6 +29,52 @@ pub struct Stamp {
     pub seed: u64,
 }
 
+/// A section's stamp and claim counts, kept in its marker line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SectionMeta {
+    /// The reproduction.
+    pub name: String,
+    /// The commit it was run at.
+    pub commit: String,
+    /// The command that ran it.
+    pub command: String,
+    /// The seed of every run.
+    pub seed: u64,
+    /// The cap on every run's simulated length, if any.
+    pub duration_s: Option<f64>,
+    /// Claims that hold.
+    pub held: usize,
+    /// Claims checked.
+    pub claims: usize,
+    /// One line per claim that does not hold, with its reason.
+    pub not_held: Vec<String>,
+}
+
+/// One reproduction's section: its stamp and its markdown (heading and
+/// marker included).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Section {
+    /// Its stamp and counts.
+    pub meta: SectionMeta,
+    /// Its markdown, from the heading to the end of its last table.
+    pub text: String,
+}
+
+/// A reproduction without a section: its name, what it reproduces and how
+/// many runs it needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotRun {
+    /// Its name.
+    pub name: &'static str,
+    /// Its description (which says what a run costs where that matters).
+    pub description: &'static str,
+    /// Runs it needs.
+    pub runs: usize,
+}
+
+const MARKER: &str = "<!-- thermocline-section ";
+const MARKER_END: &str = " -->";
+
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
@@ -33,34 +87,146 @@ fn verdict_word(v: &Verdict) -> &'static str {
     }
 }
 
-/// A reproduction the command did not run: its name, what it reproduces
-/// and how many runs it needs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct NotRun {
-    /// Its name.
-    pub name: &'static str,
-    /// Its description (which says what a run costs where that matters).
-    pub description: &'static str,
-    /// Runs it needs.
-    pub runs: usize,
-}
-
-/// The whole RESULTS.md: `done` with their claims, then `not_run`, the
-/// reproductions the command left out, so a reader sees what is unchecked.
-pub fn markdown(stamp: &Stamp, done: &[Reproduced], not_run: &[NotRun]) -> String {
-    let mut s = String::from("# Measured results\n\n");
-    let length = match stamp.duration_s {
+fn length(duration_s: Option<f64>) -> String {
+    match duration_s {
         Some(d) => format!(
             "every run capped at {d} s of simulated time (`--duration {d}`), so figures of longer runs are cut short"
         ),
         None => "full-length runs".into(),
+    }
+}
+
+fn not_held_line(v: &Verdict) -> String {
+    format!(
+        "`{}`: {}. Ours: {}; paper: {} ({}, {}). Why: {}",
+        v.id,
+        v.sentence,
+        v.ours_line(),
+        v.paper,
+        v.source.file,
+        v.source.at,
+        v.reason.as_deref().unwrap_or("unknown yet")
+    )
+}
+
+/// The section of one reproduction run under `stamp`.
+pub fn section(stamp: &Stamp, d: &Reproduced) -> Section {
+    let held = d.verdicts.iter().filter(|v| v.held).count();
+    let meta = SectionMeta {
+        name: d.name.to_string(),
+        commit: stamp.commit.clone(),
+        command: stamp.command.clone(),
+        seed: stamp.seed,
+        duration_s: stamp.duration_s,
+        held,
+        claims: d.verdicts.len(),
+        not_held: d
+            .verdicts
+            .iter()
+            .filter(|v| !v.held)
+            .map(not_held_line)
+            .collect(),
     };
+    // `>` is escaped so that no string in the JSON can close the comment.
+    let json = serde_json::to_string(&meta)
+        .expect("strings and numbers serialize")
+        .replace('>', "\\u003e");
+    let mut s = format!("## {}\n{MARKER}{json}{MARKER_END}\n\n", d.name);
     let _ = writeln!(
         s,
-        "Generated by `{}` at commit `{}`, seed {}, {length}. Do not edit by hand: \
-         rerun the command to regenerate this file; the same commit and command give \
-         the same numbers.\n",
-        stamp.command, stamp.commit, stamp.seed
+        "Generated by `{}` at commit `{}`, seed {}, {}. {held} of {} claims hold.\n",
+        stamp.command,
+        stamp.commit,
+        stamp.seed,
+        length(stamp.duration_s),
+        d.verdicts.len()
+    );
+    let _ = writeln!(s, "```text\n{}```\n", d.output.text);
+    s.push_str("| claim | verdict | ours | paper | source |\n|---|---|---|---|---|\n");
+    for v in &d.verdicts {
+        let _ = writeln!(
+            s,
+            "| `{}`: {} | {} | {} | {} ({}) | {}, {} |",
+            v.id,
+            cell(&v.sentence),
+            verdict_word(v),
+            cell(&v.ours_line()),
+            cell(&v.paper),
+            cell(&v.expect),
+            v.source.file,
+            cell(v.source.at)
+        );
+    }
+    Section { meta, text: s }
+}
+
+/// The stamped sections of a RESULTS.md, in file order, and the number of
+/// `## ` headings that carried no marker (a file from before sections had
+/// stamps: they cannot be kept).
+pub fn parse(md: &str) -> (Vec<Section>, usize) {
+    let lines: Vec<&str> = md.lines().collect();
+    let mut starts: Vec<(usize, SectionMeta)> = Vec::new();
+    let mut unstamped = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some(name) = line.strip_prefix("## ") else {
+            continue;
+        };
+        let meta = lines
+            .get(i + 1)
+            .and_then(|m| m.strip_prefix(MARKER))
+            .and_then(|m| m.strip_suffix(MARKER_END))
+            .and_then(|j| serde_json::from_str::<SectionMeta>(j).ok())
+            .filter(|m| m.name == name);
+        match meta {
+            Some(m) => starts.push((i, m)),
+            None if is_reproduction_heading(name) => unstamped += 1,
+            None => {}
+        }
+    }
+    // A section runs to the next heading of the assembled file's own
+    // (stamped or not), or to the end.
+    let boundaries: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("## "))
+        .map(|(i, _)| i)
+        .collect();
+    let sections = starts
+        .into_iter()
+        .map(|(i, meta)| {
+            let end = boundaries
+                .iter()
+                .copied()
+                .find(|&b| b > i)
+                .unwrap_or(lines.len());
+            let mut text = lines[i..end].join("\n");
+            while text.ends_with('\n') {
+                text.pop();
+            }
+            text.push('\n');
+            Section { meta, text }
+        })
+        .collect();
+    (sections, unstamped)
+}
+
+/// Headings the assembled file writes itself, which are not reproductions.
+fn is_reproduction_heading(name: &str) -> bool {
+    !matches!(
+        name,
+        "Summary" | "Claims that do not hold, and why" | "Not run yet" | "Not run by this command"
+    )
+}
+
+/// The whole RESULTS.md from `sections` (in the order given) and the
+/// reproductions that have none.
+pub fn assemble(sections: &[Section], not_run: &[NotRun]) -> String {
+    let mut s = String::from("# Measured results\n\n");
+    s.push_str(
+        "Generated, one section per reproduction: each section names the command and the \
+         commit that produced it, and the same commit and command give the same numbers. \
+         Do not edit by hand: `thermocline reproduce NAME --check --markdown RESULTS.md` \
+         regenerates the sections of the reproductions it names and keeps the others.\n\n",
     );
     s.push_str(
         "Each reproduction checks the claims of its paper (`thermocline reproduce NAME --check`): \
@@ -69,38 +235,41 @@ pub fn markdown(stamp: &Stamp, done: &[Reproduced], not_run: &[NotRun]) -> Strin
          not held says why where the cause is known. The hand-written analysis that preceded \
          these checks is `git show 57e0371:RESULTS.md`.\n\n",
     );
-    let all: Vec<&Verdict> = done.iter().flat_map(|d| &d.verdicts).collect();
-    let held = all.iter().filter(|v| v.held).count();
+    let held: usize = sections.iter().map(|x| x.meta.held).sum();
+    let claims: usize = sections.iter().map(|x| x.meta.claims).sum();
     let _ = writeln!(
         s,
-        "## Summary\n\n{held} of {} claims hold.\n\n| reproduction | held | not held |\n|---|---:|---:|",
-        all.len()
+        "## Summary\n\n{held} of {claims} claims hold.\n\n\
+         | reproduction | held | not held | commit | runs |\n|---|---:|---:|---|---|"
     );
-    for d in done {
-        let h = d.verdicts.iter().filter(|v| v.held).count();
-        let _ = writeln!(s, "| {} | {h} | {} |", d.name, d.verdicts.len() - h);
-    }
-    s.push_str("\n## Claims that do not hold, and why\n\n");
-    if held == all.len() {
-        s.push_str("None.\n");
-    }
-    for v in all.iter().filter(|v| !v.held) {
+    for x in sections {
+        let m = &x.meta;
+        let runs = match m.duration_s {
+            Some(d) => format!("capped at {d} s"),
+            None => "full length".into(),
+        };
         let _ = writeln!(
             s,
-            "- `{}`: {}. Ours: {}; paper: {} ({}, {}). Why: {}",
-            v.id,
-            v.sentence,
-            v.ours_line(),
-            v.paper,
-            v.source.file,
-            v.source.at,
-            v.reason.as_deref().unwrap_or("unknown yet")
+            "| {} | {} | {} | `{}` | {runs} |",
+            m.name,
+            m.held,
+            m.claims - m.held,
+            m.commit
         );
+    }
+    s.push_str("\n## Claims that do not hold, and why\n\n");
+    if held == claims {
+        s.push_str("None.\n");
+    }
+    for x in sections {
+        for line in &x.meta.not_held {
+            let _ = writeln!(s, "- {line}");
+        }
     }
     if !not_run.is_empty() {
         s.push_str(
-            "\n## Not run by this command\n\nTheir claims are unchecked here; \
-             `thermocline reproduce NAME --check` runs them.\n\n",
+            "\n## Not run yet\n\nTheir claims are unchecked here; \
+             `thermocline reproduce NAME --check --markdown RESULTS.md` adds a section.\n\n",
         );
         for n in not_run {
             let _ = writeln!(
@@ -112,26 +281,40 @@ pub fn markdown(stamp: &Stamp, done: &[Reproduced], not_run: &[NotRun]) -> Strin
             );
         }
     }
-    for d in done {
-        let _ = writeln!(s, "\n## {}\n", d.name);
-        let _ = writeln!(s, "```text\n{}```\n", d.output.text);
-        s.push_str("| claim | verdict | ours | paper | source |\n|---|---|---|---|---|\n");
-        for v in &d.verdicts {
-            let _ = writeln!(
-                s,
-                "| `{}`: {} | {} | {} | {} ({}) | {}, {} |",
-                v.id,
-                cell(&v.sentence),
-                verdict_word(v),
-                cell(&v.ours_line()),
-                cell(&v.paper),
-                cell(&v.expect),
-                v.source.file,
-                cell(v.source.at)
-            );
-        }
+    for x in sections {
+        s.push('\n');
+        s.push_str(&x.text);
     }
     s
+}
+
+/// RESULTS.md after a run: the sections of `existing` (if any) with those
+/// of `fresh` replacing or joining them, ordered as `order` (the
+/// catalogue; sections of names it no longer has are dropped), and
+/// `not_run` describing every name of `order` without a section. Returns
+/// the markdown, the names whose sections were kept from `existing`, and
+/// the number of unstamped sections of `existing` that were dropped.
+pub fn update(
+    existing: Option<&str>,
+    fresh: Vec<Section>,
+    order: &[&str],
+    not_run: impl Fn(&str) -> Option<NotRun>,
+) -> (String, Vec<String>, usize) {
+    let (old, unstamped) = existing.map(parse).unwrap_or_default();
+    let mut sections = Vec::new();
+    let mut kept = Vec::new();
+    let mut missing = Vec::new();
+    for &name in order {
+        if let Some(x) = fresh.iter().find(|x| x.meta.name == name) {
+            sections.push(x.clone());
+        } else if let Some(x) = old.iter().find(|x| x.meta.name == name) {
+            kept.push(name.to_string());
+            sections.push(x.clone());
+        } else if let Some(n) = not_run(name) {
+            missing.push(n);
+        }
+    }
+    (assemble(&sections, &missing), kept, unstamped)
 }
 
 #[cfg(test)]
@@ -157,39 +340,56 @@ mod tests {
         }
     }
 
-    #[test]
-    fn stamps_counts_and_explains_each_claim_not_held() {
-        let summary = json!({"x": 2.0});
-        let done = vec![Reproduced {
-            name: "r",
+    fn reproduced(name: &'static str, x: f64) -> Reproduced {
+        let summary = json!({ "x": x });
+        Reproduced {
+            name,
             output: Output {
                 json: summary.clone(),
                 text: "table\n".into(),
                 charts: Vec::new(),
             },
             verdicts: vec![
-                claim("r/holds", 3.0).check(&summary),
-                claim("r/fails", 1.0).check(&summary),
+                claim(&format!("{name}/holds"), 3.0).check(&summary),
+                claim(&format!("{name}/fails"), 1.0).check(&summary),
             ],
-        }];
-        let stamp = Stamp {
-            commit: "abc123".into(),
-            command: "thermocline reproduce r --check".into(),
-            duration_s: Some(5.0),
+        }
+    }
+
+    fn stamp(commit: &str, command: &str, duration_s: Option<f64>) -> Stamp {
+        Stamp {
+            commit: commit.into(),
+            command: command.into(),
+            duration_s,
             seed: 1,
-        };
-        let skipped = NotRun {
+        }
+    }
+
+    fn not_run(name: &str) -> Option<NotRun> {
+        (name == "long").then_some(NotRun {
             name: "long",
             description: "a long one",
             runs: 60,
-        };
-        let md = markdown(&stamp, &done, &[skipped]);
-        assert!(md.contains("## Not run by this command"));
+        })
+    }
+
+    const ORDER: &[&str] = &["r", "s", "long"];
+
+    #[test]
+    fn stamps_counts_and_explains_each_claim_not_held() {
+        let cmd = "thermocline reproduce r --check";
+        let fresh = vec![section(
+            &stamp("abc123", cmd, Some(5.0)),
+            &reproduced("r", 2.0),
+        )];
+        let (md, kept, dropped) = update(None, fresh, ORDER, not_run);
+        assert!(kept.is_empty() && dropped == 0);
+        assert!(md.contains("## Not run yet"));
         assert!(md.contains("- `long` (60 runs): a long one"));
         assert!(md.contains("`thermocline reproduce r --check` at commit `abc123`"));
         assert!(md.contains("capped at 5 s"));
         assert!(md.contains("1 of 2 claims hold."));
-        assert!(md.contains("| r | 1 | 1 |"));
+        assert!(md.contains("| r | 1 | 1 | `abc123` | capped at 5 s |"));
         assert!(md.contains("- `r/fails`: x | y is small. Ours: 2.0; paper: <= 1"));
         assert!(md.contains("Why: unknown yet"));
         assert!(md.contains("```text\ntable\n```"));
@@ -199,5 +399,62 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| **NOT held** |"));
+    }
+
+    #[test]
+    fn a_section_reads_back_as_written() {
+        let x = section(&stamp("c1", "cmd --x", None), &reproduced("r", 2.0));
+        let md = assemble(std::slice::from_ref(&x), &[]);
+        let (back, unstamped) = parse(&md);
+        assert_eq!(unstamped, 0);
+        assert_eq!(back, vec![x]);
+    }
+
+    #[test]
+    fn a_run_replaces_its_sections_and_keeps_the_others() {
+        let first = vec![
+            section(&stamp("old", "run r s", None), &reproduced("r", 2.0)),
+            section(&stamp("old", "run r s", None), &reproduced("s", 2.0)),
+        ];
+        let (md1, _, _) = update(None, first, ORDER, not_run);
+        // Only `s` runs again, at another commit, and now holds both claims.
+        let again = vec![section(&stamp("new", "run s", None), &reproduced("s", 0.5))];
+        let (md2, kept, dropped) = update(Some(&md1), again, ORDER, not_run);
+        assert_eq!(kept, vec!["r".to_string()]);
+        assert_eq!(dropped, 0);
+        assert!(md2.contains("| r | 1 | 1 | `old` | full length |"), "{md2}");
+        assert!(md2.contains("| s | 2 | 0 | `new` | full length |"), "{md2}");
+        assert!(md2.contains("3 of 4 claims hold."));
+        assert!(md2.contains("- `r/fails`"));
+        assert!(!md2.contains("- `s/fails`"));
+        // Sections follow the catalogue, whatever order the runs came in.
+        assert!(md2.find("\n## r\n").unwrap() < md2.find("\n## s\n").unwrap());
+        // Updating with nothing new changes nothing.
+        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run);
+        assert_eq!(md3, md2);
+    }
+
+    #[test]
+    fn unstamped_and_retired_sections_are_dropped_and_counted() {
+        let old_format = "# Measured results\n\n## Summary\n\n## r\n\n```text\nx\n```\n";
+        let (md, kept, dropped) = update(Some(old_format), Vec::new(), ORDER, not_run);
+        assert!(kept.is_empty());
+        assert_eq!(dropped, 1);
+        assert!(!md.contains("\n## r\n"));
+        // A reproduction no longer in the catalogue loses its section.
+        let gone = vec![section(&stamp("c", "cmd", None), &reproduced("gone", 2.0))];
+        let (md, _, _) = update(None, gone, ORDER, not_run);
+        let (md, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run);
+        assert!(kept.is_empty() && !md.contains("## gone"));
+    }
+
+    #[test]
+    fn a_marker_survives_text_that_would_close_a_comment() {
+        let mut r = reproduced("r", 2.0);
+        r.verdicts[1].reason = Some("because a --> b".into());
+        let x = section(&stamp("c", "cmd", None), &r);
+        let (back, _) = parse(&assemble(std::slice::from_ref(&x), &[]));
+        assert_eq!(back[0].meta.not_held, x.meta.not_held);
+        assert!(back[0].meta.not_held[0].ends_with("because a --> b"));
     }
 }
