@@ -463,10 +463,22 @@ fn main() {
     }));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+        Err(e) if !e.use_stderr() => {
+            // --help and --version: clap's text, as it is.
             let _ = e.print();
-            std::process::exit(code);
+            std::process::exit(0);
+        }
+        Err(e) => {
+            let sub = std::env::args().nth(1).filter(|a| {
+                <Cli as clap::CommandFactory>::command()
+                    .get_subcommands()
+                    .any(|c| c.get_name() == a)
+            });
+            eprintln!(
+                "{}",
+                one_line_usage_error(&e.render().to_string(), sub.as_deref())
+            );
+            std::process::exit(2);
         }
     };
     if let Err(e) = dispatch(cli) {
@@ -482,6 +494,25 @@ fn main() {
         }
         std::process::exit(code);
     }
+}
+
+/// A usage error in one line: clap's message and tips without its usage
+/// block, pointing at the help of the subcommand `sub` if one was named, e.g.
+/// `error: unexpected argument '--bogus' found (see thermocline run --help)`.
+fn one_line_usage_error(rendered: &str, sub: Option<&str>) -> String {
+    let parts: Vec<String> = rendered
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| {
+            !p.is_empty() && !p.starts_with("Usage:") && !p.starts_with("For more information")
+        })
+        .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let help = match sub {
+        Some(s) => format!("thermocline {s} --help"),
+        None => "thermocline --help".into(),
+    };
+    format!("{} (see {help})", parts.join("; "))
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<()> {

@@ -42,11 +42,22 @@ fn unknown_names_and_bad_values_exit_2() {
         vec!["run", "--workload", "lackey:/nonexistent/lk"],
         vec!["run", "--duration", "-1"],
         vec!["frobnicate"],
+        vec!["run", "--bogus"],
+        vec!["run", "--manager"],
+        vec!["run", "--duration", "abc"],
+        vec!["reproduce", "--jobs", "x", "ambix-pb"],
     ] {
         let (code, _, err) = thermocline(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // One line, usage mistakes included (clap's usage block is dropped).
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     }
+    let (_, _, err) = thermocline(&["run", "--bogus"]);
+    assert_eq!(
+        err.trim_end(),
+        "error: unexpected argument '--bogus' found (see thermocline run --help)"
+    );
     // Values of the right type that a manager cannot run with: the user's
     // mistake, one line, not an internal error.
     for set in ["thermostat.poison_max=0", "memos.interval_s=0"] {
