@@ -7,7 +7,12 @@
 //! compaction), so a long run that mixes page sizes can fail a huge allocation
 //! while base frames are free: the caller falls back to base pages, as Linux
 //! does when THP allocation fails.
+//!
+//! A tier may sort its free base frames by colour ([`Colours`], Memos'
+//! two-tiered buddy system): then a frame of a given colour is found in O(1)
+//! and uncoloured allocations take the colours in turn.
 
+use crate::colours::Colours;
 use thermocline_vocab::PAGES_PER_HUGE;
 
 /// The frames of one tier.
@@ -20,6 +25,9 @@ pub struct TierFrames {
     free_huge: Vec<u64>,
     free_base: Vec<u64>,
     used: u64,
+    /// Free base frames by colour, instead of `free_base`, if the tier
+    /// colours its frames.
+    colours: Option<Colours>,
 }
 
 impl TierFrames {
@@ -33,7 +41,22 @@ impl TierFrames {
             free_huge: Vec::new(),
             free_base: Vec::new(),
             used: 0,
+            colours: None,
         }
+    }
+
+    /// A tier whose free base frames are sorted by the colour that
+    /// frame-number `bits` form.
+    pub fn with_colours(base: u64, count: u64, bits: &[u8]) -> Result<Self, String> {
+        Ok(TierFrames {
+            colours: Some(Colours::new(bits)?),
+            ..TierFrames::new(base, count)
+        })
+    }
+
+    /// The colour of `frame`, if the tier colours its frames.
+    pub fn colour_of(&self, frame: u64) -> Option<usize> {
+        self.colours.as_ref().map(|c| c.colour_of(frame))
     }
 
     /// The first frame of the tier.
@@ -73,6 +96,9 @@ impl TierFrames {
 
     /// One 4 KiB frame.
     pub fn alloc_base(&mut self) -> Option<u64> {
+        if self.colours.is_some() {
+            return self.alloc_from_colours(None);
+        }
         if let Some(f) = self.free_base.pop() {
             self.used += 1;
             return Some(f);
@@ -93,6 +119,39 @@ impl TierFrames {
         None
     }
 
+    /// One 4 KiB frame of `colour` (Memos' `alloc_resource`), splitting
+    /// free blocks until one has a frame of it; `None` if the tier has no
+    /// free frame of that colour or does not colour its frames.
+    pub fn alloc_coloured(&mut self, colour: usize) -> Option<u64> {
+        self.colours.as_ref()?;
+        self.alloc_from_colours(Some(colour))
+    }
+
+    fn alloc_from_colours(&mut self, colour: Option<usize>) -> Option<u64> {
+        loop {
+            let c = self.colours.as_mut()?;
+            if let Some(f) = match colour {
+                Some(k) => c.pop(k),
+                None => c.pop_next(),
+            } {
+                self.used += 1;
+                return Some(f);
+            }
+            // Split a block into the lists, or take the tail of a tier whose
+            // size is not a multiple of 2 MiB.
+            let (first, n) = match self.free_huge.pop().or_else(|| self.fresh_block()) {
+                Some(b) => (b, PAGES_PER_HUGE),
+                None if self.bump < self.count => {
+                    self.bump += 1;
+                    (self.base + self.bump - 1, 1)
+                }
+                None => return None,
+            };
+            let c = self.colours.as_mut()?;
+            (first..first + n).for_each(|f| c.push(f));
+        }
+    }
+
     /// One 2 MiB-aligned block of 512 frames; returns its first frame.
     pub fn alloc_huge(&mut self) -> Option<u64> {
         let b = self.free_huge.pop().or_else(|| self.fresh_block())?;
@@ -104,7 +163,10 @@ impl TierFrames {
     pub fn free_base(&mut self, frame: u64) {
         debug_assert!(self.owns(frame));
         self.used -= 1;
-        self.free_base.push(frame);
+        match self.colours.as_mut() {
+            Some(c) => c.push(frame),
+            None => self.free_base.push(frame),
+        }
     }
 
     /// Returns a 2 MiB block.
@@ -117,6 +179,7 @@ impl TierFrames {
     /// Host bytes used by the free lists (for the memory budget).
     pub fn host_bytes(&self) -> usize {
         (self.free_base.capacity() + self.free_huge.capacity()) * 8
+            + self.colours.as_ref().map_or(0, Colours::host_bytes)
     }
 }
 
@@ -129,6 +192,7 @@ mod tests {
     #[derive(Debug, Clone)]
     enum Op {
         AllocBase,
+        AllocColoured(usize),
         AllocHuge,
         FreeBase(usize),
         FreeHuge(usize),
@@ -137,6 +201,7 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             4 => Just(Op::AllocBase),
+            2 => any::<usize>().prop_map(Op::AllocColoured),
             1 => Just(Op::AllocHuge),
             3 => any::<usize>().prop_map(Op::FreeBase),
             1 => any::<usize>().prop_map(Op::FreeHuge),
@@ -146,13 +211,20 @@ mod tests {
     proptest! {
         /// Against a reference model (a set of owned frames): no frame is handed
         /// out twice, every frame is inside the tier, huge blocks are aligned,
-        /// and the used count always equals the model's.
+        /// and the used count always equals the model's. A coloured tier
+        /// (Memos' colours) hands out a frame of the colour asked for
+        /// exactly when it has one free or in a free block.
         #[test]
         fn allocator_matches_reference(ops in proptest::collection::vec(op(), 1..300),
-                                       blocks in 1u64..4, tail in 0u64..40) {
+                                       blocks in 1u64..4, tail in 0u64..40,
+                                       coloured in any::<bool>()) {
             let base = 1024;
             let count = blocks * PAGES_PER_HUGE + tail;
-            let mut t = TierFrames::new(base, count);
+            let mut t = if coloured {
+                TierFrames::with_colours(base, count, &[0, 1, 2, 3, 4, 5, 6, 8, 9]).unwrap()
+            } else {
+                TierFrames::new(base, count)
+            };
             let mut owned: BTreeSet<u64> = BTreeSet::new();
             let mut bases: Vec<u64> = Vec::new();
             let mut huges: Vec<u64> = Vec::new();
@@ -166,6 +238,23 @@ mod tests {
                                 bases.push(f);
                             }
                             None => prop_assert_eq!(owned.len() as u64, count, "base alloc failed with room"),
+                        }
+                    }
+                    Op::AllocColoured(c) => {
+                        let c = c % 512;
+                        match t.alloc_coloured(c) {
+                            Some(f) => {
+                                prop_assert!(coloured);
+                                prop_assert!(t.owns(f));
+                                prop_assert_eq!(t.colour_of(f), Some(c));
+                                prop_assert!(owned.insert(f), "frame {} handed out twice", f);
+                                bases.push(f);
+                            }
+                            None => {
+                                let any_free = (base..base + count)
+                                    .any(|f| t.colour_of(f) == Some(c) && !owned.contains(&f));
+                                prop_assert!(!any_free, "colour {} failed with room", c);
+                            }
                         }
                     }
                     Op::AllocHuge => {

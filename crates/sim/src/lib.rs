@@ -26,6 +26,7 @@
 //! paging-structure-cache entry of the address space.
 #![deny(missing_docs)]
 
+pub mod colours;
 mod dma;
 pub mod dram_cache;
 pub mod frames;
