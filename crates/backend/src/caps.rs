@@ -37,11 +37,13 @@ pub enum Capability {
     ReverseMap,
     /// Copy pages with a DMA engine, lockless (Memos 5.2).
     Dma,
+    /// Report the workload's memory events (releases, I/O completions).
+    MemEvents,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 15] = [
+    pub const ALL: [Capability; 16] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -57,6 +59,7 @@ impl Capability {
         Capability::MemoryMode,
         Capability::ReverseMap,
         Capability::Dma,
+        Capability::MemEvents,
     ];
 
     const fn bit(self) -> u32 {

@@ -211,6 +211,16 @@ pub trait Backend {
         Err(BackendError::Unsupported(crate::Capability::Dma))
     }
 
+    /// Moves the memory events the workload issued since the last call
+    /// (releases, I/O completions) to `out`, oldest first, and returns how
+    /// many were dropped because too many piled up between two calls. The
+    /// first call starts the keeping: a manager that wants every event
+    /// calls this in `start`. Needs [`crate::Capability::MemEvents`].
+    fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
+        let _ = out;
+        Err(BackendError::Unsupported(crate::Capability::MemEvents))
+    }
+
     /// Swaps the tiers of the pages of `a` and `b` (same page size, different
     /// tiers) without needing a free frame.
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()>;

@@ -6,7 +6,7 @@ use crate::groundtruth::{exact_hot_units, UnitSpan};
 use thermocline_backend::{Backend, TierCounters};
 use thermocline_model::{MachineConfig, MachineStats};
 use thermocline_sim::{ConfigError, Machine};
-use thermocline_vocab::Access;
+use thermocline_vocab::{Access, MemEvent};
 use thermocline_workloads::{Workload, WorkloadError};
 
 /// Accesses handed to the machine between two looks at the clock: small
@@ -19,6 +19,8 @@ pub(crate) struct ExactDriver<'o, O: Observer> {
     workload: Workload,
     observer: &'o mut O,
     buf: Box<[Access; BATCH]>,
+    /// The memory events of the current batch, with the access each precedes.
+    events: Vec<(usize, MemEvent)>,
     done: u64,
     limit: u64,
     phase_starts_s: Vec<f64>,
@@ -38,6 +40,7 @@ impl<'o, O: Observer> ExactDriver<'o, O> {
             workload,
             observer,
             buf: Box::new([Access::default(); BATCH]),
+            events: Vec::new(),
             done: 0,
             limit,
             phase_starts_s: Vec::new(),
@@ -70,8 +73,11 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
                 self.phase_starts_s.push(self.machine.time_ns() / 1e9);
             }
             let want = ((self.limit - self.done) as usize).min(BATCH);
-            let n = self.workload.stream.fill(&mut self.buf[..want])?;
-            if n == 0 {
+            let n = self
+                .workload
+                .stream
+                .fill_with_events(&mut self.buf[..want], &mut self.events)?;
+            if n == 0 && self.events.is_empty() {
                 return Ok(false);
             }
             if O::OBSERVES {
@@ -82,7 +88,20 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
                     self.observer.on_access(a, now);
                 }
             }
-            self.machine.access_batch(&self.buf[..n]);
+            // Events split the batch where they happen.
+            let mut from = 0;
+            for &(at, ev) in &self.events {
+                self.machine.access_batch(&self.buf[from..at]);
+                from = at;
+                self.machine.apply_event(ev).map_err(|e| {
+                    WorkloadError::Invalid(format!(
+                        "{} at access {}: {e}",
+                        self.workload.name,
+                        self.done + at as u64
+                    ))
+                })?;
+            }
+            self.machine.access_batch(&self.buf[from..n]);
             self.machine.settle();
             self.done += n as u64;
             if self.machine.time_ns() >= until_ns {
@@ -128,5 +147,88 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
 
     fn stats(&self) -> MachineStats {
         self.machine.stats().clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::NoObserver;
+    use thermocline_model::tiers;
+    use thermocline_vocab::{Asid, PageType, RegionInfo};
+    use thermocline_workloads::{MemoryStream, PhaseMark, Stream};
+
+    const BASE: u64 = 1 << 30;
+
+    fn workload(n: u64, events: Vec<(usize, MemEvent)>) -> Workload {
+        let accesses: Vec<Access> = (0..n)
+            .map(|i| Access {
+                va: BASE + (i % 64) * 4096,
+                write: true,
+                ..Access::default()
+            })
+            .collect();
+        Workload {
+            name: "events".into(),
+            regions: vec![RegionInfo {
+                asid: Asid(0),
+                name: "r".into(),
+                start: BASE,
+                len: 64 * 4096,
+                page_type: PageType::Anon,
+                thp: false,
+            }],
+            threads: 1,
+            access_rate: 1e7,
+            compute_ns: 10.0,
+            total_accesses: n,
+            phases: vec![PhaseMark {
+                name: "all".into(),
+                first_access: 0,
+            }],
+            stream: Stream::Memory(MemoryStream::with_events(accesses, events).unwrap()),
+            rates: None,
+        }
+    }
+
+    fn config() -> MachineConfig {
+        let mut t = vec![tiers::dram(), tiers::dcpmm()];
+        t[0].capacity_bytes = 1 << 30;
+        t[1].capacity_bytes = 1 << 30;
+        MachineConfig {
+            tiers: t,
+            tlb: Default::default(),
+            llc: Default::default(),
+            perf: Default::default(),
+            costs: Default::default(),
+            seed: 1,
+        }
+    }
+
+    /// Events land between the accesses they were issued between, across
+    /// batch boundaries: the pages released after the last access to them
+    /// are gone at the end, the others are resident.
+    #[test]
+    fn events_are_applied_where_they_fall_in_the_stream() {
+        let release = |first: u64, pages: u64| MemEvent::Release {
+            asid: Asid(0),
+            start: BASE + first * 4096,
+            len: pages * 4096,
+        };
+        // 600 accesses touch pages 0..64 in turn; page i is last touched by
+        // access 576 + i (i < 24) or 512 + i. Pages 0-9 released at access
+        // 300 are touched again; pages 40-49 released at 590 (after their
+        // last touch) and 60-63 at the very end stay released.
+        let events = vec![
+            (300, release(0, 10)),
+            (590, release(40, 10)),
+            (600, release(60, 4)),
+        ];
+        let mut obs = NoObserver;
+        let mut d = ExactDriver::new(config(), workload(600, events), 600, &mut obs).unwrap();
+        while d.advance(f64::INFINITY).unwrap() {}
+        assert_eq!(d.done, 600);
+        assert_eq!(d.resident_bytes().iter().sum::<u64>(), (64 - 14) * 4096);
+        assert_eq!(d.stats().first_touch_faults, 64 + 10);
     }
 }

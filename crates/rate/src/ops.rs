@@ -143,6 +143,7 @@ impl Backend for RateMachine {
             .without(Capability::MemoryMode)
             .without(Capability::ReverseMap)
             .without(Capability::Dma)
+            .without(Capability::MemEvents)
     }
 
     fn now_ns(&self) -> u64 {

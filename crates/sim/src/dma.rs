@@ -46,6 +46,13 @@ impl DmaEngine {
         }
     }
 
+    /// Drops the copies of pages of `asid` in `[start, end)` (released:
+    /// nothing is left to copy); the engine's time they took stays spent.
+    pub(crate) fn cancel(&mut self, asid: Asid, start: u64, end: u64) {
+        self.queue
+            .retain(|c| c.asid != asid || c.va < start || c.va >= end);
+    }
+
     /// Copies not finished.
     pub(crate) fn pending(&self) -> u64 {
         self.queue.len() as u64

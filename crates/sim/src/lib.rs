@@ -29,6 +29,7 @@
 pub mod colours;
 mod dma;
 pub mod dram_cache;
+mod events;
 pub mod frames;
 pub mod llc;
 mod lru;

@@ -104,6 +104,8 @@ pub struct Machine {
     pub(crate) rmap: Option<ReverseMap>,
     /// Lockless DMA copies in flight.
     pub(crate) dma: crate::dma::DmaEngine,
+    /// Memory events kept for a manager.
+    pub(crate) events: crate::events::EventLog,
     rng: Rng,
 }
 
@@ -209,6 +211,7 @@ impl Machine {
                 .fold(0, |bits, (i, _)| bits | 1 << i),
             sampler: None,
             poison: BTreeMap::new(),
+            events: Default::default(),
             hint_once: std::collections::BTreeSet::new(),
             rmap: None,
             dma: Default::default(),

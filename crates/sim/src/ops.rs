@@ -28,6 +28,38 @@ impl Machine {
         self.stats.shootdowns += 1;
     }
 
+    /// Splits the huge page of `va` into 512 base pages in place, each PTE
+    /// inheriting its Accessed, Dirty and poison bits; costs and TLB
+    /// invalidation are the caller's.
+    pub(crate) fn split_huge_entry(&mut self, asid: Asid, va: u64) -> Result<()> {
+        let space = self.space_mut(asid)?;
+        let path = space.pt.path(va);
+        let (Some(pmd), Some(leaf), true) = (path.pmd, path.leaf, path.huge) else {
+            return Err(BackendError::Invalid {
+                va,
+                why: "not mapped by a huge page",
+            });
+        };
+        let slot = Level::Pmd.index(va);
+        let e = space.pt.pmd[pmd as usize][slot];
+        let frame = pt::target(e);
+        let inherited = e & (pt::A | pt::D | pt::POISON);
+        let table = &mut space.pt.leaves[leaf as usize];
+        for i in 0..512 {
+            *table.pte_mut(i) = pt::entry(frame + i as u64, pt::P | pt::RW | inherited);
+        }
+        space.pt.pmd[pmd as usize][slot] = pt::entry(u64::from(leaf), pt::P | pt::RW | (e & pt::A));
+        let base = PageSize::Huge.align_down(va);
+        if let Some(n) = self.poison.remove(&(asid.0, base)) {
+            // Faults counted on the huge page stay with its first base page.
+            for i in 0..PAGES_PER_HUGE {
+                self.poison
+                    .insert((asid.0, base + i * 4096), if i == 0 { n } else { 0 });
+            }
+        }
+        Ok(())
+    }
+
     fn check_tier(&self, t: TierId) -> Result<()> {
         BackendError::unless_tier(t, self.frames.len())
     }
@@ -433,6 +465,10 @@ impl Backend for Machine {
         Ok(r)
     }
 
+    fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
+        Ok(self.events.drain(out))
+    }
+
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
         let ta = self.translate(asid, a)?.ok_or(Self::not_mapped(asid, a))?;
         let tb = self.translate(asid, b)?.ok_or(Self::not_mapped(asid, b))?;
@@ -472,31 +508,7 @@ impl Backend for Machine {
     }
 
     fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
-        let space = self.space_mut(asid)?;
-        let path = space.pt.path(va);
-        let (Some(pmd), Some(leaf), true) = (path.pmd, path.leaf, path.huge) else {
-            return Err(BackendError::Invalid {
-                va,
-                why: "not mapped by a huge page",
-            });
-        };
-        let slot = Level::Pmd.index(va);
-        let e = space.pt.pmd[pmd as usize][slot];
-        let frame = pt::target(e);
-        let inherited = e & (pt::A | pt::D | pt::POISON);
-        let table = &mut space.pt.leaves[leaf as usize];
-        for i in 0..512 {
-            *table.pte_mut(i) = pt::entry(frame + i as u64, pt::P | pt::RW | inherited);
-        }
-        space.pt.pmd[pmd as usize][slot] = pt::entry(u64::from(leaf), pt::P | pt::RW | (e & pt::A));
-        let base = PageSize::Huge.align_down(va);
-        if let Some(n) = self.poison.remove(&(asid.0, base)) {
-            // Faults counted on the huge page stay with its first base page.
-            for i in 0..PAGES_PER_HUGE {
-                self.poison
-                    .insert((asid.0, base + i * 4096), if i == 0 { n } else { 0 });
-            }
-        }
+        self.split_huge_entry(asid, va)?;
         self.manager_ns += self.cfg.costs.split_huge_ns;
         self.invalidate_page(asid.0, va);
         self.shootdown(1);

@@ -1,5 +1,5 @@
 //! The words every other thermocline crate speaks: virtual addresses, page sizes,
-//! page-table levels, tiers, page types, byte sizes, accesses, mapped regions
+//! page-table levels, tiers, page types, byte sizes, accesses, memory events, mapped regions
 //! and the one seeded random number generator.
 //!
 //! This crate sits at the bottom of the layer stack (see ARCHITECTURE.md) and
@@ -9,6 +9,7 @@
 
 mod access;
 mod addr;
+mod event;
 mod region;
 mod rng;
 mod size;
@@ -16,6 +17,7 @@ mod tier;
 
 pub use access::Access;
 pub use addr::{Asid, Level, PageSize, HUGE_PAGE, LINE, PAGE, PAGES_PER_HUGE};
+pub use event::MemEvent;
 pub use region::RegionInfo;
 pub use rng::{Rng, Stream};
 pub use size::{parse_size, ByteSize, CapacitySpec, SizeError};

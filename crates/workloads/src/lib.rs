@@ -26,7 +26,7 @@ mod zipf;
 
 pub use rates::PhaseMark;
 pub use thermocline_vocab::Access;
-use thermocline_vocab::RegionInfo;
+use thermocline_vocab::{MemEvent, RegionInfo};
 
 /// A workload that could not be loaded: names the file and line where it can.
 #[derive(Debug, thiserror::Error)]
@@ -125,24 +125,94 @@ impl Stream {
             Stream::Npb(s) => Ok(s.fill(buf)),
         }
     }
+
+    /// [`Stream::fill`], and the memory events that come before and between
+    /// those accesses pushed onto `events` (cleared first) in order, each
+    /// with the index in `buf` of the access it precedes (the count
+    /// returned, for events after the last access). At the end of the
+    /// stream it returns 0 with no event.
+    #[inline]
+    pub fn fill_with_events(
+        &mut self,
+        buf: &mut [Access],
+        events: &mut Vec<(usize, MemEvent)>,
+    ) -> Result<usize, WorkloadError> {
+        events.clear();
+        match self {
+            Stream::Memory(s) => Ok(s.fill_with_events(buf, events)),
+            // No other source issues memory events.
+            _ => self.fill(buf),
+        }
+    }
 }
 
-/// A stream over accesses in memory.
+/// A stream over accesses (and memory events) in memory.
 pub struct MemoryStream {
     accesses: Vec<Access>,
     pos: usize,
+    /// (index of the access it precedes, event), in order.
+    events: Vec<(usize, MemEvent)>,
+    next_event: usize,
 }
 
 impl MemoryStream {
     /// A stream replaying `accesses`.
     pub fn new(accesses: Vec<Access>) -> Self {
-        MemoryStream { accesses, pos: 0 }
+        MemoryStream {
+            accesses,
+            pos: 0,
+            events: Vec::new(),
+            next_event: 0,
+        }
+    }
+
+    /// A stream replaying `accesses` with `events`, each given with the
+    /// index of the access it precedes (`accesses.len()` for the end).
+    pub fn with_events(
+        accesses: Vec<Access>,
+        events: Vec<(usize, MemEvent)>,
+    ) -> Result<Self, WorkloadError> {
+        let mut last = 0;
+        for (at, ev) in &events {
+            if *at < last || *at > accesses.len() {
+                return Err(WorkloadError::Invalid(format!(
+                    "memory event {ev:?} at access {at}: events must be in order and at most at access {}",
+                    accesses.len()
+                )));
+            }
+            ev.check().map_err(WorkloadError::Invalid)?;
+            last = *at;
+        }
+        Ok(MemoryStream {
+            events,
+            ..MemoryStream::new(accesses)
+        })
     }
 
     fn fill(&mut self, buf: &mut [Access]) -> usize {
         let n = buf.len().min(self.accesses.len() - self.pos);
         buf[..n].copy_from_slice(&self.accesses[self.pos..self.pos + n]);
         self.pos += n;
+        n
+    }
+
+    fn fill_with_events(&mut self, buf: &mut [Access], out: &mut Vec<(usize, MemEvent)>) -> usize {
+        let start = self.pos;
+        let n = self.fill(buf);
+        // Events before each handed-out access, and those at the end of the
+        // stream once its last access is out.
+        let end = if self.pos == self.accesses.len() {
+            usize::MAX
+        } else {
+            self.pos
+        };
+        while let Some(&(at, ev)) = self.events.get(self.next_event) {
+            if at >= end {
+                break;
+            }
+            out.push((at - start, ev));
+            self.next_event += 1;
+        }
         n
     }
 }
@@ -262,4 +332,78 @@ pub fn lay_out_at(sizes: &[(String, u64)], thp: bool, base: u64) -> Vec<RegionIn
             r
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_vocab::Asid;
+
+    fn release(page: u64) -> MemEvent {
+        MemEvent::Release {
+            asid: Asid(0),
+            start: page * 4096,
+            len: 4096,
+        }
+    }
+
+    /// Accesses 0..n, each at its own page, so an access's index is its page.
+    fn accesses(n: u64) -> Vec<Access> {
+        (0..n)
+            .map(|i| Access {
+                va: i * 4096,
+                ..Access::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_come_out_before_the_access_they_precede_across_batches() {
+        let events = vec![
+            (0, release(0)),
+            (3, release(1)),
+            (3, release(2)),
+            (5, release(3)),
+        ];
+        let mut s = Stream::Memory(MemoryStream::with_events(accesses(5), events).unwrap());
+        let mut buf = [Access::default(); 2];
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        let mut handed = 0u64;
+        loop {
+            let n = s.fill_with_events(&mut buf, &mut out).unwrap();
+            for &(at, ev) in &out {
+                // The global index of the access the event precedes.
+                seen.push((handed + at as u64, ev));
+            }
+            if n == 0 && out.is_empty() {
+                break;
+            }
+            handed += n as u64;
+        }
+        assert_eq!(
+            seen,
+            vec![
+                (0, release(0)),
+                (3, release(1)),
+                (3, release(2)),
+                (5, release(3))
+            ]
+        );
+        assert_eq!(handed, 5);
+    }
+
+    #[test]
+    fn events_out_of_order_or_misaligned_are_refused() {
+        assert!(
+            MemoryStream::with_events(accesses(2), vec![(1, release(0)), (0, release(0))]).is_err()
+        );
+        assert!(MemoryStream::with_events(accesses(2), vec![(3, release(0))]).is_err());
+        let odd = MemEvent::IoDone {
+            asid: Asid(0),
+            start: 10,
+            len: 4096,
+        };
+        assert!(MemoryStream::with_events(accesses(2), vec![(0, odd)]).is_err());
+    }
 }

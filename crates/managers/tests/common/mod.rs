@@ -222,7 +222,8 @@ impl Backend for Fake {
             .without(Capability::Sampling)
             .without(Capability::HugePages)
             .without(Capability::MemoryMode)
-            .without(Capability::ReverseMap);
+            .without(Capability::ReverseMap)
+            .without(Capability::MemEvents);
         if self.dma.is_some() {
             c
         } else {
