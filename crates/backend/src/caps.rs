@@ -39,11 +39,14 @@ pub enum Capability {
     Dma,
     /// Report the workload's memory events (releases, I/O completions).
     MemEvents,
+    /// Allocation policies per page type, per-tier quotas per address
+    /// space, and per-type allocation counts (HeteroOS 3.1-3.2, 4.2).
+    TypedAlloc,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 16] = [
+    pub const ALL: [Capability; 17] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -60,6 +63,7 @@ impl Capability {
         Capability::ReverseMap,
         Capability::Dma,
         Capability::MemEvents,
+        Capability::TypedAlloc,
     ];
 
     const fn bit(self) -> u32 {

@@ -1,10 +1,10 @@
 //! The operations set.
 
 use crate::{
-    BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport, RegionInfo, Sample,
-    SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport,
+    RegionInfo, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
 };
-use thermocline_vocab::{Asid, Level, TierId};
+use thermocline_vocab::{Asid, Level, PageType, TierId};
 
 /// Result of a backend operation.
 pub type Result<T> = std::result::Result<T, BackendError>;
@@ -236,6 +236,43 @@ pub trait Backend {
 
     /// Sets the tier that newly touched pages of `asid` are allocated in.
     fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()>;
+
+    /// Sets the policy for newly touched pages of type `ty` in `asid`,
+    /// overriding the address space's ([`Backend::set_policy`]); `None`
+    /// returns the type to it. Needs [`crate::Capability::TypedAlloc`].
+    fn set_type_policy(
+        &mut self,
+        asid: Asid,
+        ty: PageType,
+        policy: Option<MemPolicy>,
+    ) -> Result<()> {
+        let _ = (asid, ty, policy);
+        Err(BackendError::Unsupported(crate::Capability::TypedAlloc))
+    }
+
+    /// Caps the 4 KiB frames `asid` may hold in `tier` (`None`: no cap), as
+    /// a VMM's per-memory-type reservation of a guest: a new page goes to
+    /// the next tier in its policy's order when the cap is reached, and a
+    /// migration into the tier fails with [`BackendError::TierFull`]. Pages
+    /// already there stay. Needs [`crate::Capability::TypedAlloc`].
+    fn set_tier_quota(&mut self, asid: Asid, tier: TierId, pages: Option<u64>) -> Result<()> {
+        let _ = (asid, tier, pages);
+        Err(BackendError::Unsupported(crate::Capability::TypedAlloc))
+    }
+
+    /// The 4 KiB frames `asid` holds in `tier`. Needs
+    /// [`crate::Capability::TypedAlloc`].
+    fn held_pages(&self, asid: Asid, tier: TierId) -> Result<u64> {
+        let _ = (asid, tier);
+        Err(BackendError::Unsupported(crate::Capability::TypedAlloc))
+    }
+
+    /// The allocations of `asid` so far, per page type (indexed by
+    /// [`PageType::index`]). Needs [`crate::Capability::TypedAlloc`].
+    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
+        let _ = asid;
+        Err(BackendError::Unsupported(crate::Capability::TypedAlloc))
+    }
 
     /// Turns the fast tier into a direct-mapped, line-granular, write-back
     /// cache of the slower tiers (Optane's Memory Mode) when `on`: pages

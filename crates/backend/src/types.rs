@@ -146,6 +146,19 @@ pub enum MemPolicy {
     },
 }
 
+/// The page allocations of one page type in one address space: HeteroOS
+/// 3.2's per-type FastMem allocation hits and misses, for any policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct AllocCounts {
+    /// Pages allocated (first touches), in 4 KiB pages.
+    pub requests: u64,
+    /// Of those, pages placed in the tier their policy tried first.
+    pub preferred: u64,
+    /// Of those, pages placed in another tier because the first was full
+    /// or over the address space's quota there.
+    pub fallback: u64,
+}
+
 /// What the DMA engine finished ([`crate::Backend::dma_poll`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DmaReport {

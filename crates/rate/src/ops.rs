@@ -144,6 +144,7 @@ impl Backend for RateMachine {
             .without(Capability::ReverseMap)
             .without(Capability::Dma)
             .without(Capability::MemEvents)
+            .without(Capability::TypedAlloc)
     }
 
     fn now_ns(&self) -> u64 {

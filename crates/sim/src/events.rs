@@ -121,6 +121,7 @@ impl Machine {
         let frame = pt::target(e);
         let tier = self.tier_of(frame) as usize;
         self.frames[tier].free_base(frame);
+        self.spaces[asid as usize].held[tier] -= 1;
         self.rmap_unmap(frame, PageSize::Base);
         self.poison.remove(&(asid, va));
         self.hint_once.remove(&(asid, va));
@@ -135,6 +136,7 @@ impl Machine {
         let frame = pt::target(e);
         let tier = self.tier_of(frame) as usize;
         self.frames[tier].free_huge(frame);
+        self.spaces[asid as usize].held[tier] -= PAGES_PER_HUGE;
         self.rmap_unmap(frame, PageSize::Huge);
         self.poison.remove(&(asid, huge_start));
         self.hint_once.remove(&(asid, huge_start));

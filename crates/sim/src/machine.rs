@@ -12,10 +12,12 @@ use crate::psc::Psc;
 use crate::rmap::ReverseMap;
 use crate::tlb::{tag, Tlb, TlbEntry};
 use std::collections::BTreeMap;
-use thermocline_backend::{BackendError, MemPolicy, Sample, SamplingConfig, TierCounters};
+use thermocline_backend::{
+    AllocCounts, BackendError, MemPolicy, Sample, SamplingConfig, TierCounters,
+};
 use thermocline_model::{MachineConfig, MachineStats};
 use thermocline_vocab::RegionInfo;
-use thermocline_vocab::{Access, Asid, Level, PageSize, Rng, TierId, PAGES_PER_HUGE};
+use thermocline_vocab::{Access, Asid, Level, PageSize, PageType, Rng, TierId, PAGES_PER_HUGE};
 
 /// Accesses whose leaf lines [`Machine::access_batch`] reads ahead at once.
 const PREFETCH_GROUP: usize = 32;
@@ -44,11 +46,41 @@ impl Core {
 }
 
 /// One address space.
+/// The most tiers a machine has.
+pub(crate) const MAX_TIERS: usize = 8;
+
 #[derive(Clone, Debug)]
 pub(crate) struct Space {
     pub pt: PageTable,
     pub policy: MemPolicy,
     pub interleave_next: u8,
+    /// Per page type, the policy that overrides `policy` for its pages.
+    pub type_policy: [Option<MemPolicy>; PageType::COUNT],
+    /// Per tier, the 4 KiB frames the space's pages hold.
+    pub held: [u64; MAX_TIERS],
+    /// Per tier, the most frames the space may hold there.
+    pub quota: [Option<u64>; MAX_TIERS],
+    /// Per page type, its allocations.
+    pub allocs: [AllocCounts; PageType::COUNT],
+}
+
+impl Space {
+    fn new() -> Self {
+        Space {
+            pt: PageTable::default(),
+            policy: MemPolicy::PreferFast,
+            interleave_next: 0,
+            type_policy: [None; PageType::COUNT],
+            held: [0; MAX_TIERS],
+            quota: [None; MAX_TIERS],
+            allocs: [AllocCounts::default(); PageType::COUNT],
+        }
+    }
+
+    /// Whether `pages` more frames in `tier` stay within the quota.
+    pub(crate) fn may_hold(&self, tier: usize, pages: u64) -> bool {
+        self.quota[tier].is_none_or(|q| self.held[tier] + pages <= q)
+    }
 }
 
 struct Sampler {
@@ -118,7 +150,7 @@ impl Machine {
     /// Builds a machine with `regions` mapped lazily (pages appear on first touch).
     pub fn new(cfg: MachineConfig, mut regions: Vec<RegionInfo>) -> Result<Self, ConfigError> {
         let e = |s: String| ConfigError(s);
-        if cfg.tiers.is_empty() || cfg.tiers.len() > 8 {
+        if cfg.tiers.is_empty() || cfg.tiers.len() > MAX_TIERS {
             return Err(e("a machine needs 1 to 8 tiers".into()));
         }
         for t in &cfg.tiers {
@@ -181,13 +213,7 @@ impl Machine {
             .unwrap_or(1);
         let ntiers = cfg.tiers.len();
         Ok(Machine {
-            spaces: (0..n_spaces)
-                .map(|_| Space {
-                    pt: PageTable::default(),
-                    policy: MemPolicy::PreferFast,
-                    interleave_next: 0,
-                })
-                .collect(),
+            spaces: (0..n_spaces).map(|_| Space::new()).collect(),
             regions,
             cores: vec![core; cfg.perf.threads],
             frames,
@@ -802,10 +828,10 @@ impl Machine {
 
     /// Picks the tier for a new page of `size` under the address space's policy
     /// and allocates a frame there, falling back to other tiers when full.
-    fn allocate(&mut self, asid: u16, size: PageSize) -> Option<(u64, u8)> {
+    fn allocate(&mut self, asid: u16, size: PageSize, ty: PageType) -> Option<(u64, u8)> {
         let ntiers = self.frames.len() as u8;
         let space = &mut self.spaces[asid as usize];
-        let first = match space.policy {
+        let first = match space.type_policy[ty.index()].unwrap_or(space.policy) {
             MemPolicy::PreferFast => 0,
             MemPolicy::Bind { tier } => tier.0.min(ntiers - 1),
             MemPolicy::Interleave => {
@@ -821,13 +847,26 @@ impl Machine {
                 }
             }
         };
+        let pages = size.bytes() / 4096;
         let order = (0..ntiers).map(|i| (first + i) % ntiers);
         for t in order {
+            if !self.spaces[asid as usize].may_hold(t as usize, pages) {
+                continue;
+            }
             let f = match size {
                 PageSize::Base => self.frames[t as usize].alloc_base(),
                 PageSize::Huge => self.frames[t as usize].alloc_huge(),
             };
             if let Some(f) = f {
+                let space = &mut self.spaces[asid as usize];
+                space.held[t as usize] += pages;
+                let counts = &mut space.allocs[ty.index()];
+                counts.requests += pages;
+                if t == first {
+                    counts.preferred += pages;
+                } else {
+                    counts.fallback += pages;
+                }
                 return Some((f, t));
             }
         }
@@ -841,12 +880,14 @@ impl Machine {
         self.stats.first_touch_faults += 1;
         self.epoch.first_touch_faults += 1;
         let huge_start = PageSize::Huge.align_down(va);
-        let want_huge = self.region_of(asid, va).is_some_and(|r| {
+        let region = self.region_of(asid, va);
+        let ty = region.map_or(PageType::Anon, |r| r.page_type);
+        let want_huge = region.is_some_and(|r| {
             r.thp && r.start <= huge_start && r.end() >= huge_start + PageSize::Huge.bytes()
         });
         let (pmd, leaf) = self.spaces[asid as usize].pt.ensure_tables(va);
         if want_huge {
-            if let Some((frame, _)) = self.allocate(asid, PageSize::Huge) {
+            if let Some((frame, _)) = self.allocate(asid, PageSize::Huge, ty) {
                 let slot = Level::Pmd.index(va);
                 self.spaces[asid as usize].pt.pmd[pmd as usize][slot] =
                     pt::entry(frame, pt::P | pt::RW | pt::PS);
@@ -856,7 +897,7 @@ impl Machine {
             }
         }
         let (frame, _) = self
-            .allocate(asid, PageSize::Base)
+            .allocate(asid, PageSize::Base, ty)
             .expect("tier capacities cover the footprint (checked when the run is built)");
         let space = &mut self.spaces[asid as usize].pt;
         let slot = Level::Pmd.index(va);
@@ -944,6 +985,10 @@ impl Machine {
         if from == to.0 {
             return Ok((0, from));
         }
+        let pages = if huge { PAGES_PER_HUGE } else { 1 };
+        if !self.spaces[asid as usize].may_hold(to.index(), pages) {
+            return Err(BackendError::TierFull(to));
+        }
         let dest = &mut self.frames[to.index()];
         let new = if huge {
             dest.alloc_huge()
@@ -951,6 +996,9 @@ impl Machine {
             dest.alloc_base()
         };
         let new = new.ok_or(BackendError::TierFull(to))?;
+        let held = &mut self.spaces[asid as usize].held;
+        held[from as usize] -= pages;
+        held[to.index()] += pages;
         if huge {
             self.frames[from as usize].free_huge(old);
         } else {
@@ -1036,6 +1084,12 @@ impl Machine {
                 }
             }
         }
+    }
+
+    pub(crate) fn space(&self, asid: Asid) -> Result<&Space, BackendError> {
+        self.spaces
+            .get(asid.0 as usize)
+            .ok_or(BackendError::NoSuchTarget(asid))
     }
 
     pub(crate) fn space_mut(&mut self, asid: Asid) -> Result<&mut Space, BackendError> {

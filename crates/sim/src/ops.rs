@@ -3,11 +3,11 @@
 use crate::machine::Machine;
 use crate::pagetable as pt;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport, Sample,
-    SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, Backend, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport,
+    Sample, SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::RegionInfo;
-use thermocline_vocab::{Asid, Level, PageSize, TierId, PAGES_PER_HUGE};
+use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId, PAGES_PER_HUGE};
 
 type Result<T> = std::result::Result<T, BackendError>;
 
@@ -58,6 +58,19 @@ impl Machine {
             }
         }
         Ok(())
+    }
+
+    fn check_policy(&self, policy: MemPolicy) -> Result<()> {
+        match policy {
+            MemPolicy::Bind { tier } => self.check_tier(tier),
+            MemPolicy::Random { fast_probability } if !(0.0..=1.0).contains(&fast_probability) => {
+                Err(BackendError::Invalid {
+                    va: 0,
+                    why: "fast_probability must be in [0, 1]",
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     fn check_tier(&self, t: TierId) -> Result<()> {
@@ -465,6 +478,34 @@ impl Backend for Machine {
         Ok(r)
     }
 
+    fn set_type_policy(
+        &mut self,
+        asid: Asid,
+        ty: PageType,
+        policy: Option<MemPolicy>,
+    ) -> Result<()> {
+        if let Some(p) = policy {
+            self.check_policy(p)?;
+        }
+        self.space_mut(asid)?.type_policy[ty.index()] = policy;
+        Ok(())
+    }
+
+    fn set_tier_quota(&mut self, asid: Asid, tier: TierId, pages: Option<u64>) -> Result<()> {
+        self.check_tier(tier)?;
+        self.space_mut(asid)?.quota[tier.index()] = pages;
+        Ok(())
+    }
+
+    fn held_pages(&self, asid: Asid, tier: TierId) -> Result<u64> {
+        self.check_tier(tier)?;
+        Ok(self.space(asid)?.held[tier.index()])
+    }
+
+    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
+        Ok(self.space(asid)?.allocs)
+    }
+
     fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
         Ok(self.events.drain(out))
     }
@@ -553,12 +594,25 @@ impl Backend for Machine {
         let target_tier = (0..votes.len())
             .max_by_key(|&t| (votes[t], std::cmp::Reverse(t)))
             .unwrap_or(0);
+        // The quota sees the block replace the base pages already there.
+        let already = frames
+            .iter()
+            .filter(|(_, t)| t.index() == target_tier)
+            .count() as u64;
+        if !self
+            .space_mut(asid)?
+            .may_hold(target_tier, PAGES_PER_HUGE - already)
+        {
+            return Err(BackendError::TierFull(TierId(target_tier as u8)));
+        }
         let new = self.frames[target_tier]
             .alloc_huge()
             .ok_or(BackendError::TierFull(TierId(target_tier as u8)))?;
         self.map_by_pmd(asid, va, new)?;
         self.rmap_map(new, PageSize::Huge, asid.0, base);
+        self.space_mut(asid)?.held[target_tier] += PAGES_PER_HUGE;
         for (frame, tier) in frames {
+            self.space_mut(asid)?.held[tier.index()] -= 1;
             self.frames[tier.index()].free_base(frame);
             self.rmap_unmap(frame, PageSize::Base);
             self.epoch.migration_reads[tier.index()] += 64;
@@ -575,16 +629,7 @@ impl Backend for Machine {
     }
 
     fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
-        match policy {
-            MemPolicy::Bind { tier } => self.check_tier(tier)?,
-            MemPolicy::Random { fast_probability } if !(0.0..=1.0).contains(&fast_probability) => {
-                return Err(BackendError::Invalid {
-                    va: 0,
-                    why: "fast_probability must be in [0, 1]",
-                })
-            }
-            _ => {}
-        }
+        self.check_policy(policy)?;
         self.space_mut(asid)?.policy = policy;
         Ok(())
     }

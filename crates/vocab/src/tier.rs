@@ -22,6 +22,7 @@ impl TierId {
 /// (heap first, then I/O page cache and slab); backends that cannot tell say `Anon`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[repr(u8)]
 pub enum PageType {
     /// Anonymous memory: heap, stack, private mappings.
     #[default]
@@ -37,6 +38,23 @@ pub enum PageType {
 }
 
 impl PageType {
+    /// How many page types there are.
+    pub const COUNT: usize = 5;
+
+    /// Every page type, in [`PageType::index`] order.
+    pub const ALL: [PageType; PageType::COUNT] = [
+        PageType::Anon,
+        PageType::FileCache,
+        PageType::Slab,
+        PageType::IoBuffer,
+        PageType::PageTable,
+    ];
+
+    /// Its position in [`PageType::ALL`], for per-type tables.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
     /// Lower-case name as in configuration files.
     pub const fn name(self) -> &'static str {
         match self {
@@ -45,6 +63,18 @@ impl PageType {
             PageType::Slab => "slab",
             PageType::IoBuffer => "io-buffer",
             PageType::PageTable => "page-table",
+        }
+    }
+}
+
+#[cfg(test)]
+mod page_type_tests {
+    use super::PageType;
+
+    #[test]
+    fn every_type_sits_at_its_index() {
+        for (i, t) in PageType::ALL.iter().enumerate() {
+            assert_eq!(t.index(), i, "{}", t.name());
         }
     }
 }

@@ -223,7 +223,8 @@ impl Backend for Fake {
             .without(Capability::HugePages)
             .without(Capability::MemoryMode)
             .without(Capability::ReverseMap)
-            .without(Capability::MemEvents);
+            .without(Capability::MemEvents)
+            .without(Capability::TypedAlloc);
         if self.dma.is_some() {
             c
         } else {
