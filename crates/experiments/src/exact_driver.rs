@@ -195,14 +195,7 @@ mod tests {
         let mut t = vec![tiers::dram(), tiers::dcpmm()];
         t[0].capacity_bytes = 1 << 30;
         t[1].capacity_bytes = 1 << 30;
-        MachineConfig {
-            tiers: t,
-            tlb: Default::default(),
-            llc: Default::default(),
-            perf: Default::default(),
-            costs: Default::default(),
-            seed: 1,
-        }
+        MachineConfig::with_tiers(t)
     }
 
     /// Events land between the accesses they were issued between, across

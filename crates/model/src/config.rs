@@ -176,3 +176,19 @@ pub struct MachineConfig {
     #[serde(default)]
     pub seed: u64,
 }
+
+impl MachineConfig {
+    /// A machine of `tiers` (capacities set) with every other part at its
+    /// default and seed 1, for tests and benches that vary one part:
+    /// `MachineConfig { perf, ..MachineConfig::with_tiers(t) }`.
+    pub fn with_tiers(tiers: Vec<TierSpec>) -> Self {
+        MachineConfig {
+            tiers,
+            tlb: Default::default(),
+            llc: Default::default(),
+            perf: Default::default(),
+            costs: Default::default(),
+            seed: 1,
+        }
+    }
+}

@@ -18,14 +18,7 @@ fn machine(len: u64, thp: bool) -> Machine {
     let mut t = vec![tiers::dram(), tiers::dcpmm()];
     t[0].capacity_bytes = len + (4 << 20);
     t[1].capacity_bytes = len + (4 << 20);
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-    };
+    let cfg = MachineConfig::with_tiers(t);
     let region = RegionInfo {
         asid: A0,
         name: "r".into(),

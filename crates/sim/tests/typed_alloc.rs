@@ -19,14 +19,7 @@ fn machine() -> Machine {
     let mut t = vec![tiers::dram(), tiers::dcpmm()];
     t[0].capacity_bytes = 1 << 30;
     t[1].capacity_bytes = 1 << 30;
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-    };
+    let cfg = MachineConfig::with_tiers(t);
     let region = |name: &str, start, page_type| RegionInfo {
         asid: A0,
         name: name.into(),
