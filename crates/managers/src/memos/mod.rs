@@ -89,6 +89,7 @@
 //!   0.18% of Memcached's pages). The paper's design ignores them.
 
 pub mod hymm;
+pub mod places;
 
 use crate::{HotSet, Manager};
 use hymm::Dominance;
