@@ -1,0 +1,457 @@
+//! Workload models after Memos' evaluation (Liu et al., IEEE TC;
+//! ../shared/papers/003_4ce7a4cbf1361ba3.txt): SPEC CPU 2006-like models
+//! (section 3, Figures 3, 4 and 10, section 6.1, the appendix's mixes),
+//! cloud-like models (footnote 4 and section 6.1: Memcached, Redis,
+//! Aerospike, MySQL-slap, "1.6GB-24GB footprints") and a STREAM-like model
+//! (Figure 4). They are **models of memory behaviour, not the programs**:
+//! each is a MASIM config (so it runs unchanged on either machine and can be
+//! saved and edited), written by [`config`] from a table of regions and
+//! phases.
+//!
+//! What the paper gives: the applications' names, that libquantum is
+//! "stream-like", STREAM's one TLB miss per page per half second, mcf's
+//! irregular per-page TLB-miss counts (Figure 4), lbm being write-heavy
+//! (Figure 10), libquantum having many cold pages, astar's changing
+//! behaviour, Memcached's random requests, Redis' Zipfian ones and the
+//! cloud footprints (Memcached 4 GB, Aerospike 6 GB; 1.6-24 GB in all).
+//! **Everything else is inferred** and stated per model: the SPEC
+//! footprints (ref inputs' commonly reported resident sizes), the regions
+//! and their shares, the read/write mix, the hot fraction, the access shape
+//! (MASIM `0` sequential = streaming, `1` random = pointer chasing or hash
+//! lookups) and the phase lengths. Redis' and MySQL-slap's footprints are
+//! inferred as the ends of the paper's 1.6-24 GB range.
+//!
+//! Sizes: the presets (`memos-NAME`) run at a small scale (at most 1.5 GiB,
+//! see [`MemosModel::small_bytes`]) for 30 s at the nominal access rate;
+//! `memos:NAME:GIB[:SECONDS]` gives any footprint (the paper's with
+//! `GIB` = [`MemosModel::paper_bytes`]) and length. Region shares and phase
+//! lengths do not change with the size; per-page access rates do.
+
+use crate::WorkloadError;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// Access shape of a pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Sequential 64-byte strides (streaming).
+    Stream,
+    /// Uniformly random lines (pointer chasing, hash lookups).
+    Random,
+}
+
+/// One pattern of a phase: (region index, shape, relative weight, mode).
+pub type Pat = (usize, Shape, u32, &'static str);
+
+/// A phase: name, length (ms), patterns.
+pub type PhaseSpec = (&'static str, u64, &'static [Pat]);
+
+/// One Memos-like model.
+pub struct MemosModel {
+    /// Short name (`mcf`, `memcached`...): preset `memos-NAME`.
+    pub name: &'static str,
+    /// What it is built after, for `thermocline list`.
+    pub description: &'static str,
+    /// The footprint the paper ran (or, for SPEC, the ref input's;
+    /// inferred), bytes.
+    pub paper_bytes: u64,
+    /// The presets' footprint, bytes.
+    pub small_bytes: u64,
+    /// Regions: name and share of the footprint (the shares sum to 1).
+    pub regions: &'static [(&'static str, f64)],
+    /// Phases, repeated in order until the run's length is filled.
+    pub phases: &'static [PhaseSpec],
+}
+
+use Shape::{Random as R, Stream as S};
+
+/// Every model, SPEC-like first, then cloud-like, then STREAM.
+pub const MODELS: &[MemosModel] = &[
+    // mcf (network simplex, section 3.4 / Fig. 4's non-stream case): a
+    // node array with potentials written on pivots, an arc array chased at
+    // random with a hot share, and price-out scans of the arcs.
+    // Inferred: 1.7 GB (ref), nodes 15% / hot arcs 25% / other arcs 60%,
+    // ~12% stores (node potentials), 4 s of pivots then 1 s of price-out.
+    MemosModel {
+        name: "mcf",
+        description: "mcf-like model (not mcf; Memos Fig. 4's non-stream case): pointer chasing over nodes (15%, 25% stores) and arcs (a hot 25% chased 6x as often), 1 s sequential price-out scans every 5 s",
+        paper_bytes: 1700 * MIB,
+        small_bytes: 256 * MIB,
+        regions: &[("nodes", 0.15), ("arcs_hot", 0.25), ("arcs", 0.60)],
+        phases: &[
+            (
+                "pivots",
+                4000,
+                &[
+                    (0, R, 30, "ro"),
+                    (0, R, 10, "wo"),
+                    (1, R, 45, "ro"),
+                    (2, R, 15, "ro"),
+                ],
+            ),
+            ("price-out", 1000, &[(1, S, 30, "ro"), (2, S, 70, "ro")]),
+        ],
+    },
+    // lbm (Fig. 10: write-heavy, most pages end in DRAM): two lattices,
+    // one read and the other written each time step, swapped every step.
+    // Inferred: 410 MB (ref), 2 x 50%, 250 ms per step.
+    MemosModel {
+        name: "lbm",
+        description: "lbm-like model (not lbm; Memos Fig. 10's write-heavy case): two lattices streamed, one read and one written per 250 ms time step, swapped each step",
+        paper_bytes: 410 * MIB,
+        small_bytes: 128 * MIB,
+        regions: &[("src", 0.5), ("dst", 0.5)],
+        phases: &[
+            ("step-a", 250, &[(0, S, 1, "ro"), (1, S, 1, "wo")]),
+            ("step-b", 250, &[(1, S, 1, "ro"), (0, S, 1, "wo")]),
+        ],
+    },
+    // libquantum (the appendix: "provides stream-like memory pattern";
+    // 6.1: "many cold pages"): a quantum register streamed by gates
+    // (read-modify-write) and measurements (reads), beside a large
+    // allocation touched rarely. Inferred: 100 MB (ref), register 40%,
+    // 1.5 s of gates and 0.5 s of measurement per 2 s.
+    MemosModel {
+        name: "libquantum",
+        description: "libquantum-like model (not libquantum; Memos' stream-like SPEC case): a register streamed by gates (stores) and measurements (loads), 60% of the footprint rarely touched",
+        paper_bytes: 100 * MIB,
+        small_bytes: 96 * MIB,
+        regions: &[("reg", 0.4), ("spare", 0.6)],
+        phases: &[
+            ("gates", 1500, &[(0, S, 99, "rw"), (1, R, 1, "ro")]),
+            ("measure", 500, &[(0, S, 99, "ro"), (1, R, 1, "ro")]),
+        ],
+    },
+    // astar (6.1: "diverse and dynamically changing memory access
+    // behaviors"): a map read at random during searches, an open list and
+    // path buffers written, and region-update phases that rewrite part of
+    // the map. Inferred: 330 MB (ref), map 60% / lists 25% / rest 15%,
+    // 3 s search, 2 s update.
+    MemosModel {
+        name: "astar",
+        description: "astar-like model (not astar; Memos Fig. 10's changing case): map read at random during 3 s searches (open lists written), then 2 s updates rewriting part of the map",
+        paper_bytes: 330 * MIB,
+        small_bytes: 96 * MIB,
+        regions: &[("map", 0.6), ("lists", 0.25), ("rest", 0.15)],
+        phases: &[
+            (
+                "search",
+                3000,
+                &[(0, R, 60, "ro"), (1, R, 20, "ro"), (1, R, 18, "wo"), (2, R, 2, "ro")],
+            ),
+            ("update", 2000, &[(0, R, 50, "ro"), (0, R, 30, "wo"), (1, R, 20, "ro")]),
+        ],
+    },
+    // GemsFDTD (an FDTD stencil): E and H fields updated in turn, each
+    // update streaming the other field and read-only coefficients.
+    // Inferred: 850 MB (ref), E 35% / H 35% / coefficients 30%, 200 ms
+    // half-steps.
+    MemosModel {
+        name: "gemsfdtd",
+        description: "GemsFDTD-like model (not GemsFDTD): E and H fields streamed in turn (one updated, the other and coefficients read), 200 ms half-steps",
+        paper_bytes: 850 * MIB,
+        small_bytes: 192 * MIB,
+        regions: &[("e", 0.35), ("h", 0.35), ("coef", 0.30)],
+        phases: &[
+            ("update-h", 200, &[(1, S, 2, "rw"), (0, S, 1, "ro"), (2, S, 1, "ro")]),
+            ("update-e", 200, &[(0, S, 2, "rw"), (1, S, 1, "ro"), (2, S, 1, "ro")]),
+        ],
+    },
+    // hmmer (Table 2's "hmm"): a small dynamic-programming matrix streamed
+    // with stores, a profile read at random, a sequence database streamed.
+    // Inferred: 64 MB, matrix 25% / profile 15% / database 60%.
+    MemosModel {
+        name: "hmmer",
+        description: "hmmer-like model (not hmmer; Memos Table 2's hmm): a DP matrix streamed with stores, a profile read at random, a sequence database streamed",
+        paper_bytes: 64 * MIB,
+        small_bytes: 64 * MIB,
+        regions: &[("dp", 0.25), ("profile", 0.15), ("seqdb", 0.6)],
+        phases: &[(
+            "align",
+            2000,
+            &[(0, S, 50, "rw"), (1, R, 30, "ro"), (2, S, 20, "ro")],
+        )],
+    },
+    // xalancbmk (Table 2's "xal"): a DOM tree built by appends, then
+    // chased at random by the transform while output is appended.
+    // Inferred: 430 MB (ref), tree 70% / strings 20% / output 10%, 3 s
+    // build then 7 s transform.
+    MemosModel {
+        name: "xalancbmk",
+        description: "xalancbmk-like model (not Xalan; Memos Table 2's xal): a DOM tree written in a 3 s parse, then chased at random for 7 s while output is appended",
+        paper_bytes: 430 * MIB,
+        small_bytes: 128 * MIB,
+        regions: &[("tree", 0.7), ("strings", 0.2), ("output", 0.1)],
+        phases: &[
+            ("parse", 3000, &[(0, S, 70, "wo"), (1, S, 30, "wo")]),
+            (
+                "transform",
+                7000,
+                &[(0, R, 70, "ro"), (1, R, 20, "ro"), (2, S, 10, "wo")],
+            ),
+        ],
+    },
+    // Memcached (footnote 4: Twitter dataset, random requests, 195 K/s;
+    // Fig. 6 at 4 GB; 6.1: "only a small number of pages are hot, and the
+    // hot/cold status of these pages changes frequently"). Inferred: hash
+    // table 4%, slabs in 8 classes of which one is popular for 10 s before
+    // the next; 90:10 get:set.
+    MemosModel {
+        name: "memcached",
+        description: "Memcached-like model (not Memcached; Memos Fig. 6, 4 GB): a hash table and slabs read at random, one popular slab class at a time (10 s each), 90:10 get:set",
+        paper_bytes: 4 * GIB,
+        small_bytes: 256 * MIB,
+        regions: &[
+            ("hash", 0.04),
+            ("slab0", 0.12),
+            ("slab1", 0.12),
+            ("slab2", 0.12),
+            ("slab3", 0.12),
+            ("slab4", 0.12),
+            ("slab5", 0.12),
+            ("slab6", 0.12),
+            ("slab7", 0.12),
+        ],
+        phases: &[
+            ("class0", 10_000, &[(0, R, 20, "ro"), (1, R, 63, "ro"), (1, R, 7, "wo"), (5, R, 10, "ro")]),
+            ("class1", 10_000, &[(0, R, 20, "ro"), (2, R, 63, "ro"), (2, R, 7, "wo"), (6, R, 10, "ro")]),
+            ("class2", 10_000, &[(0, R, 20, "ro"), (3, R, 63, "ro"), (3, R, 7, "wo"), (7, R, 10, "ro")]),
+            ("class3", 10_000, &[(0, R, 20, "ro"), (4, R, 63, "ro"), (4, R, 7, "wo"), (8, R, 10, "ro")]),
+        ],
+    },
+    // Redis (footnote 4: redis-benchmark, 50 clients, Zipfian requests at
+    // 290 K/s). Inferred: 1.6 GB (the low end of the paper's range), a
+    // dict 5%, values with Zipf-like nesting (1% of them take 45% of
+    // requests, 10% take 30%), half the requests SETs.
+    MemosModel {
+        name: "redis",
+        description: "Redis-like model (not Redis; Memos footnote 4, Zipfian redis-benchmark): a dict and values with a nested hot 1% / 10%, half the requests SETs",
+        paper_bytes: 1638 * MIB,
+        small_bytes: 128 * MIB,
+        regions: &[("dict", 0.05), ("top", 0.01), ("warm", 0.09), ("tail", 0.85)],
+        phases: &[(
+            "serve",
+            2000,
+            &[
+                (0, R, 20, "ro"),
+                (1, R, 18, "ro"),
+                (1, R, 18, "wo"),
+                (2, R, 12, "ro"),
+                (2, R, 12, "wo"),
+                (3, R, 10, "ro"),
+                (3, R, 10, "wo"),
+            ],
+        )],
+    },
+    // Aerospike (footnote 4: C client benchmark, 145 K ops/s; Fig. 6 at
+    // 6 GB). Inferred: a primary index 10% read and updated on every
+    // operation, records with a 20% hot share, 50:50 read:update (the
+    // benchmark's default RU,50).
+    MemosModel {
+        name: "aerospike",
+        description: "Aerospike-like model (not Aerospike; Memos Fig. 6, 6 GB): an index touched per operation, records with a hot 20%, 50:50 read:update",
+        paper_bytes: 6 * GIB,
+        small_bytes: 384 * MIB,
+        regions: &[("index", 0.1), ("hot", 0.2), ("records", 0.7)],
+        phases: &[(
+            "serve",
+            2000,
+            &[
+                (0, R, 30, "ro"),
+                (0, R, 5, "wo"),
+                (1, R, 20, "ro"),
+                (1, R, 20, "wo"),
+                (2, R, 12, "ro"),
+                (2, R, 13, "wo"),
+            ],
+        )],
+    },
+    // MySQL-slap (footnote 4: default mysqlslap, 40 connections, mixed
+    // load). Inferred: 24 GB (the high end of the paper's range), a
+    // buffer pool of index pages (hot upper levels 5%) and table pages
+    // read at random, half the queries inserts appended at the table's end
+    // and the redo log.
+    MemosModel {
+        name: "mysql",
+        description: "MySQL-slap-like model (not MySQL; Memos footnote 4, mysqlslap mixed load): index and table pages read at random, inserts appended to the table and the log",
+        paper_bytes: 24 * GIB,
+        small_bytes: 1536 * MIB,
+        regions: &[("index", 0.05), ("table", 0.85), ("log", 0.1)],
+        phases: &[(
+            "mixed",
+            2000,
+            &[(0, R, 40, "ro"), (1, R, 30, "ro"), (1, S, 15, "wo"), (2, S, 15, "wo")],
+        )],
+    },
+    // STREAM (Fig. 4's stream case: "1 per page per half-second"): three
+    // arrays, copy, scale, add and triad in turn. Inferred: 10 M doubles
+    // per array (STREAM's usual size), 500 ms per kernel.
+    MemosModel {
+        name: "stream",
+        description: "STREAM-like model (not STREAM; Memos Fig. 4's stream case): three arrays of 10 M doubles, copy / scale / add / triad streamed in turn, 500 ms each",
+        paper_bytes: 240 * 1_000_000,
+        small_bytes: 240 * 1_000_000,
+        regions: &[("a", 1.0 / 3.0), ("b", 1.0 / 3.0), ("c", 1.0 / 3.0)],
+        phases: &[
+            ("copy", 500, &[(0, S, 1, "ro"), (2, S, 1, "wo")]),
+            ("scale", 500, &[(2, S, 1, "ro"), (1, S, 1, "wo")]),
+            ("add", 500, &[(0, S, 1, "ro"), (1, S, 1, "ro"), (2, S, 1, "wo")]),
+            ("triad", 500, &[(1, S, 1, "ro"), (2, S, 1, "ro"), (0, S, 1, "wo")]),
+        ],
+    },
+];
+
+/// Default length of a preset run (s): one preparation and part of the
+/// first action period (Memos' cycle is 41 s).
+pub const DEFAULT_SECONDS: u64 = 30;
+
+/// The SPEC-like models (the paper's SPEC CPU 2006 applications).
+pub const SPEC: [&str; 7] = [
+    "mcf",
+    "lbm",
+    "libquantum",
+    "astar",
+    "gemsfdtd",
+    "hmmer",
+    "xalancbmk",
+];
+
+/// The cloud-like models (footnote 4).
+pub const CLOUD: [&str; 4] = ["memcached", "redis", "aerospike", "mysql"];
+
+/// The model called `name`.
+pub fn model(name: &str) -> Option<&'static MemosModel> {
+    MODELS.iter().find(|m| m.name == name)
+}
+
+/// The MASIM config of model `m` at `bytes` of footprint, its phases
+/// repeated for `seconds` (the last repeat cut to fit).
+pub fn config(m: &MemosModel, bytes: u64, seconds: u64) -> String {
+    let mut s = format!(
+        "# {} (thermocline::workloads::memos), {} bytes, {} s\n",
+        m.description, bytes, seconds
+    );
+    for (name, share) in m.regions {
+        let b = (((bytes as f64 * share) as u64) / 4096 * 4096).max(1 << 16);
+        s += &format!("{name}, {b}\n");
+    }
+    let mut left = seconds * 1000;
+    let mut i = 0;
+    while left > 0 {
+        let (name, ms, pats) = m.phases[i % m.phases.len()];
+        let d = ms.min(left);
+        s += &format!("\n{name}\n{d}\n");
+        for &(r, shape, w, mode) in pats {
+            let random = u8::from(shape == Shape::Random);
+            s += &format!("{}, {random}, 64, {w}, {mode}\n", m.regions[r].0);
+        }
+        left -= d;
+        i += 1;
+    }
+    s
+}
+
+/// The preset `memos-NAME`: the small footprint, [`DEFAULT_SECONDS`].
+pub fn preset(name: &str) -> String {
+    let m = model(name).expect("a listed model");
+    config(m, m.small_bytes, DEFAULT_SECONDS)
+}
+
+/// Parses `memos:NAME:GIB[:SECONDS]`; `None` when `spec` is not of that form.
+pub fn parameterized(spec: &str) -> Option<Result<String, WorkloadError>> {
+    let rest = spec.strip_prefix("memos:")?;
+    let bad = |why: String| {
+        Some(Err(WorkloadError::Invalid(format!(
+            "workload {spec:?}: {why}"
+        ))))
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    if !(2..=3).contains(&parts.len()) {
+        return bad("expected memos:NAME:GIB or memos:NAME:GIB:SECONDS".into());
+    }
+    let Some(m) = model(parts[0]) else {
+        let names: Vec<&str> = MODELS.iter().map(|m| m.name).collect();
+        return bad(format!(
+            "model must be one of {}, got {:?}",
+            names.join(", "),
+            parts[0]
+        ));
+    };
+    let bytes = match parts[1].parse::<f64>() {
+        Ok(g) if g.is_finite() && g >= 0.01 && g <= 256.0 => (g * GIB as f64) as u64,
+        _ => return bad(format!("size must be 0.01 to 256 GiB, got {:?}", parts[1])),
+    };
+    let seconds = match parts.get(2).map(|s| s.parse::<u64>()) {
+        None => DEFAULT_SECONDS,
+        Some(Ok(t)) if (1..=3600).contains(&t) => t,
+        Some(_) => return bad(format!("seconds must be 1 to 3600, got {:?}", parts[2])),
+    };
+    Some(Ok(config(m, bytes, seconds)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::masim::{self, RwMode};
+
+    #[test]
+    fn every_model_is_a_valid_masim_config_with_its_footprint() {
+        for m in MODELS {
+            let share: f64 = m.regions.iter().map(|r| r.1).sum();
+            assert!((share - 1.0).abs() < 1e-9, "{}: shares {share}", m.name);
+            assert!(m.description.contains("-like model"), "{}", m.name);
+            let cfg = masim::parse(&preset(m.name), m.name).unwrap();
+            let bytes: u64 = cfg.regions.iter().map(|r| r.1).sum();
+            let want = m.small_bytes as f64;
+            assert!(
+                (bytes as f64 - want).abs() < want * 0.01 + 1e6,
+                "{}: {bytes}",
+                m.name
+            );
+            let ms: u64 = cfg.phases.iter().map(|p| p.duration_ms).sum();
+            assert_eq!(ms, DEFAULT_SECONDS * 1000, "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn shapes_and_modes_reach_the_config() {
+        let cfg = masim::parse(&preset("stream"), "stream").unwrap();
+        assert!(cfg
+            .phases
+            .iter()
+            .flat_map(|p| &p.patterns)
+            .all(|p| !p.random));
+        let cfg = masim::parse(&preset("mcf"), "mcf").unwrap();
+        let pivots = &cfg.phases[0];
+        assert!(pivots.patterns.iter().all(|p| p.random));
+        assert!(pivots
+            .patterns
+            .iter()
+            .any(|p| p.region == 0 && p.mode == RwMode::WriteOnly));
+    }
+
+    #[test]
+    fn sizes_and_lengths_are_parameters() {
+        let text = parameterized("memos:memcached:4").unwrap().unwrap();
+        let cfg = masim::parse(&text, "m").unwrap();
+        let bytes: u64 = cfg.regions.iter().map(|r| r.1).sum();
+        assert!((bytes as f64 / GIB as f64 - 4.0).abs() < 0.01, "{bytes}");
+        let text = parameterized("memos:lbm:0.1:7").unwrap().unwrap();
+        let cfg = masim::parse(&text, "m").unwrap();
+        assert_eq!(cfg.phases.iter().map(|p| p.duration_ms).sum::<u64>(), 7000);
+        assert!(parameterized("mcf").is_none());
+        for bad in [
+            "memos:mcf",
+            "memos:gcc:1",
+            "memos:mcf:0",
+            "memos:mcf:nan",
+            "memos:mcf:1:0",
+            "memos:mcf:1:x",
+            "memos:mcf:1:2:3",
+        ] {
+            let e = parameterized(bad).unwrap().unwrap_err().to_string();
+            assert!(e.contains(bad), "{e}");
+        }
+    }
+}
