@@ -44,8 +44,38 @@ pub enum Shape {
 /// One pattern of a phase: (region index, shape, relative weight, mode).
 pub type Pat = (usize, Shape, u32, &'static str);
 
-/// A phase: name, length (ms), patterns.
+/// A phase: name, length (ms; [`PASS`]: one pass of its first pattern's
+/// region), patterns.
 pub type PhaseSpec = (&'static str, u64, &'static [Pat]);
+
+/// A phase length of one sequential pass over its (one) pattern's region
+/// at the nominal access rate, in whole MASIM bursts: a program sweeps
+/// whole arrays, and a phase cut mid-array would restart its sweep (MASIM
+/// restarts a sequential pattern at each phase) and give the first pages
+/// of the array more passes than the rest. Regions of 8 MiB and more are
+/// whole bursts of lines (rounded to 8 MiB), so a pass is exact at the
+/// nominal rate and burst (other rates or bursts make partial passes).
+pub const PASS: u64 = 0;
+
+/// Bytes of the lines one MASIM burst touches with a 64-byte stride.
+const BURST_BYTES: u64 = crate::masim::DEFAULT_BURST * 64;
+
+/// The bytes of a region of `share` of `bytes`.
+fn region_bytes(bytes: u64, share: f64) -> u64 {
+    let b = bytes as f64 * share;
+    if b >= BURST_BYTES as f64 {
+        ((b / BURST_BYTES as f64).round() as u64) * BURST_BYTES
+    } else {
+        ((b as u64) / 4096 * 4096).max(1 << 16)
+    }
+}
+
+/// The length (ms) of one pass over `region` bytes at the nominal rate.
+fn pass_ms(region: u64) -> u64 {
+    let bursts = (region / 64).div_ceil(crate::masim::DEFAULT_BURST);
+    let ms = (bursts * crate::masim::DEFAULT_BURST) as f64 * 1000.0 / crate::DEFAULT_ACCESS_RATE;
+    (ms.floor() as u64).max(1)
+}
 
 /// One Memos-like model.
 pub struct MemosModel {
@@ -72,10 +102,11 @@ pub const MODELS: &[MemosModel] = &[
     // node array with potentials written on pivots, an arc array chased at
     // random with a hot share, and price-out scans of the arcs.
     // Inferred: 1.7 GB (ref), nodes 15% / hot arcs 25% / other arcs 60%,
-    // ~12% stores (node potentials), 4 s of pivots then 1 s of price-out.
+    // ~12% stores (node potentials), 4 s of pivots then one price-out
+    // pass over the arcs.
     MemosModel {
         name: "mcf",
-        description: "mcf-like model (not mcf; Memos Fig. 4's non-stream case): pointer chasing over nodes (15%, 25% stores) and arcs (a hot 25% chased 6x as often), 1 s sequential price-out scans every 5 s",
+        description: "mcf-like model (not mcf; Memos Fig. 4's non-stream case): pointer chasing over nodes (15%, 25% stores) and arcs (a hot 25% chased 6x as often), a sequential price-out pass over the arcs every 4 s",
         paper_bytes: 1700 * MIB,
         small_bytes: 256 * MIB,
         regions: &[("nodes", 0.15), ("arcs_hot", 0.25), ("arcs", 0.60)],
@@ -90,28 +121,31 @@ pub const MODELS: &[MemosModel] = &[
                     (2, R, 15, "ro"),
                 ],
             ),
-            ("price-out", 1000, &[(1, S, 30, "ro"), (2, S, 70, "ro")]),
+            ("price-out-hot", PASS, &[(1, S, 1, "ro")]),
+            ("price-out", PASS, &[(2, S, 1, "ro")]),
         ],
     },
     // lbm (Fig. 10: write-heavy, most pages end in DRAM): two lattices,
     // one read and the other written each time step, swapped every step.
-    // Inferred: 410 MB (ref), 2 x 50%, 250 ms per step.
+    // Inferred: 410 MB (ref), 2 x 50%, a step is one pass over each.
     MemosModel {
         name: "lbm",
-        description: "lbm-like model (not lbm; Memos Fig. 10's write-heavy case): two lattices streamed, one read and one written per 250 ms time step, swapped each step",
+        description: "lbm-like model (not lbm; Memos Fig. 10's write-heavy case): two lattices streamed, one read and one written per time step, swapped each step",
         paper_bytes: 410 * MIB,
         small_bytes: 128 * MIB,
         regions: &[("src", 0.5), ("dst", 0.5)],
         phases: &[
-            ("step-a", 250, &[(0, S, 1, "ro"), (1, S, 1, "wo")]),
-            ("step-b", 250, &[(1, S, 1, "ro"), (0, S, 1, "wo")]),
+            ("read-src", PASS, &[(0, S, 1, "ro")]),
+            ("write-dst", PASS, &[(1, S, 1, "wo")]),
+            ("read-dst", PASS, &[(1, S, 1, "ro")]),
+            ("write-src", PASS, &[(0, S, 1, "wo")]),
         ],
     },
     // libquantum (the appendix: "provides stream-like memory pattern";
     // 6.1: "many cold pages"): a quantum register streamed by gates
     // (read-modify-write) and measurements (reads), beside a large
     // allocation touched rarely. Inferred: 100 MB (ref), register 40%,
-    // 1.5 s of gates and 0.5 s of measurement per 2 s.
+    // three passes of gates, one of measurement, 10 ms on the rest.
     MemosModel {
         name: "libquantum",
         description: "libquantum-like model (not libquantum; Memos' stream-like SPEC case): a register streamed by gates (stores) and measurements (loads), 60% of the footprint rarely touched",
@@ -119,8 +153,11 @@ pub const MODELS: &[MemosModel] = &[
         small_bytes: 96 * MIB,
         regions: &[("reg", 0.4), ("spare", 0.6)],
         phases: &[
-            ("gates", 1500, &[(0, S, 99, "rw"), (1, R, 1, "ro")]),
-            ("measure", 500, &[(0, S, 99, "ro"), (1, R, 1, "ro")]),
+            ("gate-1", PASS, &[(0, S, 1, "rw")]),
+            ("gate-2", PASS, &[(0, S, 1, "rw")]),
+            ("gate-3", PASS, &[(0, S, 1, "rw")]),
+            ("measure", PASS, &[(0, S, 1, "ro")]),
+            ("spare", 10, &[(1, R, 1, "ro")]),
         ],
     },
     // astar (6.1: "diverse and dynamically changing memory access
@@ -145,46 +182,52 @@ pub const MODELS: &[MemosModel] = &[
     },
     // GemsFDTD (an FDTD stencil): E and H fields updated in turn, each
     // update streaming the other field and read-only coefficients.
-    // Inferred: 850 MB (ref), E 35% / H 35% / coefficients 30%, 200 ms
-    // half-steps.
+    // Inferred: 850 MB (ref), E 35% / H 35% / coefficients 30%, a
+    // half-step is one pass over each array it touches.
     MemosModel {
         name: "gemsfdtd",
-        description: "GemsFDTD-like model (not GemsFDTD): E and H fields streamed in turn (one updated, the other and coefficients read), 200 ms half-steps",
+        description: "GemsFDTD-like model (not GemsFDTD): E and H fields streamed in turn (one updated, the other and coefficients read), one pass each per half-step",
         paper_bytes: 850 * MIB,
         small_bytes: 192 * MIB,
         regions: &[("e", 0.35), ("h", 0.35), ("coef", 0.30)],
         phases: &[
-            ("update-h", 200, &[(1, S, 2, "rw"), (0, S, 1, "ro"), (2, S, 1, "ro")]),
-            ("update-e", 200, &[(0, S, 2, "rw"), (1, S, 1, "ro"), (2, S, 1, "ro")]),
+            ("h-read-e", PASS, &[(0, S, 1, "ro")]),
+            ("h-read-coef", PASS, &[(2, S, 1, "ro")]),
+            ("h-update", PASS, &[(1, S, 1, "rw")]),
+            ("e-read-h", PASS, &[(1, S, 1, "ro")]),
+            ("e-read-coef", PASS, &[(2, S, 1, "ro")]),
+            ("e-update", PASS, &[(0, S, 1, "rw")]),
         ],
     },
     // hmmer (Table 2's "hmm"): a small dynamic-programming matrix streamed
     // with stores, a profile read at random, a sequence database streamed.
-    // Inferred: 64 MB, matrix 25% / profile 15% / database 60%.
+    // Inferred: 64 MB, matrix 25% / profile 15% / database 60%; a pass
+    // over the matrix, 50 ms on the profile, a pass over the database.
     MemosModel {
         name: "hmmer",
         description: "hmmer-like model (not hmmer; Memos Table 2's hmm): a DP matrix streamed with stores, a profile read at random, a sequence database streamed",
         paper_bytes: 64 * MIB,
         small_bytes: 64 * MIB,
         regions: &[("dp", 0.25), ("profile", 0.15), ("seqdb", 0.6)],
-        phases: &[(
-            "align",
-            2000,
-            &[(0, S, 50, "rw"), (1, R, 30, "ro"), (2, S, 20, "ro")],
-        )],
+        phases: &[
+            ("dp", PASS, &[(0, S, 1, "rw")]),
+            ("profile", 50, &[(1, R, 1, "ro")]),
+            ("seqdb", PASS, &[(2, S, 1, "ro")]),
+        ],
     },
     // xalancbmk (Table 2's "xal"): a DOM tree built by appends, then
     // chased at random by the transform while output is appended.
-    // Inferred: 430 MB (ref), tree 70% / strings 20% / output 10%, 3 s
-    // build then 7 s transform.
+    // Inferred: 430 MB (ref), tree 70% / strings 20% / output 10%, one
+    // pass building the tree and strings, then 7 s of transform.
     MemosModel {
         name: "xalancbmk",
-        description: "xalancbmk-like model (not Xalan; Memos Table 2's xal): a DOM tree written in a 3 s parse, then chased at random for 7 s while output is appended",
+        description: "xalancbmk-like model (not Xalan; Memos Table 2's xal): a DOM tree written in one pass, then chased at random for 7 s while output is appended",
         paper_bytes: 430 * MIB,
         small_bytes: 128 * MIB,
         regions: &[("tree", 0.7), ("strings", 0.2), ("output", 0.1)],
         phases: &[
-            ("parse", 3000, &[(0, S, 70, "wo"), (1, S, 30, "wo")]),
+            ("parse-tree", PASS, &[(0, S, 1, "wo")]),
+            ("parse-strings", PASS, &[(1, S, 1, "wo")]),
             (
                 "transform",
                 7000,
@@ -286,18 +329,25 @@ pub const MODELS: &[MemosModel] = &[
     },
     // STREAM (Fig. 4's stream case: "1 per page per half-second"): three
     // arrays, copy, scale, add and triad in turn. Inferred: 10 M doubles
-    // per array (STREAM's usual size), 500 ms per kernel.
+    // per array (STREAM's usual size), one pass over each array a kernel
+    // reads or writes.
     MemosModel {
         name: "stream",
-        description: "STREAM-like model (not STREAM; Memos Fig. 4's stream case): three arrays of 10 M doubles, copy / scale / add / triad streamed in turn, 500 ms each",
+        description: "STREAM-like model (not STREAM; Memos Fig. 4's stream case): three arrays of 10 M doubles, copy / scale / add / triad streamed in turn, one pass per array each",
         paper_bytes: 240 * 1_000_000,
         small_bytes: 240 * 1_000_000,
         regions: &[("a", 1.0 / 3.0), ("b", 1.0 / 3.0), ("c", 1.0 / 3.0)],
         phases: &[
-            ("copy", 500, &[(0, S, 1, "ro"), (2, S, 1, "wo")]),
-            ("scale", 500, &[(2, S, 1, "ro"), (1, S, 1, "wo")]),
-            ("add", 500, &[(0, S, 1, "ro"), (1, S, 1, "ro"), (2, S, 1, "wo")]),
-            ("triad", 500, &[(1, S, 1, "ro"), (2, S, 1, "ro"), (0, S, 1, "wo")]),
+            ("copy-a", PASS, &[(0, S, 1, "ro")]),
+            ("copy-c", PASS, &[(2, S, 1, "wo")]),
+            ("scale-c", PASS, &[(2, S, 1, "ro")]),
+            ("scale-b", PASS, &[(1, S, 1, "wo")]),
+            ("add-a", PASS, &[(0, S, 1, "ro")]),
+            ("add-b", PASS, &[(1, S, 1, "ro")]),
+            ("add-c", PASS, &[(2, S, 1, "wo")]),
+            ("triad-b", PASS, &[(1, S, 1, "ro")]),
+            ("triad-c", PASS, &[(2, S, 1, "ro")]),
+            ("triad-a", PASS, &[(0, S, 1, "wo")]),
         ],
     },
 ];
@@ -332,14 +382,19 @@ pub fn config(m: &MemosModel, bytes: u64, seconds: u64) -> String {
         "# {} (thermocline::workloads::memos), {} bytes, {} s\n",
         m.description, bytes, seconds
     );
-    for (name, share) in m.regions {
-        let b = (((bytes as f64 * share) as u64) / 4096 * 4096).max(1 << 16);
+    let sizes: Vec<u64> = m.regions.iter().map(|r| region_bytes(bytes, r.1)).collect();
+    for ((name, _), b) in m.regions.iter().zip(&sizes) {
         s += &format!("{name}, {b}\n");
     }
     let mut left = seconds * 1000;
     let mut i = 0;
     while left > 0 {
         let (name, ms, pats) = m.phases[i % m.phases.len()];
+        let ms = match (ms, pats.first()) {
+            (PASS, Some(p)) => pass_ms(sizes[p.0]),
+            (PASS, None) => 1,
+            (ms, _) => ms,
+        };
         let d = ms.min(left);
         s += &format!("\n{name}\n{d}\n");
         for &(r, shape, w, mode) in pats {
@@ -404,11 +459,15 @@ mod tests {
             let cfg = masim::parse(&preset(m.name), m.name).unwrap();
             let bytes: u64 = cfg.regions.iter().map(|r| r.1).sum();
             let want = m.small_bytes as f64;
-            assert!(
-                (bytes as f64 - want).abs() < want * 0.01 + 1e6,
-                "{}: {bytes}",
-                m.name
-            );
+            let slack = m.regions.len() as f64 * (BURST_BYTES / 2 + 65536) as f64;
+            assert!((bytes as f64 - want).abs() <= slack, "{}: {bytes}", m.name);
+            for (_, ms, pats) in m.phases {
+                assert!(
+                    *ms != PASS || pats.len() == 1,
+                    "{}: a pass has one pattern",
+                    m.name
+                );
+            }
             let ms: u64 = cfg.phases.iter().map(|p| p.duration_ms).sum();
             assert_eq!(ms, DEFAULT_SECONDS * 1000, "{}", m.name);
         }
@@ -432,11 +491,28 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_phase_is_one_sweep_of_its_region_in_whole_bursts() {
+        let burst = crate::masim::DEFAULT_BURST;
+        // 64 MiB: 1 M lines, 8 bursts, 104.9 ms at 10 M/s.
+        assert_eq!(region_bytes(128 << 20, 0.5), 64 << 20);
+        assert_eq!(pass_ms(64 << 20), 104);
+        let budget =
+            |ms: u64| (ms as f64 / 1000.0 * crate::DEFAULT_ACCESS_RATE / burst as f64).ceil();
+        assert_eq!(budget(pass_ms(64 << 20)), 8.0);
+        // STREAM's 80 MB arrays round to 80 MiB, 10 bursts.
+        assert_eq!(region_bytes(240_000_000, 1.0 / 3.0), 80 << 20);
+        assert_eq!(budget(pass_ms(80 << 20)), 10.0);
+        // Small regions stay as they are (4 KiB-aligned).
+        assert_eq!(region_bytes(1 << 20, 0.5), 512 << 10);
+    }
+
+    #[test]
     fn sizes_and_lengths_are_parameters() {
         let text = parameterized("memos:memcached:4").unwrap().unwrap();
         let cfg = masim::parse(&text, "m").unwrap();
         let bytes: u64 = cfg.regions.iter().map(|r| r.1).sum();
-        assert!((bytes as f64 / GIB as f64 - 4.0).abs() < 0.01, "{bytes}");
+        // Nine regions, each rounded to 8 MiB.
+        assert!((bytes as f64 / GIB as f64 - 4.0).abs() < 0.04, "{bytes}");
         let text = parameterized("memos:lbm:0.1:7").unwrap().unwrap();
         let cfg = masim::parse(&text, "m").unwrap();
         assert_eq!(cfg.phases.iter().map(|p| p.duration_ms).sum::<u64>(), 7000);

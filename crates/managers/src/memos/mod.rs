@@ -87,6 +87,31 @@
 //!   Accessed bits of cold pages are read in the first three 2 s intervals
 //!   and pages set in all three are counted (`very_hot_cold_pages`; paper:
 //!   0.18% of Memcached's pages). The paper's design ignores them.
+//!
+//! **Studies** (for `thermocline reproduce memos-monitor`, off by default;
+//! reports without them are unchanged):
+//! - `study`: counting is not stopped at the cap, so the misses a
+//!   TLB-miss-only monitor would count over the same 5 s are measured
+//!   (`uncapped_faults_count`); decisions still use the capped counts. The
+//!   application then pays every miss's fault, so it runs slower than under
+//!   plain HyMM and counts a little fewer misses per page. Gauges: HyMM's
+//!   own work in preparations (`hymm_faults_count`: counted misses up to
+//!   the cap, as a kernel that stops in its fault handler would count them;
+//!   `hymm_pte_reads_count`: Dirty bits of hot pages and representatives;
+//!   the very-hot side study and the action period's tracking of DRAM
+//!   pages are left out), the NVM pages looked at, the representatives,
+//!   and Figure 4's spread (`iqr_sum` over `iqr_regions_count` ranges:
+//!   Figure 4 boxes "the TLB miss count for pages in a range of specific
+//!   memory addresses", read here as aligned 2 MiB ranges (inferred): the
+//!   pages of a range that missed at least once, ranges of at least 4 such
+//!   pages, uncapped counts, as Figure 4 shows raw counts).
+//! - `history_study`: Figure 3's trace analysis instead of Memos (no cycle,
+//!   no migration): every `interval_s` every mapped page's Accessed and
+//!   Dirty bits are read and cleared (one flush), and `hymm::HistoryTally`
+//!   scores the dominance of the last `w` records (`w` = 1 to
+//!   `history_max_window`) against that of the next `history_future` (10,
+//!   inferred from "stable for 10 sampling intervals"; the paper does not
+//!   say how it scored accuracy), for pages accessed on both sides.
 
 pub mod hymm;
 
@@ -245,7 +270,8 @@ struct Tally {
     cut_periods: u64,
     dma_moved: u64,
     dma_aborted: u64,
-    /// HyMM's own monitoring work (not the very-hot side study).
+    /// HyMM's own monitoring work in preparations (not the very-hot side
+    /// study, not the action period's tracking of DRAM pages).
     work: hymm::MonitorWork,
     /// Misses a monitor without the cap would have counted (the study).
     uncapped_faults: u64,
@@ -253,8 +279,8 @@ struct Tally {
     nvm_pages: u64,
     /// Sub-region representatives, over all preparations.
     representatives: u64,
-    /// Figure 4: the IQR of raw miss counts summed over hot regions of at
-    /// least 4 pages, and how many such regions.
+    /// Figure 4: the IQR of raw miss counts summed over aligned 2 MiB
+    /// ranges with at least 4 pages that missed, and how many such ranges.
     iqr_sum: f64,
     iqr_regions: u64,
 }
@@ -455,8 +481,16 @@ impl Memos {
             if hymm::stream_like(&misses, self.p.stream_iqr, cap) {
                 self.tally.stream += r.len() as u64;
             }
-            if r.len() >= 4 {
-                let raw: Vec<u32> = self.pages[r.clone()].iter().map(|p| p.raw).collect();
+        }
+        // Figure 4: the spread of raw counts over aligned 2 MiB ranges.
+        let same_range = |a: &Page, c: &Page| a.asid == c.asid && a.va >> 21 == c.va >> 21;
+        for r in hymm::runs(&self.pages, same_range) {
+            let raw: Vec<u32> = self.pages[r]
+                .iter()
+                .map(|p| p.raw)
+                .filter(|&n| n > 0)
+                .collect();
+            if raw.len() >= 4 {
                 if let Some((iqr, _)) = hymm::iqr_and_median(&raw) {
                     self.tally.iqr_sum += iqr;
                     self.tally.iqr_regions += 1;
@@ -640,8 +674,6 @@ impl Memos {
     /// An Accessed-bit scan of the pages in DRAM; idle ones go back.
     fn reclaim_scan(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let mut back = Vec::new();
-        self.tally.work.pte_reads += self.in_dram.len() as u64;
-        self.tally.work.flushes += 1;
         for d in &mut self.in_dram {
             if b.accessed(d.asid, d.va, Level::Pte, true)? {
                 d.idle = 0;
