@@ -554,7 +554,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     } else if let Some(m) = thermostat::with_threads(spec) {
         return model_workload(spec, m?, o);
     }
-    let memos_text = memos::parameterized(spec).transpose()?;
+
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {
         access_rate: Some(rate),
@@ -564,6 +564,10 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     let compute = o
         .compute_ns
         .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+    // Memos' models: their sweeps' phases last one pass at this rate.
+    if let Some(text) = memos::parameterized(spec, rate) {
+        return masim_workload(spec, masim::parse(&text?, spec)?, o, compute);
+    }
     if let Some(path) = spec.strip_prefix("lackey:") {
         let accesses = lackey::load(path)?;
         let regions = trace::regions_of(&accesses);
@@ -630,9 +634,6 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                 }
             }
         });
-    }
-    if let Some(text) = memos_text {
-        return masim_workload(spec, masim::parse(&text, spec)?, o, compute);
     }
     if std::path::Path::new(spec).exists() {
         let text = std::fs::read_to_string(spec).map_err(|e| WorkloadError::File {

@@ -103,8 +103,9 @@
 //!   and Figure 4's spread (`iqr_sum` over `iqr_regions_count` ranges:
 //!   Figure 4 boxes "the TLB miss count for pages in a range of specific
 //!   memory addresses", read here as aligned 2 MiB ranges (inferred): the
-//!   pages of a range that missed at least once, ranges of at least 4 such
-//!   pages, uncapped counts, as Figure 4 shows raw counts).
+//!   hot pages of a range (HyMM's stream test looks at hot regions only),
+//!   ranges of at least 4 of them, uncapped counts, as Figure 4 shows raw
+//!   counts).
 //! - `history_study`: Figure 3's trace analysis instead of Memos (no cycle,
 //!   no migration): every `interval_s` every mapped page's Accessed and
 //!   Dirty bits are read and cleared (one flush), and `hymm::HistoryTally`
@@ -280,7 +281,7 @@ struct Tally {
     /// Sub-region representatives, over all preparations.
     representatives: u64,
     /// Figure 4: the IQR of raw miss counts summed over aligned 2 MiB
-    /// ranges with at least 4 pages that missed, and how many such ranges.
+    /// ranges with at least 4 hot pages, and how many such ranges.
     iqr_sum: f64,
     iqr_regions: u64,
 }
@@ -487,8 +488,8 @@ impl Memos {
         for r in hymm::runs(&self.pages, same_range) {
             let raw: Vec<u32> = self.pages[r]
                 .iter()
+                .filter(|p| p.hot)
                 .map(|p| p.raw)
-                .filter(|&n| n > 0)
                 .collect();
             if raw.len() >= 4 {
                 if let Some((iqr, _)) = hymm::iqr_and_median(&raw) {
