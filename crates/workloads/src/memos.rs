@@ -454,7 +454,7 @@ pub fn parameterized(spec: &str, rate: f64) -> Option<Result<String, WorkloadErr
         ));
     };
     let bytes = match parts[1].parse::<f64>() {
-        Ok(g) if g.is_finite() && g >= 0.01 && g <= 256.0 => (g * GIB as f64) as u64,
+        Ok(g) if (0.01..=256.0).contains(&g) => (g * GIB as f64) as u64,
         _ => return bad(format!("size must be 0.01 to 256 GiB, got {:?}", parts[1])),
     };
     let seconds = match parts.get(2).map(|s| s.parse::<u64>()) {
