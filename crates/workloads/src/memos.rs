@@ -22,7 +22,8 @@
 //! inferred as the ends of the paper's 1.6-24 GB range.
 //!
 //! Sizes: the presets (`memos-NAME`) run at a small scale (at most 1.5 GiB,
-//! see [`MemosModel::small_bytes`]) for 30 s at the nominal access rate;
+//! see [`MemosModel::small_bytes`]) for 30 s of work at the run's access
+//! rate (a sweep phase lasts one pass at that rate, see [`PASS`]);
 //! `memos:NAME:GIB[:SECONDS]` gives any footprint (the paper's with
 //! `GIB` = [`MemosModel::paper_bytes`]) and length. Region shares and phase
 //! lengths do not change with the size; per-page access rates do.
