@@ -161,6 +161,7 @@ fn reproduce_lists_and_rejects_unknown_names() {
         "telescope-needle",
         "telescope-scattered",
         "telescope-kv",
+        "memos-monitor",
     ] {
         assert!(out.contains(name), "{out}");
     }

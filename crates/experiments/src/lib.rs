@@ -22,6 +22,8 @@ mod error;
 mod exact_driver;
 pub mod groundtruth;
 pub mod heatmap;
+mod memos;
+mod memos_claims;
 pub mod plot;
 mod rate_driver;
 pub mod report;

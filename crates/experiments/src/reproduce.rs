@@ -20,6 +20,7 @@ pub fn all() -> Vec<Reproduction> {
     let mut all = crate::thermostat::reproductions();
     all.extend(crate::ambix::reproductions());
     all.extend(crate::telescope::reproductions());
+    all.extend(crate::memos::reproductions());
     all
 }
 

@@ -282,3 +282,128 @@ fn footprints_beyond_the_shadow_array_are_declined() {
         "{err}"
     );
 }
+
+fn has_gauge(m: &Memos, k: &str) -> bool {
+    m.gauges().iter().any(|g| g.0 == k)
+}
+
+#[test]
+fn the_study_counts_past_the_cap_and_tallies_each_monitors_work() {
+    let p = MemosParams {
+        study: true,
+        ..Default::default()
+    };
+    let (mut m, mut b) = started(p);
+    // Page 0: 60 misses a second (300 in 5 s); pages 1-7: 4 a second (20).
+    let s = Second {
+        reads: &[(0..1, 60), (1..8, 4)],
+        writes: &[],
+    };
+    seconds(&mut m, &mut b, 2, &s);
+    assert!(b.poisoned().contains(&va(0)), "the study counts past 200");
+    seconds(&mut m, &mut b, 3, &s);
+    assert_eq!(gauge(&m, "uncapped_faults_count"), 300.0 + 7.0 * 20.0);
+    assert_eq!(gauge(&m, "hymm_faults_count"), 200.0 + 7.0 * 20.0);
+    assert_eq!(
+        gauge(&m, "hot_pages_count"),
+        8.0,
+        "decisions use capped counts"
+    );
+    assert_eq!(gauge(&m, "nvm_pages_count"), PAGES as f64);
+    // One hot region (pages 0-7): raw counts 300, 20 x 7, IQR 0.
+    assert_eq!(gauge(&m, "iqr_regions_count"), 1.0);
+    assert_eq!(gauge(&m, "iqr_sum"), 0.0);
+    // The end of counting reads each hot page's Dirty bit once.
+    assert_eq!(gauge(&m, "hymm_pte_reads_count"), 8.0);
+    // 3 full scans of the 8 hot pages, then 5 of one representative (all
+    // read: one sub-region).
+    seconds(&mut m, &mut b, 16, &s);
+    assert_eq!(gauge(&m, "representatives_count"), 1.0);
+    assert_eq!(gauge(&m, "hymm_pte_reads_count"), 8.0 + 3.0 * 8.0 + 5.0);
+    // Without the study none of this is reported (reports stay as they were).
+    let (m, _) = started(MemosParams::default());
+    assert!(!has_gauge(&m, "hymm_faults_count") && !has_gauge(&m, "history_judged_w1"));
+}
+
+#[test]
+fn the_iqr_of_a_hot_regions_counts_is_figure_4s_spread() {
+    let p = MemosParams {
+        study: true,
+        ..Default::default()
+    };
+    let (mut m, mut b) = started(p);
+    // Pages 0-7 miss 2, 4, ... 16 times a second: 10, 20, ... 80 in 5 s.
+    let s = Second {
+        reads: &[
+            (0..1, 2),
+            (1..2, 4),
+            (2..3, 6),
+            (3..4, 8),
+            (4..5, 10),
+            (5..6, 12),
+            (6..7, 14),
+            (7..8, 16),
+        ],
+        writes: &[],
+    };
+    seconds(&mut m, &mut b, 5, &s);
+    // Quartiles by interpolation: 27.5 and 62.5.
+    assert_eq!(gauge(&m, "iqr_sum"), 35.0);
+    assert_eq!(gauge(&m, "stream_pages_count"), 0.0, "35 is above 2.6");
+}
+
+#[test]
+fn the_history_study_scores_each_window_against_the_future() {
+    let p = MemosParams {
+        history_study: true,
+        history_max_window: 2,
+        history_future: 2,
+        ..Default::default()
+    };
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    let mut m = Memos::new(p);
+    m.start(&mut b).unwrap();
+    for i in 0..PAGES {
+        b.touch(va(i), false);
+    }
+    // Six 2 s intervals: page 0 written in all, page 1 read in all, page 2
+    // written in intervals 1, 3, 5 and read in 2, 4, 6; the rest idle.
+    for second in 1..=12u32 {
+        b.touch(va(0), true);
+        b.touch(va(1), false);
+        let interval = second.div_ceil(2);
+        b.touch(va(2), interval % 2 == 1);
+        m.tick(&mut b).unwrap();
+    }
+    assert!(b.migrations_since(0).is_empty(), "a study, not Memos");
+    // Judged at records 4, 5, 6 for pages 0-2. Page 2 (W R W R W R): a
+    // window of 1 predicts the last record and is wrong twice (at 4 and 6:
+    // R predicted, the future "W R" is half dirty, WD); a window of 2 is
+    // always half dirty, WD, right.
+    assert_eq!(gauge(&m, "history_judged_w1"), 9.0);
+    assert_eq!(gauge(&m, "history_correct_w1"), 7.0);
+    assert_eq!(gauge(&m, "history_judged_w2"), 9.0);
+    assert_eq!(gauge(&m, "history_correct_w2"), 9.0);
+    assert!(!has_gauge(&m, "history_judged_w3"));
+}
+
+#[test]
+fn bad_history_study_parameters_are_errors() {
+    for p in [
+        MemosParams {
+            history_max_window: 0,
+            ..Default::default()
+        },
+        MemosParams {
+            history_max_window: 17,
+            ..Default::default()
+        },
+        MemosParams {
+            history_future: 0,
+            ..Default::default()
+        },
+    ] {
+        let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+        assert!(Memos::new(p).start(&mut b).is_err());
+    }
+}

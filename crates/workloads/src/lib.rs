@@ -13,6 +13,7 @@
 pub mod ambix;
 pub mod lackey;
 pub mod masim;
+pub mod memos;
 pub mod models;
 pub mod npb;
 pub mod presets;

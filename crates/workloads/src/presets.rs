@@ -3,6 +3,7 @@
 //! preset name.
 
 use crate::ambix;
+use crate::memos;
 use crate::models::{BuiltModel, ModelSpec, ModelStream};
 use crate::npb::{self, NpbSpec};
 use crate::rates::RateStream;
@@ -353,6 +354,66 @@ pub const PRESETS: &[Preset] = &[
         description: "Redis-like model (not Redis) under YCSB: 2 TB, 1 M keys of 2 MB, hotspot 99% of ops on 1%, 95:5 read:update, 1 thread at 40 M accesses/s (300 s)",
         kind: Kind::Kv(|| kv::ycsb(1)),
     },
+    Preset {
+        name: "memos-mcf",
+        description: memos::MODELS[0].description,
+        kind: Kind::MasimText(|| memos::preset("mcf")),
+    },
+    Preset {
+        name: "memos-lbm",
+        description: memos::MODELS[1].description,
+        kind: Kind::MasimText(|| memos::preset("lbm")),
+    },
+    Preset {
+        name: "memos-libquantum",
+        description: memos::MODELS[2].description,
+        kind: Kind::MasimText(|| memos::preset("libquantum")),
+    },
+    Preset {
+        name: "memos-astar",
+        description: memos::MODELS[3].description,
+        kind: Kind::MasimText(|| memos::preset("astar")),
+    },
+    Preset {
+        name: "memos-gemsfdtd",
+        description: memos::MODELS[4].description,
+        kind: Kind::MasimText(|| memos::preset("gemsfdtd")),
+    },
+    Preset {
+        name: "memos-hmmer",
+        description: memos::MODELS[5].description,
+        kind: Kind::MasimText(|| memos::preset("hmmer")),
+    },
+    Preset {
+        name: "memos-xalancbmk",
+        description: memos::MODELS[6].description,
+        kind: Kind::MasimText(|| memos::preset("xalancbmk")),
+    },
+    Preset {
+        name: "memos-memcached",
+        description: memos::MODELS[7].description,
+        kind: Kind::MasimText(|| memos::preset("memcached")),
+    },
+    Preset {
+        name: "memos-redis",
+        description: memos::MODELS[8].description,
+        kind: Kind::MasimText(|| memos::preset("redis")),
+    },
+    Preset {
+        name: "memos-aerospike",
+        description: memos::MODELS[9].description,
+        kind: Kind::MasimText(|| memos::preset("aerospike")),
+    },
+    Preset {
+        name: "memos-mysql",
+        description: memos::MODELS[10].description,
+        kind: Kind::MasimText(|| memos::preset("mysql")),
+    },
+    Preset {
+        name: "memos-stream",
+        description: memos::MODELS[11].description,
+        kind: Kind::MasimText(|| memos::preset("stream")),
+    },
 ];
 
 /// Sweep accesses of an NPB-like run: 15-70 s of simulated time, tens of
@@ -493,6 +554,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     } else if let Some(m) = thermostat::with_threads(spec) {
         return model_workload(spec, m?, o);
     }
+
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let o = &WorkloadOptions {
         access_rate: Some(rate),
@@ -502,6 +564,10 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     let compute = o
         .compute_ns
         .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
+    // Memos' models: their sweeps' phases last one pass at this rate.
+    if let Some(text) = memos::parameterized(spec, rate) {
+        return masim_workload(spec, masim::parse(&text?, spec)?, o, compute);
+    }
     if let Some(path) = spec.strip_prefix("lackey:") {
         let accesses = lackey::load(path)?;
         let regions = trace::regions_of(&accesses);
@@ -775,6 +841,18 @@ mod tests {
             mlp: 4.0,
             masim_burst: None,
         }
+    }
+
+    #[test]
+    fn memos_models_are_presets_named_after_their_model() {
+        for m in crate::memos::MODELS {
+            let p = preset(&format!("memos-{}", m.name)).expect(m.name);
+            assert_eq!(p.description, m.description);
+            assert!(load(p.name, &opts()).is_ok(), "{}", p.name);
+        }
+        assert!(load("memos:stream:0.05:3", &opts()).is_ok());
+        let e = load("memos:stream:x", &opts()).err().unwrap().to_string();
+        assert!(e.contains("memos:stream:x"), "{e}");
     }
 
     #[test]

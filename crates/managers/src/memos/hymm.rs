@@ -74,6 +74,119 @@ pub fn stream_like(misses: &[u32], threshold: f64, cap: u32) -> bool {
     }
 }
 
+/// Figure 3's study (section 3.3): how well the dominance of the last
+/// `w` Dirty records predicts the dominance of the next `future` ones, for
+/// every window length `w` in `1..=max_window`.
+///
+/// A page's records are kept newest first (bit 0: the latest interval).
+/// Once a page has `max_window + future` records, each new record judges
+/// the prediction made `future` intervals ago: its history is the `w`
+/// records before them, its truth the `future` records since (inferred:
+/// the paper says the prediction should hold "for 10 sampling intervals"
+/// but not how accuracy was scored). Every window length is judged at the
+/// same moments, so the lengths compare on the same pairs. A pair is
+/// judged only if the page was accessed in its history and in its future:
+/// an idle page's prediction is trivially right.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HistoryTally {
+    /// Predictions judged, by window length - 1.
+    pub judged: Vec<u64>,
+    /// Predictions right, by window length - 1.
+    pub correct: Vec<u64>,
+}
+
+impl HistoryTally {
+    /// A tally for window lengths `1..=max_window`.
+    pub fn new(max_window: u32) -> Self {
+        HistoryTally {
+            judged: vec![0; max_window as usize],
+            correct: vec![0; max_window as usize],
+        }
+    }
+
+    /// Judges one page after a new record: `dirty` and `accessed` hold its
+    /// records newest first, `n` how many it has.
+    pub fn judge(&mut self, dirty: u64, accessed: u64, n: u32, future: u32) {
+        let max_w = self.judged.len() as u32;
+        if future == 0 || n < max_w + future || max_w + future > 64 {
+            return;
+        }
+        let fut = low_bits64(future);
+        if accessed & fut == 0 {
+            return;
+        }
+        let truth = dominance64(dirty & fut, future);
+        for w in 1..=max_w {
+            let hist = low_bits64(w) << future;
+            if accessed & hist == 0 {
+                continue;
+            }
+            let predicted = dominance64((dirty & hist) >> future, w);
+            self.judged[w as usize - 1] += 1;
+            self.correct[w as usize - 1] += u64::from(predicted == truth);
+        }
+    }
+
+    /// Share of right predictions at window length `w` (`None` if none
+    /// were judged).
+    pub fn accuracy(&self, w: u32) -> Option<f64> {
+        let i = (w as usize).checked_sub(1)?;
+        match (self.judged.get(i), self.correct.get(i)) {
+            (Some(&j), Some(&c)) if j > 0 => Some(c as f64 / j as f64),
+            _ => None,
+        }
+    }
+}
+
+fn low_bits64(len: u32) -> u64 {
+    if len >= 64 {
+        u64::MAX
+    } else {
+        (1 << len) - 1
+    }
+}
+
+fn dominance64(records: u64, len: u32) -> Dominance {
+    if len > 0 && 2 * records.count_ones() >= len {
+        Dominance::Write
+    } else {
+        Dominance::Read
+    }
+}
+
+/// The work each monitoring approach of Figure 6 does over one
+/// preparation, in the units the cost table charges.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MonitorWork {
+    /// TLB misses counted (each a fault).
+    pub faults: u64,
+    /// Page-table entries read (and cleared).
+    pub pte_reads: u64,
+    /// Full TLB flushes.
+    pub flushes: u64,
+}
+
+impl MonitorWork {
+    /// Its cost in ns at `fault_ns` per counted miss, `pte_ns` per entry
+    /// read and `flush_ns` per flush.
+    pub fn cost_ns(&self, fault_ns: f64, pte_ns: f64, flush_ns: f64) -> f64 {
+        self.faults as f64 * fault_ns
+            + self.pte_reads as f64 * pte_ns
+            + self.flushes as f64 * flush_ns
+    }
+
+    /// Accessed-bit-only monitoring ([53,87] in the paper): every one of
+    /// `pages` read once per interval over `intervals` intervals, one
+    /// flush each.
+    pub fn accessed_bit_only(pages: u64, intervals: u64) -> Self {
+        MonitorWork {
+            faults: 0,
+            pte_reads: pages * intervals,
+            flushes: intervals,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +243,76 @@ mod tests {
         }
         // At the cap every page reads 200: not judged.
         assert!(!stream_like(&[200; 64], 2.6, 200));
+    }
+
+    /// Records newest first: `h` then `f` as written (oldest on the left).
+    fn recs(h: &str, f: &str) -> u64 {
+        let all = format!("{h}{f}");
+        all.chars()
+            .fold(0u64, |acc, c| acc << 1 | u64::from(c == '1'))
+    }
+
+    #[test]
+    fn the_history_window_is_judged_against_the_future_records() {
+        // Two window lengths, two future records; the history is the
+        // records before the future ones, newest nearest.
+        let mut t = HistoryTally::new(2);
+        let all = u64::MAX;
+        // History (oldest..newest) 0 1, future 1 1: w=1 sees "1" -> WD,
+        // right; w=2 sees "01", half dirty -> WD, right.
+        t.judge(recs("01", "11"), all, 4, 2);
+        assert_eq!(
+            (t.judged.clone(), t.correct.clone()),
+            (vec![1, 1], vec![1, 1])
+        );
+        // History 1 0, future 0 0: w=1 sees "0" -> RD, right; w=2 sees "10" -> WD, wrong.
+        t.judge(recs("10", "00"), all, 4, 2);
+        assert_eq!(
+            (t.judged.clone(), t.correct.clone()),
+            (vec![2, 2], vec![2, 1])
+        );
+        assert_eq!(t.accuracy(2), Some(0.5));
+        assert_eq!(t.accuracy(1), Some(1.0));
+        assert_eq!(t.accuracy(3), None);
+        assert_eq!(t.accuracy(0), None);
+        // Too few records: nothing judged.
+        t.judge(recs("01", "11"), all, 3, 2);
+        assert_eq!(t.judged, vec![2, 2]);
+        // Idle in the future (or in the whole history): not judged.
+        t.judge(recs("01", "11"), recs("11", "00"), 4, 2);
+        t.judge(recs("01", "11"), recs("00", "11"), 4, 2);
+        assert_eq!(t.judged, vec![2, 2]);
+        // Idle in the last record of history only: w=1 is not judged, w=2 is.
+        t.judge(recs("11", "11"), recs("10", "11"), 4, 2);
+        assert_eq!(t.judged, vec![2, 3]);
+    }
+
+    #[test]
+    fn a_window_as_long_as_the_noise_beats_a_short_one_on_a_steady_page() {
+        // A page dirty in 3 of 4 intervals at random: longer histories
+        // predict its (write-dominated) future better.
+        let mut rng = Rng::new(5);
+        let mut t = HistoryTally::new(8);
+        let (mut dirty, mut n) = (0u64, 0u32);
+        for _ in 0..20_000 {
+            dirty = dirty << 1 | u64::from(rng.chance(0.75));
+            n += 1;
+            t.judge(dirty, u64::MAX, n, 8);
+        }
+        let (a1, a8) = (t.accuracy(1).unwrap(), t.accuracy(8).unwrap());
+        assert!(a8 > a1 + 0.1, "{a1} {a8}");
+    }
+
+    #[test]
+    fn monitor_work_costs_add_up() {
+        let w = MonitorWork {
+            faults: 3,
+            pte_reads: 10,
+            flushes: 2,
+        };
+        assert_eq!(w.cost_ns(1000.0, 20.0, 500.0), 3000.0 + 200.0 + 1000.0);
+        let a = MonitorWork::accessed_bit_only(1000, 8);
+        assert_eq!((a.pte_reads, a.flushes, a.faults), (8000, 8, 0));
     }
 
     proptest! {

@@ -87,6 +87,32 @@
 //!   Accessed bits of cold pages are read in the first three 2 s intervals
 //!   and pages set in all three are counted (`very_hot_cold_pages`; paper:
 //!   0.18% of Memcached's pages). The paper's design ignores them.
+//!
+//! **Studies** (for `thermocline reproduce memos-monitor`, off by default;
+//! reports without them are unchanged):
+//! - `study`: counting is not stopped at the cap, so the misses a
+//!   TLB-miss-only monitor would count over the same 5 s are measured
+//!   (`uncapped_faults_count`); decisions still use the capped counts. The
+//!   application then pays every miss's fault, so it runs slower than under
+//!   plain HyMM and counts a little fewer misses per page. Gauges: HyMM's
+//!   own work in preparations (`hymm_faults_count`: counted misses up to
+//!   the cap, as a kernel that stops in its fault handler would count them;
+//!   `hymm_pte_reads_count`: Dirty bits of hot pages and representatives;
+//!   the very-hot side study and the action period's tracking of DRAM
+//!   pages are left out), the NVM pages looked at, the representatives,
+//!   and Figure 4's spread (`iqr_sum` over `iqr_regions_count` ranges:
+//!   Figure 4 boxes "the TLB miss count for pages in a range of specific
+//!   memory addresses", read here as aligned 2 MiB ranges (inferred): the
+//!   hot pages of a range (HyMM's stream test looks at hot regions only),
+//!   ranges of at least 4 of them, uncapped counts, as Figure 4 shows raw
+//!   counts).
+//! - `history_study`: Figure 3's trace analysis instead of Memos (no cycle,
+//!   no migration): every `interval_s` every mapped page's Accessed and
+//!   Dirty bits are read and cleared (one flush), and `hymm::HistoryTally`
+//!   scores the dominance of the last `w` records (`w` = 1 to
+//!   `history_max_window`) against that of the next `history_future` (10,
+//!   inferred from "stable for 10 sampling intervals"; the paper does not
+//!   say how it scored accuracy), for pages accessed on both sides.
 
 pub mod hymm;
 pub mod places;
@@ -134,6 +160,20 @@ pub struct MemosParams {
     pub very_hot_check: bool,
     /// Seed of the representatives' draws.
     pub seed: u64,
+    /// Figure 6's study: counting is not stopped at the cap, so that the
+    /// misses a TLB-miss-only monitor would count are measured; decisions
+    /// still use the capped counts. Adds the monitor-work gauges.
+    pub study: bool,
+    /// Figure 3's study instead of Memos: no cycle, no migration; every
+    /// `interval_s` the Accessed and Dirty bits of every mapped page are
+    /// read and cleared (one TLB flush) and the history window's
+    /// predictions are scored (`hymm::HistoryTally`).
+    pub history_study: bool,
+    /// Longest window length the history study scores (Figure 3: up to 16).
+    pub history_max_window: u32,
+    /// Future records a prediction is scored against (3.3: "stable for 10
+    /// sampling intervals").
+    pub history_future: u32,
 }
 
 impl Default for MemosParams {
@@ -152,6 +192,10 @@ impl Default for MemosParams {
             reclaim_idle_intervals: 2,
             very_hot_check: false,
             seed: 1,
+            study: false,
+            history_study: false,
+            history_max_window: 12,
+            history_future: 10,
         }
     }
 }
@@ -176,6 +220,13 @@ impl MemosParams {
         if !(self.backoff > 0.0 && self.backoff <= 1.0) {
             return Err("backoff must be in (0, 1]");
         }
+        if self.history_max_window == 0
+            || self.history_future == 0
+            || self.history_max_window + self.history_future > 64
+            || self.history_max_window as usize > HISTORY_GAUGES.len()
+        {
+            return Err("history windows: 1 to 16 records, 1 to 48 future ones");
+        }
         Ok(())
     }
 }
@@ -187,6 +238,8 @@ struct Page {
     va: u64,
     huge: bool,
     misses: u32,
+    /// Misses counted without the cap (the study only; else `misses`).
+    raw: u32,
     counting: bool,
     hot: bool,
     /// Bit i: record i read Dirty.
@@ -219,6 +272,48 @@ struct Tally {
     cut_periods: u64,
     dma_moved: u64,
     dma_aborted: u64,
+    /// HyMM's own monitoring work in preparations (not the very-hot side
+    /// study, not the action period's tracking of DRAM pages).
+    work: hymm::MonitorWork,
+    /// Misses a monitor without the cap would have counted (the study).
+    uncapped_faults: u64,
+    /// NVM pages HyMM looked at, over all preparations.
+    nvm_pages: u64,
+    /// Sub-region representatives, over all preparations.
+    representatives: u64,
+    /// Figure 4: the IQR of raw miss counts summed over aligned 2 MiB
+    /// ranges with at least 4 hot pages, and how many such ranges.
+    iqr_sum: f64,
+    iqr_regions: u64,
+}
+
+/// Gauge names of the history study, by window length - 1.
+const HISTORY_GAUGES: [(&str, &str); 16] = [
+    ("history_judged_w1", "history_correct_w1"),
+    ("history_judged_w2", "history_correct_w2"),
+    ("history_judged_w3", "history_correct_w3"),
+    ("history_judged_w4", "history_correct_w4"),
+    ("history_judged_w5", "history_correct_w5"),
+    ("history_judged_w6", "history_correct_w6"),
+    ("history_judged_w7", "history_correct_w7"),
+    ("history_judged_w8", "history_correct_w8"),
+    ("history_judged_w9", "history_correct_w9"),
+    ("history_judged_w10", "history_correct_w10"),
+    ("history_judged_w11", "history_correct_w11"),
+    ("history_judged_w12", "history_correct_w12"),
+    ("history_judged_w13", "history_correct_w13"),
+    ("history_judged_w14", "history_correct_w14"),
+    ("history_judged_w15", "history_correct_w15"),
+    ("history_judged_w16", "history_correct_w16"),
+];
+
+/// The history study's records of one page: Dirty and Accessed, newest
+/// first, and how many.
+#[derive(Clone, Copy, Debug, Default)]
+struct Records {
+    dirty: u64,
+    accessed: u64,
+    n: u32,
 }
 
 /// Memos (HyMM and channel-level placement).
@@ -247,11 +342,15 @@ pub struct Memos {
     last_bw: Option<(f64, f64)>,
     last_gain: Option<f64>,
     tally: Tally,
+    /// The history study's records, by page.
+    history: std::collections::BTreeMap<(Asid, u64), Records>,
+    history_tally: hymm::HistoryTally,
 }
 
 impl Memos {
     /// Memos with `p`.
     pub fn new(p: MemosParams) -> Self {
+        let windows = p.history_max_window.min(HISTORY_GAUGES.len() as u32);
         Memos {
             rng: Rng::derive(p.seed, "memos"),
             budget: p.max_migrate_pages,
@@ -269,6 +368,8 @@ impl Memos {
             last_bw: None,
             last_gain: None,
             tally: Tally::default(),
+            history: std::collections::BTreeMap::new(),
+            history_tally: hymm::HistoryTally::new(windows),
         }
     }
 
@@ -299,6 +400,7 @@ impl Memos {
                         va: base,
                         huge: t.size == PageSize::Huge,
                         misses: 0,
+                        raw: 0,
                         counting: true,
                         hot: false,
                         records: 0,
@@ -309,6 +411,7 @@ impl Memos {
                 va = base + t.size.bytes();
             }
         }
+        self.tally.nvm_pages += self.pages.len() as u64;
         for (asid, start, len) in self.nvm_runs() {
             b.set_poison_range(asid, start, len, true)?;
         }
@@ -332,10 +435,15 @@ impl Memos {
 
     /// Stops counting pages that reached the cap.
     fn cap_counts(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.p.study {
+            // The study counts on to the end, as a monitor without the cap.
+            return Ok(());
+        }
         for p in self.pages.iter_mut().filter(|p| p.counting) {
             let n = b.poison_faults(p.asid, p.va, false)?;
             if n >= u64::from(self.p.miss_cap) {
                 p.misses = self.p.miss_cap;
+                p.raw = self.p.miss_cap;
                 p.counting = false;
                 b.set_poison(p.asid, p.va, false)?;
             }
@@ -349,8 +457,14 @@ impl Memos {
         self.cap_counts(b)?;
         let cap = self.p.miss_cap;
         for p in self.pages.iter_mut().filter(|p| p.counting) {
-            p.misses = (b.poison_faults(p.asid, p.va, true)?).min(u64::from(cap)) as u32;
+            let n = b.poison_faults(p.asid, p.va, true)?;
+            p.misses = n.min(u64::from(cap)) as u32;
+            p.raw = n.min(u64::from(u32::MAX)) as u32;
             p.counting = false;
+        }
+        for p in &self.pages {
+            self.tally.work.faults += u64::from(p.misses);
+            self.tally.uncapped_faults += u64::from(p.raw);
         }
         for (asid, start, len) in self.nvm_runs() {
             b.set_poison_range(asid, start, len, false)?;
@@ -370,10 +484,26 @@ impl Memos {
                 self.tally.stream += r.len() as u64;
             }
         }
+        // Figure 4: the spread of raw counts over aligned 2 MiB ranges.
+        let same_range = |a: &Page, c: &Page| a.asid == c.asid && a.va >> 21 == c.va >> 21;
+        for r in hymm::runs(&self.pages, same_range) {
+            let raw: Vec<u32> = self.pages[r]
+                .iter()
+                .filter(|p| p.hot)
+                .map(|p| p.raw)
+                .collect();
+            if raw.len() >= 4 {
+                if let Some((iqr, _)) = hymm::iqr_and_median(&raw) {
+                    self.tally.iqr_sum += iqr;
+                    self.tally.iqr_regions += 1;
+                }
+            }
+        }
         for i in 0..self.pages.len() {
             let p = self.pages[i];
             if p.hot {
                 b.dirty(p.asid, p.va, true)?;
+                self.tally.work.pte_reads += 1;
             } else if self.p.very_hot_check {
                 b.accessed(p.asid, p.va, Level::Pte, true)?;
             }
@@ -382,6 +512,37 @@ impl Memos {
             self.flush_all(b)?;
         }
         Ok(())
+    }
+
+    /// The history study's interval: every mapped page's Accessed and
+    /// Dirty bits read and cleared, recorded, and the predictions made
+    /// `history_future` intervals ago scored.
+    fn history_record(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let regions: Vec<_> = b
+            .regions()
+            .iter()
+            .map(|r| (r.asid, r.start, r.end()))
+            .collect();
+        let future = self.p.history_future;
+        for (asid, start, end) in regions {
+            let mut va = start & !0xfff;
+            while let Some((base, t)) = b.next_mapped(asid, va, end)? {
+                let level = if t.size == PageSize::Huge {
+                    Level::Pmd
+                } else {
+                    Level::Pte
+                };
+                let a = b.accessed(asid, base, level, true)?;
+                let d = b.dirty(asid, base, true)?;
+                let r = self.history.entry((asid, base)).or_default();
+                r.dirty = r.dirty << 1 | u64::from(d);
+                r.accessed = r.accessed << 1 | u64::from(a);
+                r.n = r.n.saturating_add(1);
+                self.history_tally.judge(r.dirty, r.accessed, r.n, future);
+                va = base + t.size.bytes();
+            }
+        }
+        self.flush_all(b)
     }
 
     fn flush_all(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
@@ -403,6 +564,7 @@ impl Memos {
         } else {
             self.reps.clone()
         };
+        self.tally.work.pte_reads += watched.len() as u64;
         for i in watched {
             let p = self.pages[i];
             if b.dirty(p.asid, p.va, true)? {
@@ -452,6 +614,7 @@ impl Memos {
             let pick = r.start + self.rng.below(r.len() as u64) as usize;
             self.reps.push(pick);
         }
+        self.tally.representatives += self.reps.len() as u64;
     }
 
     /// End of preparation: each sub-region takes its representative's
@@ -637,7 +800,7 @@ impl Manager for Memos {
 
     fn gauges(&self) -> Vec<(&'static str, f64)> {
         let t = &self.tally;
-        vec![
+        let mut g = vec![
             ("hot_pages_count", t.hot as f64),
             ("wd_pages_count", t.wd as f64),
             ("rd_pages_count", t.rd as f64),
@@ -651,7 +814,27 @@ impl Manager for Memos {
             ("dma_aborted_pages_count", t.dma_aborted as f64),
             ("migrate_budget_pages", self.budget as f64),
             ("dram_pages", self.in_dram.len() as f64),
-        ]
+        ];
+        if self.p.study {
+            g.extend([
+                ("hymm_faults_count", t.work.faults as f64),
+                ("hymm_pte_reads_count", t.work.pte_reads as f64),
+                ("hymm_flushes_count", t.work.flushes as f64),
+                ("uncapped_faults_count", t.uncapped_faults as f64),
+                ("nvm_pages_count", t.nvm_pages as f64),
+                ("representatives_count", t.representatives as f64),
+                ("iqr_sum", t.iqr_sum),
+                ("iqr_regions_count", t.iqr_regions as f64),
+            ]);
+        }
+        if self.p.history_study {
+            let h = &self.history_tally;
+            for (i, (judged, correct)) in HISTORY_GAUGES.iter().enumerate().take(h.judged.len()) {
+                g.push((judged, h.judged[i] as f64));
+                g.push((correct, h.correct[i] as f64));
+            }
+        }
+        g
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
@@ -672,7 +855,11 @@ impl Manager for Memos {
             b.set_policy(a, MemPolicy::Bind { tier: self.slow })?;
         }
         // The first cycle begins at the first tick (see the module docs).
-        self.t = self.cycle_s() - 1;
+        self.t = if self.p.history_study {
+            0
+        } else {
+            self.cycle_s() - 1
+        };
         Ok(())
     }
 
@@ -683,6 +870,12 @@ impl Manager for Memos {
     /// One second of the cycle.
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
         self.t += 1;
+        if self.p.history_study {
+            if self.t.is_multiple_of(self.p.interval_s) {
+                self.history_record(b)?;
+            }
+            return Ok(None);
+        }
         self.dma_finish(b)?;
         let (count, iv, prep) = (
             self.p.tlb_count_s,
