@@ -17,6 +17,7 @@
 
 pub mod ambix;
 pub mod baselines;
+pub mod heteroos;
 pub mod memos;
 pub mod registry;
 pub mod telescope;
