@@ -1099,6 +1099,7 @@ mod tests {
             },
             costs: Default::default(),
             seed: 3,
+            memory: None,
         };
         let region = |asid, thp| RegionInfo {
             asid: Asid(asid),
