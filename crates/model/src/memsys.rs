@@ -290,6 +290,40 @@ impl MemSysConfig {
     }
 }
 
+/// What one channel's controller counted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ChannelStats {
+    /// The tier behind the channel.
+    pub tier: String,
+    /// Line reads that reached each bank (LLC misses).
+    pub bank_reads: Vec<u64>,
+    /// Line writes that reached each bank (LLC write-backs).
+    pub bank_writes: Vec<u64>,
+    /// Requests served from the open row.
+    pub row_hits: u64,
+    /// Requests served by a precharged bank.
+    pub row_empty: u64,
+    /// Requests that closed another row.
+    pub row_conflicts: u64,
+    /// Bytes per wear group (writes to tiers of limited endurance).
+    pub wear_group_bytes: u64,
+    /// Wear groups of the tier (0 if its cells do not wear).
+    pub wear_groups: u64,
+    /// Line writes to the most written group (migrations included).
+    pub wear_max_group_writes: u64,
+    /// Line writes to every group.
+    pub wear_total_writes: u64,
+}
+
+/// What the memory controllers counted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemSysStats {
+    /// Per channel (tier), fastest first.
+    pub channels: Vec<ChannelStats>,
+    /// LLC misses per slab (page colour).
+    pub llc_slab_misses: Vec<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
