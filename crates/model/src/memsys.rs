@@ -299,6 +299,9 @@ pub struct ChannelStats {
     pub bank_reads: Vec<u64>,
     /// Line writes that reached each bank (LLC write-backs).
     pub bank_writes: Vec<u64>,
+    /// Line writes that wore each bank's cells (write-backs and migration
+    /// copies; empty if the tier's cells do not wear).
+    pub bank_wear: Vec<u64>,
     /// Requests served from the open row.
     pub row_hits: u64,
     /// Requests served by a precharged bank.

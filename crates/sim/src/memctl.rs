@@ -335,6 +335,11 @@ impl MemCtl {
                     tier: spec.name.clone(),
                     bank_reads: vec![0; banks],
                     bank_writes: vec![0; banks],
+                    bank_wear: if spec.endurance_writes.is_some() {
+                        vec![0; banks]
+                    } else {
+                        Vec::new()
+                    },
                     wear_group_bytes: cfg.wear_group_bytes,
                     ..Default::default()
                 },
@@ -415,6 +420,7 @@ impl MemCtl {
         c.stats.bank_writes[r.bank as usize] += 1;
         if !c.wear.is_empty() {
             c.wear_add(paddr, shift, 1);
+            c.stats.bank_wear[r.bank as usize] += 1;
         }
         if c.writes.len() >= cap {
             c.drain_writes(to);
@@ -433,11 +439,14 @@ impl MemCtl {
         if c.wear.is_empty() {
             return;
         }
-        let group = 1u64 << shift;
+        // Steps within one wear group and one bank (bank bits lie at or
+        // above bit 12).
+        let step = (1u64 << shift).min(4096);
         let mut at = paddr;
         while at < paddr + bytes {
-            let n = group.min(paddr + bytes - at);
+            let n = step.min(paddr + bytes - at);
             c.wear_add(at, shift, n / 64);
+            c.stats.bank_wear[self.decoder.bank(at) as usize] += n / 64;
             at += n;
         }
     }
@@ -599,6 +608,11 @@ mod tests {
         let s = &c.stats().channels[1];
         assert_eq!(s.wear_total_writes, 32768);
         assert_eq!(s.wear_max_group_writes, 64);
+        // 2 MiB from 2 MiB up: bits 12-14 and 20 take every value, 21 is
+        // 1: banks 16-31, 2048 lines each.
+        for (b, &n) in s.bank_wear.iter().enumerate() {
+            assert_eq!(n, if b >= 16 { 2048 } else { 0 }, "bank {b}");
+        }
     }
 
     fn reference_fr_fcfs(q: &[Request], open: &[u64]) -> usize {
