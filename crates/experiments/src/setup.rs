@@ -255,11 +255,23 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         t.capacity_bytes = slow;
     }
     // A preset's LLC and memory system apply unless the configuration
-    // gives its own (`[machine.llc]` differing from the default, or any
-    // `machine.memory` key).
+    // gives its own: each `machine.llc` key that differs from the default
+    // replaces the preset's; any `machine.memory` key replaces the whole
+    // memory system (the paper's defaults plus the keys given).
     let llc = match &preset.llc {
-        Some(l) if cfg.machine.llc == LlcConfig::default() => l.clone(),
-        _ => cfg.machine.llc.clone(),
+        None => cfg.machine.llc.clone(),
+        Some(p) => {
+            let (u, d) = (&cfg.machine.llc, LlcConfig::default());
+            LlcConfig {
+                bytes: if u.bytes != d.bytes { u.bytes } else { p.bytes },
+                ways: if u.ways != d.ways { u.ways } else { p.ways },
+                hit_ns: if u.hit_ns != d.hit_ns {
+                    u.hit_ns
+                } else {
+                    p.hit_ns
+                },
+            }
+        }
     };
     let memory = cfg
         .machine
