@@ -318,6 +318,28 @@ mod tests {
         assert!((t3 - ideal - 1000.0).abs() < 1e-6);
     }
 
+    /// The memory system's terms: row-buffer latency joins the stall
+    /// (divided by the MLP), the busiest bank bounds the epoch like a tier's
+    /// bandwidth; zero terms give exactly the time without them.
+    #[test]
+    fn row_buffer_stall_and_bank_load_enter_the_time() {
+        let c = cfg(1);
+        let plain = events(1000.0, 0.0);
+        let base = epoch_time(&c, &plain);
+        let mut e = plain.clone();
+        e.row_stall_ns = vec![0.0, 0.0];
+        assert_eq!(epoch_time(&c, &e), base, "zero terms change nothing");
+        e.row_stall_ns = vec![4000.0, 0.0];
+        e.row_stall_ideal_ns = 4000.0;
+        let (t, i) = epoch_time(&c, &e);
+        assert!((t - base.0 - 1000.0).abs() < 1e-6, "4000 ns / mlp 4: {t}");
+        assert_eq!(t, i, "all in DRAM: the ideal clock shares the outcomes");
+        // A bank busy for longer than the latency-bound time bounds it.
+        e.bank_busy_ns = 1e9;
+        e.bank_busy_ideal_ns = 5e8;
+        assert_eq!(epoch_time(&c, &e), (1e9, 5e8));
+    }
+
     #[test]
     fn fault_time_counts_tier_faults_at_their_tiers_cost() {
         let c = cfg(1);
