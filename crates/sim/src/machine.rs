@@ -1021,11 +1021,17 @@ impl Machine {
         self.epoch.migration_writes[to.index()] += lines;
         self.counters[from as usize].reads += lines;
         self.counters[to.index()].writes += lines;
-        if let Some(mc) = &mut self.memctl {
-            mc.page_written(to.index(), new << 12, bytes);
-        }
+        self.note_copy_into(to.index(), new, bytes);
         self.invalidate_page(asid, va);
         Ok((bytes, from))
+    }
+
+    /// A migration copied `bytes` into frames from `frame` of `tier`: with
+    /// a memory system, the copy wears the tier's cells.
+    pub(crate) fn note_copy_into(&mut self, tier: usize, frame: u64, bytes: u64) {
+        if let Some(mc) = &mut self.memctl {
+            mc.page_written(tier, frame << 12, bytes);
+        }
     }
 
     /// Drops every core's TLB entries for the page(s) of `va` and, as INVLPG
@@ -1270,6 +1276,12 @@ mod tests {
         assert!(pcm.wear_total_writes > 0);
         assert_eq!(pcm.wear_total_writes, on.app_counters()[1].writes);
         assert!(on.time_ns() != off.time_ns());
+        // A migration's copy into PCM wears it too: 64 lines per 4 KiB page.
+        let mut on = on;
+        let before = pcm.wear_total_writes;
+        on.exchange(Asid(0), BASE, BASE + (16 << 20)).unwrap();
+        let after = on.memory_system_stats().unwrap().channels[1].wear_total_writes;
+        assert_eq!(after, before + 64);
     }
 
     /// A region that ends at 2^47 fits 4-level paging; one page further
