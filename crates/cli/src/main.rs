@@ -445,8 +445,51 @@ fn print_table(reports: &[Report]) {
             r.mean_recall.map_or("-".to_string(), |x| format!("{x:.2}")),
         );
     }
+    for r in reports {
+        print_memory_system(r);
+    }
     for note in reports.iter().flat_map(|r| &r.notes) {
         println!("note: {note}");
+    }
+}
+
+/// The memory-system lines of a report that has one.
+fn print_memory_system(r: &Report) {
+    let Some(m) = &r.memory_system else {
+        return;
+    };
+    println!(
+        "memory system ({}): LLC misses per slab max/mean {:.2}",
+        r.manager, m.llc_slab_imbalance
+    );
+    for c in &m.channels {
+        let served = c.row_hits + c.row_empty + c.row_conflicts;
+        let conflicts = if served > 0 {
+            c.row_conflicts as f64 * 100.0 / served as f64
+        } else {
+            0.0
+        };
+        let mut line = format!(
+            "  {:<6} {:>11} accesses, banks max/mean {:.2}, row hits {:.1}% conflicts {:.1}%, energy {:.3} J (read {:.3}, write {:.3}, standby {:.3})",
+            c.tier,
+            c.bank_accesses.iter().sum::<u64>(),
+            c.bank_imbalance,
+            c.row_hit_rate * 100.0,
+            conflicts,
+            c.read_energy_j + c.write_energy_j + c.standby_energy_j,
+            c.read_energy_j,
+            c.write_energy_j,
+            c.standby_energy_j
+        );
+        if let Some(w) = &c.wear {
+            let years = |y: Option<f64>| y.map_or("-".to_string(), |y| format!("{y:.1}"));
+            line += &format!(
+                ", lifetime {} years with Start-Gap per bank ({} unlevelled)",
+                years(w.lifetime_years_start_gap),
+                years(w.lifetime_years_unlevelled)
+            );
+        }
+        println!("{line}");
     }
 }
 

@@ -37,6 +37,7 @@ fn machine() -> (RateMachine, u64, u64) {
         perf: Default::default(),
         costs: Default::default(),
         seed: 1,
+        memory: None,
     };
     let lo = w.regions.iter().map(|r| r.start).min().unwrap();
     let hi = w.regions.iter().map(|r| r.end()).max().unwrap();

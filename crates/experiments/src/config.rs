@@ -63,6 +63,11 @@ pub struct MachineSection {
     /// Soft-saturation exponent of the performance model (default: the
     /// machine preset's, else a hard knee).
     pub saturation_exponent: Option<f64>,
+    /// The memory system (address mapping, banks, controllers; default: the
+    /// machine preset's, else none). Any `machine.memory.*` key replaces the
+    /// preset's with the paper's defaults plus the keys given;
+    /// `machine.memory.enabled=false` turns it off.
+    pub memory: Option<thermocline_model::MemSysConfig>,
 }
 
 /// `[workload]`: how workloads are turned into accesses.

@@ -96,6 +96,12 @@ pub(crate) trait Driver {
 
     /// The machine's event counts.
     fn stats(&self) -> MachineStats;
+
+    /// What the memory controllers counted, if the machine models a memory
+    /// system (the exact machine only).
+    fn memory_system(&self) -> Option<thermocline_model::memsys::MemSysStats> {
+        None
+    }
 }
 
 /// Application accesses outside the fastest tier.

@@ -148,6 +148,10 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
     fn stats(&self) -> MachineStats {
         self.machine.stats().clone()
     }
+
+    fn memory_system(&self) -> Option<thermocline_model::memsys::MemSysStats> {
+        self.machine.memory_system_stats()
+    }
 }
 
 #[cfg(test)]

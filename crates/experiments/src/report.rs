@@ -118,10 +118,83 @@ pub struct Report {
     /// `metrics.hot_map_bins` > 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hot_map: Option<HotMap>,
+    /// Channels, banks, row buffers, LLC slabs, energy and wear, when the
+    /// machine models a memory system (`machine.memory`, the
+    /// `dram+pcm-memos` preset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_system: Option<MemorySystemReport>,
     /// What the manager did differently from its paper's fixed mechanism
     /// (`Manager::notes`), for the summaries to show.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// The memory system's counts (Memos sections 4.2 and 6.3).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MemorySystemReport {
+    /// LLC misses per slab (page colour, the mapping's slab bits).
+    pub llc_slab_misses: Vec<u64>,
+    /// Most-missed slab's misses over the mean (1 = even; 0 without misses).
+    pub llc_slab_imbalance: f64,
+    /// One per channel (tier), fastest first.
+    pub channels: Vec<ChannelReport>,
+}
+
+/// One channel's banks, row buffers, energy and wear.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ChannelReport {
+    /// The tier behind the channel.
+    pub tier: String,
+    /// Line reads and write-backs that reached each bank.
+    pub bank_accesses: Vec<u64>,
+    /// Busiest bank's accesses over the mean (1 = even; 0 without any).
+    pub bank_imbalance: f64,
+    /// Requests served from the open row.
+    pub row_hits: u64,
+    /// Requests served by a precharged bank.
+    pub row_empty: u64,
+    /// Requests that closed another row.
+    pub row_conflicts: u64,
+    /// row_hits over every request served (0 without any).
+    pub row_hit_rate: f64,
+    /// Dynamic read energy of every line read (migrations included), J:
+    /// the tier's pJ/bit (Memos Table 1: DRAM 1.17, NVM 2.47).
+    pub read_energy_j: f64,
+    /// Dynamic write energy, J (Table 1: DRAM 0.39, NVM 16.82 pJ/bit).
+    pub write_energy_j: f64,
+    /// Standby (and refresh) energy over the run, J: DRAM 1 + 0.032 W/GB
+    /// (Table 1); Table 1 gives none for NVM, which the presets take as
+    /// 0.1 W/GB, no refresh (*inferred*).
+    pub standby_energy_j: f64,
+    /// Wear of a tier whose cells endure a limited number of writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wear: Option<WearReport>,
+}
+
+/// Write wear and the lifetime it implies (Memos 6.3: endurance 1e7, 64 B
+/// blocks, Start-Gap levelling that reaches 95% of the average cell's
+/// lifetime).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WearReport {
+    /// Bytes per counted group (64: every line).
+    pub group_bytes: u64,
+    /// Line writes to the most written group (migration copies included).
+    pub max_group_writes: u64,
+    /// Mean line writes per group.
+    pub mean_group_writes: f64,
+    /// Line writes per bank.
+    pub bank_writes: Vec<u64>,
+    /// Years until the first bank wears out with Start-Gap levelling each
+    /// bank on its own (Start-Gap's regions; Table 1's NVM has one per bank):
+    /// 0.95 x endurance x lines per bank / the busiest bank's line writes
+    /// per second. Absent without writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifetime_years_start_gap: Option<f64>,
+    /// Years until the most written group wears out without levelling,
+    /// its writes taken as spread over its lines (exact when
+    /// `group_bytes` is 64, else an upper bound). Absent without writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifetime_years_unlevelled: Option<f64>,
 }
 
 /// Reported hot sets over time, as Telescope's Figure 7 draws them: for each

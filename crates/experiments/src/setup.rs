@@ -5,7 +5,7 @@
 use crate::config::RunConfig;
 use crate::error::{ConfigError, RunError};
 use thermocline_managers::Manager;
-use thermocline_model::{machine_preset, MachineConfig, PerfConfig};
+use thermocline_model::{machine_preset, LlcConfig, MachineConfig, PerfConfig};
 use thermocline_vocab::{CapacitySpec, RegionInfo, HUGE_PAGE};
 use thermocline_workloads::presets::{self as wl, WorkloadOptions};
 use thermocline_workloads::Workload;
@@ -96,6 +96,26 @@ fn choose_backend(
         )
         .into()),
     }
+}
+
+/// A memory system must be valid for the machine's tiers, sit behind an
+/// LLC, and run on the exact machine (the rate machine has no model of it).
+fn check_memory_system(m: &MachineConfig, backend: BackendKind) -> Result<(), RunError> {
+    let Some(mem) = m.memory_system() else {
+        return Ok(());
+    };
+    let bad = |msg: String| Err(ConfigError::invalid("machine.memory", msg).into());
+    let caps: Vec<u64> = m.tiers.iter().map(|t| t.capacity_bytes).collect();
+    if let Err(msg) = mem.check(&caps) {
+        return bad(msg);
+    }
+    if m.llc.bytes == 0 {
+        return bad("needs an LLC (machine.llc.bytes > 0): its controllers serve LLC misses and write-backs".into());
+    }
+    if backend == BackendKind::Rate {
+        return bad("the rate machine does not model channels, banks or row buffers: use --backend exact (or machine.memory.enabled=false)".into());
+    }
+    Ok(())
 }
 
 /// The numbers the performance model divides by, raises to powers or adds
@@ -234,10 +254,34 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
     for t in tiers.iter_mut().skip(1) {
         t.capacity_bytes = slow;
     }
+    // A preset's LLC and memory system apply unless the configuration
+    // gives its own: each `machine.llc` key that differs from the default
+    // replaces the preset's; any `machine.memory` key replaces the whole
+    // memory system (the paper's defaults plus the keys given).
+    let llc = match &preset.llc {
+        None => cfg.machine.llc.clone(),
+        Some(p) => {
+            let (u, d) = (&cfg.machine.llc, LlcConfig::default());
+            LlcConfig {
+                bytes: if u.bytes != d.bytes { u.bytes } else { p.bytes },
+                ways: if u.ways != d.ways { u.ways } else { p.ways },
+                hit_ns: if u.hit_ns != d.hit_ns {
+                    u.hit_ns
+                } else {
+                    p.hit_ns
+                },
+            }
+        }
+    };
+    let memory = cfg
+        .machine
+        .memory
+        .clone()
+        .or_else(|| preset.memory.map(|f| f()));
     let mcfg = MachineConfig {
         tiers,
         tlb: cfg.machine.tlb.clone(),
-        llc: cfg.machine.llc.clone(),
+        llc,
         perf: PerfConfig {
             mlp,
             compute_ns: workload.compute_ns,
@@ -249,9 +293,11 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         },
         costs: cfg.machine.costs.clone(),
         seed: r.seed,
+        memory,
     };
     check_performance_numbers(&mcfg)?;
     let backend = choose_backend(r.backend.as_deref(), &workload, footprint)?;
+    check_memory_system(&mcfg, backend)?;
 
     let window_ns = cfg.metrics.window_s * 1e9;
     if !(window_ns.is_finite() && window_ns >= 1e3) {

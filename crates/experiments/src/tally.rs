@@ -5,7 +5,10 @@ use crate::config::RunConfig;
 use crate::driver::Driver;
 use crate::error::ConfigError;
 use crate::groundtruth::Score;
-use crate::report::{HotMap, MigrationTotals, Report, TierReport, Window};
+use crate::report::{
+    ChannelReport, HotMap, MemorySystemReport, MigrationTotals, Report, TierReport, WearReport,
+    Window,
+};
 use thermocline_managers::{HotSet, Manager};
 use thermocline_model::TierSpec;
 use thermocline_vocab::{RegionInfo, TierId};
@@ -228,6 +231,7 @@ fn build_report(
     let hot_rule = d.hot_rule(cfg.metrics.hot_threshold);
     let phase_starts_s = d.phase_starts_s().to_vec();
     let st = d.stats();
+    let memsys = d.memory_system();
     let b = d.backend();
     let infos = b.tiers();
     let mut tiers = Vec::new();
@@ -255,6 +259,13 @@ fn build_report(
             lifetime_years: lifetime_years(spec, infos[i].capacity_bytes, all.writes, sim_s),
         });
     }
+    let memory_system = memsys.map(|m| {
+        let traffic: Vec<_> = (0..run.tiers.len())
+            .map(|i| b.tier_counters(TierId(i as u8)).unwrap_or_default())
+            .collect();
+        let caps: Vec<u64> = infos.iter().map(|i| i.capacity_bytes).collect();
+        memory_system_report(&m, run.tiers, &caps, &traffic, sim_s)
+    });
     Report {
         workload: run.workload.clone(),
         manager: cfg.run.manager.clone(),
@@ -290,7 +301,89 @@ fn build_report(
         phase_starts_s,
         windows,
         hot_map,
+        memory_system,
         notes: Vec::new(),
+    }
+}
+
+/// Largest over mean (0 when all are 0).
+fn imbalance(v: &[u64]) -> f64 {
+    let total: u64 = v.iter().sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let max = v.iter().copied().max().unwrap_or(0) as f64;
+    max / (total as f64 / v.len() as f64)
+}
+
+/// The report's memory-system section from the controllers' counts, each
+/// tier's traffic (migrations included) and capacity, over `seconds`.
+fn memory_system_report(
+    m: &thermocline_model::memsys::MemSysStats,
+    specs: &[TierSpec],
+    capacities: &[u64],
+    traffic: &[thermocline_backend::TierCounters],
+    seconds: f64,
+) -> MemorySystemReport {
+    const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
+    let channels = m
+        .channels
+        .iter()
+        .zip(specs)
+        .zip(capacities.iter().zip(traffic))
+        .map(|((c, spec), (&cap, all))| {
+            let bank_accesses: Vec<u64> = c
+                .bank_reads
+                .iter()
+                .zip(&c.bank_writes)
+                .map(|(r, w)| r + w)
+                .collect();
+            let served = c.row_hits + c.row_empty + c.row_conflicts;
+            let wear = spec
+                .endurance_writes
+                .filter(|_| c.wear_groups > 0)
+                .map(|e| {
+                    let per_s = |writes: u64| {
+                        (writes > 0 && seconds > 0.0).then(|| writes as f64 / seconds)
+                    };
+                    let bank_lines = cap as f64 / 64.0 / c.bank_wear.len().max(1) as f64;
+                    let busiest = c.bank_wear.iter().copied().max().unwrap_or(0);
+                    WearReport {
+                        group_bytes: c.wear_group_bytes,
+                        max_group_writes: c.wear_max_group_writes,
+                        mean_group_writes: c.wear_total_writes as f64 / c.wear_groups as f64,
+                        bank_writes: c.bank_wear.clone(),
+                        lifetime_years_start_gap: per_s(busiest)
+                            .map(|r| 0.95 * e * bank_lines / r / SECONDS_PER_YEAR),
+                        lifetime_years_unlevelled: per_s(c.wear_max_group_writes)
+                            .map(|r| e * (c.wear_group_bytes / 64) as f64 / r / SECONDS_PER_YEAR),
+                    }
+                });
+            ChannelReport {
+                tier: c.tier.clone(),
+                bank_imbalance: imbalance(&bank_accesses),
+                bank_accesses,
+                row_hits: c.row_hits,
+                row_empty: c.row_empty,
+                row_conflicts: c.row_conflicts,
+                row_hit_rate: if served > 0 {
+                    c.row_hits as f64 / served as f64
+                } else {
+                    0.0
+                },
+                read_energy_j: (all.reads * 512) as f64 * spec.read_pj_per_bit * 1e-12,
+                write_energy_j: (all.writes * 512) as f64 * spec.write_pj_per_bit * 1e-12,
+                standby_energy_j: spec.standby_w_per_gb
+                    * (cap as f64 / (1u64 << 30) as f64)
+                    * seconds,
+                wear,
+            }
+        })
+        .collect();
+    MemorySystemReport {
+        llc_slab_imbalance: imbalance(&m.llc_slab_misses),
+        llc_slab_misses: m.llc_slab_misses.clone(),
+        channels,
     }
 }
 

@@ -88,6 +88,7 @@ fn config(fast_bytes: u64) -> MachineConfig {
         perf: Default::default(),
         costs: Default::default(),
         seed: 9,
+        memory: None,
     }
 }
 

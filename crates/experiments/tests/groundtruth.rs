@@ -34,6 +34,7 @@ fn scores_hot_sets_at_2mib_granularity_and_resets_counts() {
         perf: Default::default(),
         costs: Default::default(),
         seed: 1,
+        memory: None,
     };
     let base = 1u64 << 30;
     let r = RegionInfo {

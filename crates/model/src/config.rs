@@ -1,6 +1,7 @@
 //! Configuration of the exact machine: plain serde types, kept apart from state.
 
 use crate::costs::CostTable;
+use crate::memsys::MemSysConfig;
 use crate::tiers::TierSpec;
 use serde::{Deserialize, Serialize};
 
@@ -175,6 +176,18 @@ pub struct MachineConfig {
     /// Seed of the machine's own random streams (sample jitter, random policy).
     #[serde(default)]
     pub seed: u64,
+    /// The memory system (channels, banks, row buffers, controllers), if
+    /// modelled; `None` (the default) keeps memory a latency and a
+    /// bandwidth per tier.
+    #[serde(default)]
+    pub memory: Option<MemSysConfig>,
+}
+
+impl MachineConfig {
+    /// The memory system, if it is modelled and enabled.
+    pub fn memory_system(&self) -> Option<&MemSysConfig> {
+        self.memory.as_ref().filter(|m| m.enabled)
+    }
 }
 
 impl MachineConfig {

@@ -7,6 +7,8 @@
 //! - [`costs`]: the documented cost of every backend primitive;
 //! - [`perf`]: the performance model that turns counted (or expected) events
 //!   into simulated time, and the ideal clock;
+//! - [`memsys`]: the optional memory system (address mapping to channel,
+//!   bank, row and LLC slab; bank timings; controller queues);
 //! - [`stats`]: the event counters a simulated machine keeps for reports;
 //! - [`rates`]: workloads described by access rates, which the rate-driven
 //!   machine runs and the exact machine replays.
@@ -17,6 +19,7 @@
 
 pub mod config;
 pub mod costs;
+pub mod memsys;
 pub mod perf;
 pub mod rates;
 pub mod stats;
@@ -24,6 +27,7 @@ pub mod tiers;
 
 pub use config::{LlcConfig, MachineConfig, PerfConfig, TlbConfig};
 pub use costs::CostTable;
+pub use memsys::{AddressMap, BankTimings, MemSysConfig};
 pub use perf::{epoch_time, epoch_time_by_thread, EpochEvents, ThreadStalls};
 pub use stats::MachineStats;
 pub use tiers::{machine_preset, MachinePreset, TierSpec, MACHINE_PRESETS};

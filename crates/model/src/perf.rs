@@ -36,6 +36,21 @@
 //! is "A t_s" of time per second, which section 6 calls the accesses "that
 //! can be done by a single thread for a 3% performance slowdown").
 //!
+//! **Memory system.** With `MachineConfig::memory` on, the exact machine's
+//! memory controllers (`thermocline_sim::memctl`) add two terms, an
+//! approximation of a cycle-level controller for a model whose time is
+//! counted per epoch rather than per request: each application read's
+//! latency is the tier's `read_ns` (taken as the latency of an access to a
+//! precharged bank) minus t_RCD on a row-buffer hit or plus t_RP (+ t_WR
+//! after a write to the open row) on a row conflict, as FR-FCFS served it
+//! (`row_stall_ns`, divided by the MLP like every stall); and the busiest
+//! bank's service time (`bank_busy_ns`: bursts, activates, precharges) is a
+//! lower bound on the epoch, next to the tiers' bandwidth: bank-level
+//! parallelism is perfect up to it, and hot pages crowded into one bank
+//! make that bank the bottleneck. The ideal clock prices the same row-buffer
+//! outcomes and bank loads at the fast tier's timings, so a run that keeps
+//! every page in the fast tier still has a slowdown of zero.
+//!
 //! The *ideal* clock runs the same formula with every access served by the
 //! fast tier and without manager-induced costs (migrations, shootdowns, poison
 //! and tier faults, samples). It shares the TLB outcomes of the real run, so a
@@ -75,6 +90,20 @@ pub struct EpochEvents {
     pub tier_faults: Vec<f64>,
     /// Stall of every core at once (ns).
     pub all_core_stall_ns: f64,
+    /// With a memory system (`MachineConfig::memory`): per tier, the latency
+    /// the row buffers' state added to (or, on row hits, took from) the
+    /// tier's application reads, ns in all (before dividing by the MLP).
+    /// Empty without one.
+    pub row_stall_ns: Vec<f64>,
+    /// The same row-buffer outcomes priced at the fast tier's timings, for
+    /// the ideal clock.
+    pub row_stall_ideal_ns: f64,
+    /// With a memory system: the service time of the busiest bank in the
+    /// epoch (ns). Banks serve one request at a time, in parallel with each
+    /// other, so the epoch lasts at least this long.
+    pub bank_busy_ns: f64,
+    /// The busiest bank's service time at the fast tier's timings.
+    pub bank_busy_ideal_ns: f64,
 }
 
 /// The time (actual, ideal) in ns that `e` takes on a machine `cfg`: the
@@ -164,7 +193,10 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64)
     let at = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
     for (t, spec) in cfg.tiers.iter().enumerate() {
         let (r, w) = (at(&e.reads, t), at(&e.writes, t));
-        stall += r * spec.read_ns + w * spec.write_ns;
+        match e.row_stall_ns.get(t) {
+            None => stall += r * spec.read_ns + w * spec.write_ns,
+            Some(d) => stall += (r * spec.read_ns + w * spec.write_ns + d).max(0.0),
+        }
         all_reads += r;
         all_writes += w;
         bw = bw.max(bandwidth_ns(
@@ -175,7 +207,11 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64)
         faults += at(&e.tier_faults, t) * spec.fault_on_access_ns.unwrap_or(0.0);
     }
     let fast = &cfg.tiers[0];
-    let stall_ideal = all_reads * fast.read_ns + all_writes * fast.write_ns;
+    let mut stall_ideal = all_reads * fast.read_ns + all_writes * fast.write_ns;
+    if !e.row_stall_ns.is_empty() {
+        stall_ideal = (stall_ideal + e.row_stall_ideal_ns).max(0.0);
+        bw = bw.max(e.bank_busy_ns);
+    }
     let lat = match lagged {
         None => (core_time + stall / perf.mlp + faults) / threads + e.all_core_stall_ns,
         Some(lag) => {
@@ -184,7 +220,10 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64)
         }
     };
     let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
-    let bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
+    let mut bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
+    if !e.row_stall_ns.is_empty() {
+        bw_ideal = bw_ideal.max(e.bank_busy_ideal_ns);
+    }
     let combine = |lat: f64, bw: f64| match perf.saturation_exponent {
         Some(n) if lat > 0.0 || bw > 0.0 => (lat.powf(n) + bw.powf(n)).powf(1.0 / n),
         _ => lat.max(bw),
@@ -218,6 +257,7 @@ mod tests {
             },
             costs: Default::default(),
             seed: 1,
+            memory: None,
         }
     }
 
@@ -276,6 +316,28 @@ mod tests {
         assert!((t1 - ideal - 1000.0).abs() < 1e-6);
         assert!((t2 - ideal).abs() < 1e-6, "thread 1 catches up: {t2}");
         assert!((t3 - ideal - 1000.0).abs() < 1e-6);
+    }
+
+    /// The memory system's terms: row-buffer latency joins the stall
+    /// (divided by the MLP), the busiest bank bounds the epoch like a tier's
+    /// bandwidth; zero terms give exactly the time without them.
+    #[test]
+    fn row_buffer_stall_and_bank_load_enter_the_time() {
+        let c = cfg(1);
+        let plain = events(1000.0, 0.0);
+        let base = epoch_time(&c, &plain);
+        let mut e = plain.clone();
+        e.row_stall_ns = vec![0.0, 0.0];
+        assert_eq!(epoch_time(&c, &e), base, "zero terms change nothing");
+        e.row_stall_ns = vec![4000.0, 0.0];
+        e.row_stall_ideal_ns = 4000.0;
+        let (t, i) = epoch_time(&c, &e);
+        assert!((t - base.0 - 1000.0).abs() < 1e-6, "4000 ns / mlp 4: {t}");
+        assert_eq!(t, i, "all in DRAM: the ideal clock shares the outcomes");
+        // A bank busy for longer than the latency-bound time bounds it.
+        e.bank_busy_ns = 1e9;
+        e.bank_busy_ideal_ns = 5e8;
+        assert_eq!(epoch_time(&c, &e), (1e9, 5e8));
     }
 
     #[test]

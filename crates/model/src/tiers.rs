@@ -1,6 +1,8 @@
 //! Memory-tier and machine presets. Every value cites its source; see
 //! ../shared/reference/devices.md for the table they come from.
 
+use crate::config::LlcConfig;
+use crate::memsys::MemSysConfig;
 use serde::{Deserialize, Serialize};
 
 /// The physical characteristics of one tier.
@@ -195,10 +197,15 @@ pub struct MachinePreset {
     /// The machine's fast-tier size, when it models a specific machine (used
     /// unless the user or the manager says otherwise).
     pub fast_capacity: Option<u64>,
+    /// The machine's last-level cache, used unless `machine.llc` is set.
+    pub llc: Option<LlcConfig>,
+    /// The machine's memory system (address mapping, banks, controllers),
+    /// used unless `machine.memory` is set.
+    pub memory: Option<fn() -> MemSysConfig>,
 }
 
 /// Every machine preset; the first is the default.
-pub const MACHINE_PRESETS: [MachinePreset; 6] = [
+pub const MACHINE_PRESETS: [MachinePreset; 7] = [
     MachinePreset {
         name: "dram+dcpmm",
         description:
@@ -207,6 +214,8 @@ pub const MACHINE_PRESETS: [MachinePreset; 6] = [
         mlp: None,
         saturation_exponent: None,
         fast_capacity: None,
+        llc: None,
+        memory: None,
     },
     MachinePreset {
         name: "dram+cxl",
@@ -215,6 +224,8 @@ pub const MACHINE_PRESETS: [MachinePreset; 6] = [
         mlp: None,
         saturation_exponent: None,
         fast_capacity: None,
+        llc: None,
+        memory: None,
     },
     MachinePreset {
         name: "dram+pcm",
@@ -223,6 +234,8 @@ pub const MACHINE_PRESETS: [MachinePreset; 6] = [
         mlp: None,
         saturation_exponent: None,
         fast_capacity: None,
+        llc: None,
+        memory: None,
     },
     MachinePreset {
         name: "dram+zswap",
@@ -231,6 +244,8 @@ pub const MACHINE_PRESETS: [MachinePreset; 6] = [
         mlp: None,
         saturation_exponent: None,
         fast_capacity: None,
+        llc: None,
+        memory: None,
     },
     MachinePreset {
         name: "dram+badgertrap",
@@ -239,6 +254,8 @@ pub const MACHINE_PRESETS: [MachinePreset; 6] = [
         mlp: None,
         saturation_exponent: None,
         fast_capacity: None,
+        llc: None,
+        memory: None,
     },
     MachinePreset {
         name: "dram+dcpmm-ambix",
@@ -249,6 +266,24 @@ pub const MACHINE_PRESETS: [MachinePreset; 6] = [
         // 27 GB usable of 32 (section 3.1), at the 1/32 scale of the Ambix
         // workloads (`thermocline_workloads::ambix_bench`).
         fast_capacity: Some(27 << 25),
+        llc: None,
+        memory: None,
+    },
+    MachinePreset {
+        name: "dram+pcm-memos",
+        description: "Memos' machine: DRAM below 4 GB + PCM above (bit 32 the channel bit), 32 banks per channel (bits 12-14, 20-21) with row buffers and FR-FCFS controllers (Table 1 timings), an 8 MB LLC of 16 slabs (bits 15-18)",
+        tiers: || vec![dram(), pcm()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
+        // Table 1: "L3 cache 8MB"; section 4.2: 16 slabs of 512 sets, so
+        // 16-way. Hit latency as the default LLC's.
+        llc: Some(LlcConfig {
+            bytes: 8 << 20,
+            ways: 16,
+            hit_ns: 15.0,
+        }),
+        memory: Some(MemSysConfig::default),
     },
 ];
 

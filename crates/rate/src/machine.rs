@@ -31,6 +31,9 @@ pub enum RateConfigError {
     /// A TLB or paging-structure cache the machines cannot simulate.
     #[error("rate machine: {0}")]
     Tlb(String),
+    /// The rate machine has no model of channels, banks or row buffers.
+    #[error("rate machine: no memory-system model (channels, banks, row buffers): use the exact machine or turn machine.memory off")]
+    MemorySystem,
 }
 
 /// The rate-driven simulated machine. See the crate documentation.
@@ -70,6 +73,9 @@ impl RateMachine {
             return Err(RateConfigError::TooManyTiers);
         }
         cfg.tlb.check().map_err(RateConfigError::Tlb)?;
+        if cfg.memory_system().is_some() {
+            return Err(RateConfigError::MemorySystem);
+        }
         if regions.iter().any(|r| r.end() > 1 << 47) {
             return Err(RateConfigError::AddressSpace);
         }

@@ -101,6 +101,8 @@ impl PerAccess {
             migration_writes: vec![0.0; tiers],
             tier_faults: per.tier_faults.clone(),
             all_core_stall_ns: 0.0,
+            // No memory system on the rate machine (refused at construction).
+            ..Default::default()
         };
         let (ns, ideal) = epoch_time(cfg, &events);
         per.ns = ns.max(1e-3);

@@ -59,6 +59,7 @@ fn machine(thp: bool, hot_share: f64) -> (RateMachine, Vec<RegionInfo>) {
         perf: Default::default(),
         costs: Default::default(),
         seed: 4,
+        memory: None,
     };
     (
         RateMachine::new(cfg, regions.clone(), &profile).unwrap(),

@@ -35,6 +35,7 @@ fn machine(bytes: u64) -> (Machine, u64) {
         },
         costs: Default::default(),
         seed: 1,
+        memory: None,
     };
     let start = GIB;
     let r = RegionInfo {

@@ -8,6 +8,9 @@
 //! - [`tlb`] and [`psc`]: per-core L1 dTLBs (4 KiB and 2 MiB), a unified STLB,
 //!   and the three paging-structure caches, all LRU;
 //! - [`llc`]: an optional physically indexed last-level cache;
+//! - [`memctl`]: the optional memory controllers (address decoding to
+//!   channel, bank, row and LLC slab; row buffers; FR-FCFS queues; bank
+//!   loads; wear), on when the machine has a memory system;
 //! - [`frames`]: per-tier frame allocation in 2 MiB blocks; `rmap`: the
 //!   reverse map from frames to pages, kept once physical-address monitoring
 //!   asks for it;
@@ -34,6 +37,7 @@ pub mod frames;
 pub mod llc;
 mod lru;
 mod machine;
+pub mod memctl;
 mod ops;
 pub mod pagetable;
 pub mod perf;

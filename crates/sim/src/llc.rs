@@ -57,10 +57,23 @@ impl Llc {
         })
     }
 
-    /// Accesses physical line `pline` (physical address / 64).
+    /// The number of sets.
+    pub fn sets(&self) -> u64 {
+        self.set_mask + 1
+    }
+
+    /// Accesses physical line `pline` (physical address / 64) in its
+    /// conventional set: the low bits of the line address.
     #[inline]
     pub fn access(&mut self, pline: u64, write: bool) -> LlcOutcome {
-        let s = (pline & self.set_mask) as usize * self.ways;
+        self.access_in(pline & self.set_mask, pline, write)
+    }
+
+    /// Accesses physical line `pline` in set `set` (below [`Llc::sets`]),
+    /// as a memory system's slab mapping indexes it.
+    #[inline]
+    pub fn access_in(&mut self, set: u64, pline: u64, write: bool) -> LlcOutcome {
+        let s = (set & self.set_mask) as usize * self.ways;
         let set = &mut self.lines[s..s + self.ways];
         if let Some(pos) = set.iter().position(|&l| l != EMPTY && l & !DIRTY == pline) {
             let l = set[pos] | if write { DIRTY } else { 0 };

@@ -6,6 +6,7 @@
 use crate::dram_cache::CacheOutcome;
 use crate::frames::TierFrames;
 use crate::llc::{Llc, LlcOutcome};
+use crate::memctl::MemCtl;
 use crate::pagetable::{self as pt, PageTable};
 use crate::perf::{Clock, Epoch};
 use crate::psc::Psc;
@@ -110,6 +111,8 @@ pub struct Machine {
     llc: Option<Llc>,
     /// DRAM as a memory-side cache of the slow tiers (Memory Mode), if on.
     pub(crate) dram_cache: Option<crate::dram_cache::DramCache>,
+    /// The memory controllers, if the machine has a memory system.
+    memctl: Option<MemCtl>,
     pub(crate) epoch: Epoch,
     pub(crate) clock: Clock,
     /// Cumulative traffic per tier: application and migration.
@@ -194,12 +197,28 @@ impl Machine {
         } else {
             None
         };
+        // The memory system sees LLC misses and write-backs; tier t's
+        // frames then start at physical address t << channel_bit.
+        let memsys = cfg.memory_system();
+        let memctl = match (memsys, &llc) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(e("machine.memory needs an LLC (machine.llc.bytes > 0): its controllers serve LLC misses and write-backs".into()))
+            }
+            (Some(m), Some(llc)) => Some(
+                MemCtl::new(m, &cfg.tiers, llc.sets(), cfg.perf.mlp, cfg.perf.threads)
+                    .map_err(e)?,
+            ),
+        };
         let mut frames = Vec::new();
         let mut base = 0u64;
         let mut tier_starts = [u64::MAX; 8];
         let mut tier_ends = [0u64; 8];
         for (i, t) in cfg.tiers.iter().enumerate() {
             let count = t.capacity_bytes / 4096;
+            if let Some(m) = memsys {
+                base = base.max((i as u64) << (m.map.channel_bit - 12));
+            }
             frames.push(TierFrames::new(base, count));
             tier_starts[i] = base;
             tier_ends[i] = base + count;
@@ -212,6 +231,10 @@ impl Machine {
             .max()
             .unwrap_or(1);
         let ntiers = cfg.tiers.len();
+        let mut epoch = Epoch::new(ntiers);
+        if memctl.is_some() {
+            epoch.row_stall_ns = vec![0.0; ntiers];
+        }
         Ok(Machine {
             spaces: (0..n_spaces).map(|_| Space::new()).collect(),
             regions,
@@ -219,7 +242,8 @@ impl Machine {
             frames,
             llc,
             dram_cache: None,
-            epoch: Epoch::new(ntiers),
+            memctl,
+            epoch,
             clock: Clock::default(),
             counters: vec![TierCounters::default(); ntiers],
             app_counters: vec![TierCounters::default(); ntiers],
@@ -293,11 +317,24 @@ impl Machine {
             * std::mem::size_of::<TlbEntry>();
         let cache = self.dram_cache.as_ref().map_or(0, |c| c.host_bytes());
         let rmap = self.rmap.as_ref().map_or(0, |r| r.host_bytes());
-        spaces + frames + tlbs + cache + rmap
+        let memctl = self.memctl.as_ref().map_or(0, |m| m.host_bytes());
+        spaces + frames + tlbs + cache + rmap + memctl
+    }
+
+    /// What the memory controllers counted, if the machine has a memory
+    /// system.
+    pub fn memory_system_stats(&self) -> Option<thermocline_model::memsys::MemSysStats> {
+        self.memctl.as_ref().map(MemCtl::stats)
     }
 
     /// Advances simulated time over the accesses since the last call.
     pub fn settle(&mut self) {
+        if let Some(mc) = &mut self.memctl {
+            let (ideal, busy, busy_ideal) = mc.settle(&mut self.epoch.row_stall_ns);
+            self.epoch.row_stall_ideal_ns = ideal;
+            self.epoch.bank_busy_ns = busy;
+            self.epoch.bank_busy_ideal_ns = busy_ideal;
+        }
         self.stats.walk_entries += self.epoch.walk_entries;
         self.epoch.settle(&self.cfg, &mut self.clock);
     }
@@ -445,12 +482,16 @@ impl Machine {
 
     /// The rest of an access when an LLC, a DRAM cache or a sampler is on.
     fn access_through_caches(&mut self, a: Access, e: TlbEntry) {
+        let paddr = (e.frame << 12) + (a.va & if e.huge { 0x1f_ffff } else { 0xfff });
         let memory = match &mut self.llc {
             None => true,
             Some(llc) => {
-                let pline =
-                    ((e.frame << 12) + (a.va & if e.huge { 0x1f_ffff } else { 0xfff })) >> 6;
-                match llc.access(pline, a.write) {
+                let pline = paddr >> 6;
+                let outcome = match &self.memctl {
+                    None => llc.access(pline, a.write),
+                    Some(mc) => llc.access_in(mc.decoder().llc_set(pline), pline, a.write),
+                };
+                match outcome {
                     LlcOutcome::Hit => {
                         self.epoch.llc_hits += 1;
                         false
@@ -461,6 +502,12 @@ impl Machine {
                             self.epoch.writes[t] += 1;
                             self.app_counters[t].writes += 1;
                             self.counters[t].writes += 1;
+                            if let Some(mc) = &mut self.memctl {
+                                mc.write(t, victim << 6);
+                            }
+                        }
+                        if let Some(mc) = &mut self.memctl {
+                            mc.llc_miss(pline);
                         }
                         true
                     }
@@ -496,6 +543,13 @@ impl Machine {
             // write reaches memory later, at eviction. Without one, the
             // access itself is the memory access.
             self.count_memory_access(t, store);
+            // The line's own channel serves it (not a Memory Mode DRAM-cache
+            // hit, whose DRAM traffic the controllers do not see).
+            if t == e.tier as usize {
+                if let Some(mc) = &mut self.memctl {
+                    mc.read(t, paddr);
+                }
+            }
         }
         if let Some(s) = &self.sampler {
             if memory || !s.cfg.event.llc_misses_only() {
@@ -1018,8 +1072,17 @@ impl Machine {
         self.epoch.migration_writes[to.index()] += lines;
         self.counters[from as usize].reads += lines;
         self.counters[to.index()].writes += lines;
+        self.note_copy_into(to.index(), new, bytes);
         self.invalidate_page(asid, va);
         Ok((bytes, from))
+    }
+
+    /// A migration copied `bytes` into frames from `frame` of `tier`: with
+    /// a memory system, the copy wears the tier's cells.
+    pub(crate) fn note_copy_into(&mut self, tier: usize, frame: u64, bytes: u64) {
+        if let Some(mc) = &mut self.memctl {
+            mc.page_written(tier, frame << 12, bytes);
+        }
     }
 
     /// Drops every core's TLB entries for the page(s) of `va` and, as INVLPG
@@ -1156,6 +1219,7 @@ mod tests {
             },
             costs: Default::default(),
             seed: 3,
+            memory: None,
         };
         let region = |asid, thp| RegionInfo {
             asid: Asid(asid),
@@ -1166,6 +1230,115 @@ mod tests {
             thp,
         };
         Machine::new(cfg, vec![region(0, false), region(1, true)]).unwrap()
+    }
+
+    /// `machine(true, threads)` with the paper's memory system (8 MiB LLC
+    /// so that its 16 slabs of 512 sets fit).
+    fn memsys_machine(threads: usize, fast_bytes: u64) -> Machine {
+        let mut cfg = machine(true, threads).cfg;
+        cfg.tiers[0].capacity_bytes = fast_bytes;
+        cfg.tiers[1] = thermocline_model::tiers::pcm();
+        cfg.tiers[1].capacity_bytes = 32 << 20;
+        cfg.llc.bytes = 8 << 20;
+        cfg.memory = Some(Default::default());
+        let region = RegionInfo {
+            asid: Asid(0),
+            name: "r".into(),
+            start: BASE,
+            len: 32 << 20,
+            page_type: PageType::Anon,
+            thp: false,
+        };
+        Machine::new(cfg, vec![region]).unwrap()
+    }
+
+    /// Strided stores over 32 MiB, twice: LLC misses and write-backs.
+    fn sweep(m: &mut Machine) {
+        for round in 0..2 {
+            for i in 0..(32u64 << 20) / 256 {
+                m.access(Access {
+                    va: BASE + i * 256,
+                    asid: 0,
+                    core: 0,
+                    write: (i + round) % 3 == 0,
+                });
+            }
+            m.settle();
+        }
+    }
+
+    #[test]
+    fn memory_system_puts_the_slow_tier_above_the_channel_bit() {
+        let m = memsys_machine(1, 4 << 20);
+        assert_eq!(m.frames[0].base(), 0);
+        assert_eq!(m.frames[1].base(), 1 << 20, "frame of 4 GiB");
+        assert_eq!(m.tier_of(1 << 20), 1);
+        assert_eq!(m.tier_of(5), 0);
+    }
+
+    #[test]
+    fn memory_system_needs_an_llc_and_a_valid_mapping() {
+        let mut cfg = machine(false, 1).cfg;
+        cfg.memory = Some(Default::default());
+        let e = Machine::new(cfg.clone(), vec![]).err().unwrap().to_string();
+        assert!(e.contains("needs an LLC"), "{e}");
+        cfg.llc.bytes = 8 << 20;
+        cfg.memory.as_mut().unwrap().map.bank_bits = vec![3];
+        let e = Machine::new(cfg.clone(), vec![]).err().unwrap().to_string();
+        assert!(e.contains("bank_bits"), "{e}");
+        // Off again: builds.
+        cfg.memory.as_mut().unwrap().enabled = false;
+        assert!(Machine::new(cfg, vec![]).is_ok());
+    }
+
+    /// Every page in the fast tier: the ideal clock shares the row-buffer
+    /// outcomes and bank loads, so the slowdown is zero; the controllers
+    /// counted every LLC miss and write-back.
+    #[test]
+    fn memory_system_all_fast_has_no_slowdown() {
+        let mut m = memsys_machine(1, 64 << 20);
+        sweep(&mut m);
+        assert_eq!(m.time_ns(), m.ideal_time_ns());
+        let s = m.memory_system_stats().unwrap();
+        let c = &s.channels[0];
+        assert_eq!(c.bank_reads.iter().sum::<u64>(), m.app_counters()[0].reads);
+        assert_eq!(
+            c.bank_writes.iter().sum::<u64>(),
+            m.app_counters()[0].writes
+        );
+        assert!(c.row_hits > 0 && c.row_conflicts > 0, "{c:?}");
+        assert_eq!(s.llc_slab_misses.iter().sum::<u64>(), m.stats().llc_misses);
+        // A sweep spreads over every bank and slab.
+        assert!(c.bank_reads.iter().all(|&n| n > 0));
+        assert!(s.llc_slab_misses.iter().all(|&n| n > 0));
+    }
+
+    /// Pages in PCM: slower than the same run without the memory system's
+    /// PCM row conflicts would be, and its writes wear PCM.
+    #[test]
+    fn memory_system_charges_pcm_conflicts_and_counts_wear() {
+        let run = |memory: bool| {
+            let mut m = memsys_machine(1, 4 << 20);
+            if !memory {
+                m.memctl = None;
+                m.epoch.row_stall_ns.clear();
+            }
+            sweep(&mut m);
+            m
+        };
+        let (on, off) = (run(true), run(false));
+        assert_eq!(on.app_counters(), off.app_counters());
+        let s = on.memory_system_stats().unwrap();
+        let pcm = &s.channels[1];
+        assert!(pcm.wear_total_writes > 0);
+        assert_eq!(pcm.wear_total_writes, on.app_counters()[1].writes);
+        assert!(on.time_ns() != off.time_ns());
+        // A migration's copy into PCM wears it too: 64 lines per 4 KiB page.
+        let mut on = on;
+        let before = pcm.wear_total_writes;
+        on.exchange(Asid(0), BASE, BASE + (16 << 20)).unwrap();
+        let after = on.memory_system_stats().unwrap().channels[1].wear_total_writes;
+        assert_eq!(after, before + 64);
     }
 
     /// A region that ends at 2^47 fits 4-level paging; one page further

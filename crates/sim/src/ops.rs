@@ -527,6 +527,8 @@ impl Backend for Machine {
         self.rmap_map(tb.frame, ta.size, asid.0, a);
         self.rmap_map(ta.frame, ta.size, asid.0, b);
         let lines = ta.size.bytes() / 64;
+        self.note_copy_into(tb.tier.index(), tb.frame, ta.size.bytes());
+        self.note_copy_into(ta.tier.index(), ta.frame, ta.size.bytes());
         for (from, to) in [(ta.tier, tb.tier), (tb.tier, ta.tier)] {
             self.epoch.migration_reads[from.index()] += lines;
             self.epoch.migration_writes[to.index()] += lines;
@@ -620,6 +622,7 @@ impl Backend for Machine {
             self.counters[tier.index()].reads += 64;
             self.counters[target_tier].writes += 64;
         }
+        self.note_copy_into(target_tier, new, PageSize::Huge.bytes());
         self.drop_poison_counts(asid, base);
         self.note_huge();
         self.manager_ns += self.cfg.costs.huge_page_migration_ns();

@@ -33,6 +33,14 @@ pub struct Epoch {
     pub(crate) tier_faults: Vec<u64>,
     /// Stall of every core at once (TLB shootdown interrupts), ns.
     pub(crate) all_core_stall_ns: f64,
+    /// With a memory system: per tier, the row-buffer latency of served
+    /// reads (ns); empty without one.
+    pub(crate) row_stall_ns: Vec<f64>,
+    /// The same outcomes at the fast tier's timings.
+    pub(crate) row_stall_ideal_ns: f64,
+    /// Service time of the busiest bank, actual and at fast timings.
+    pub(crate) bank_busy_ns: f64,
+    pub(crate) bank_busy_ideal_ns: f64,
     /// Poison faults by the core that took them (grown on demand).
     core_poison: Vec<u64>,
     /// Tier faults by core, `tiers` per core (grown on demand).
@@ -61,6 +69,10 @@ impl Epoch {
             migration_writes: vec![0; tiers],
             tier_faults: vec![0; tiers],
             all_core_stall_ns: 0.0,
+            row_stall_ns: Vec::new(),
+            row_stall_ideal_ns: 0.0,
+            bank_busy_ns: 0.0,
+            bank_busy_ideal_ns: 0.0,
             core_poison: Vec::new(),
             core_tier: Vec::new(),
             stalls: ThreadStalls::default(),
@@ -113,6 +125,10 @@ impl Epoch {
             v.fill(0);
         }
         self.all_core_stall_ns = 0.0;
+        self.row_stall_ns.fill(0.0);
+        self.row_stall_ideal_ns = 0.0;
+        self.bank_busy_ns = 0.0;
+        self.bank_busy_ideal_ns = 0.0;
         self.core_poison.fill(0);
         self.core_tier.fill(0);
     }
@@ -137,6 +153,11 @@ impl Epoch {
         f(&mut events.migration_writes, &self.migration_writes);
         f(&mut events.tier_faults, &self.tier_faults);
         events.all_core_stall_ns = self.all_core_stall_ns;
+        events.row_stall_ns.clear();
+        events.row_stall_ns.extend_from_slice(&self.row_stall_ns);
+        events.row_stall_ideal_ns = self.row_stall_ideal_ns;
+        events.bank_busy_ns = self.bank_busy_ns;
+        events.bank_busy_ideal_ns = self.bank_busy_ideal_ns;
         // One thread: every fault is on it, and the model's even spread is
         // exact (and the arithmetic the same as it always was).
         let (now, ideal) = if cfg.perf.threads > 1 {

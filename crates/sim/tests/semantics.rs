@@ -32,6 +32,7 @@ fn machine_with(slow: tiers::TierSpec, threads: usize, len: u64, thp: bool, fast
         },
         costs: Default::default(),
         seed: 1,
+        memory: None,
     };
     let region = RegionInfo {
         asid: A0,

@@ -27,6 +27,7 @@ fn machine() -> Machine {
         },
         costs: Default::default(),
         seed: 1,
+        memory: None,
     };
     let region = RegionInfo {
         asid: Asid(0),

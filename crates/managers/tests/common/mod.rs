@@ -463,6 +463,7 @@ pub fn exact_machine(
         perf: Default::default(),
         costs: Default::default(),
         seed: 1,
+        memory: None,
     };
     let region = thermocline_vocab::RegionInfo {
         asid: thermocline_vocab::Asid(0),
