@@ -202,6 +202,7 @@ impl MachineConfig {
             perf: Default::default(),
             costs: Default::default(),
             seed: 1,
+            memory: None,
         }
     }
 }
