@@ -42,11 +42,14 @@ pub enum Capability {
     /// Allocation policies per page type, per-tier quotas per address
     /// space, and per-type allocation counts (HeteroOS 3.1-3.2, 4.2).
     TypedAlloc,
+    /// Choose the bank and LLC slab of a page's frame (Memos' page colours,
+    /// section 5.1).
+    Colours,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 17] = [
+    pub const ALL: [Capability; 18] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -64,6 +67,7 @@ impl Capability {
         Capability::Dma,
         Capability::MemEvents,
         Capability::TypedAlloc,
+        Capability::Colours,
     ];
 
     const fn bit(self) -> u32 {

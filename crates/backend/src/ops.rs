@@ -1,8 +1,8 @@
 //! The operations set.
 
 use crate::{
-    AllocCounts, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport,
-    RegionInfo, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, BackendError, Capabilities, DmaReport, Flush, FramePlace, MemPolicy,
+    MigrationReport, RegionInfo, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::{Asid, Level, PageType, TierId};
 
@@ -219,6 +219,40 @@ pub trait Backend {
     fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
         let _ = out;
         Err(BackendError::Unsupported(crate::Capability::MemEvents))
+    }
+
+    /// Sorts free frames by colour from now on (`on`), so that
+    /// [`Backend::migrate_placed`] finds a frame of a given bank and slab
+    /// at once, and new pages take the colours in turn: Memos' two-tiered
+    /// buddy system in place of the default allocator (section 5.1). Needs
+    /// [`crate::Capability::Colours`].
+    fn set_coloured_allocation(&mut self, on: bool) -> Result<()> {
+        let _ = on;
+        Err(BackendError::Unsupported(crate::Capability::Colours))
+    }
+
+    /// The bank and LLC slab of physical frame `frame` (as in
+    /// [`crate::Translation::frame`]). Needs [`crate::Capability::Colours`].
+    fn frame_place(&self, frame: u64) -> Result<FramePlace> {
+        let _ = frame;
+        Err(BackendError::Unsupported(crate::Capability::Colours))
+    }
+
+    /// Moves the 4 KiB page of `va` to a free frame of tier `to` in `bank`
+    /// and `slab` (`None`: any), Memos' `alloc_resource(channel, slab,
+    /// bank)`; within its own tier too. `Ok(false)` if no such frame is
+    /// free; a page already in such a frame stays. Needs coloured
+    /// allocation on ([`Backend::set_coloured_allocation`]).
+    fn migrate_placed(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<bool> {
+        let _ = (asid, va, to, bank, slab);
+        Err(BackendError::Unsupported(crate::Capability::Colours))
     }
 
     /// Swaps the tiers of the pages of `a` and `b` (same page size, different

@@ -159,6 +159,16 @@ pub struct AllocCounts {
     pub fallback: u64,
 }
 
+/// Where a frame sits in the memory system (Memos Fig. 8): its bank within
+/// its channel (the tier) and its LLC slab.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct FramePlace {
+    /// Bank within the channel.
+    pub bank: u16,
+    /// LLC slab (page colour of the cache).
+    pub slab: u16,
+}
+
 /// What the DMA engine finished ([`crate::Backend::dma_poll`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DmaReport {

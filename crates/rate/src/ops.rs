@@ -145,6 +145,7 @@ impl Backend for RateMachine {
             .without(Capability::Dma)
             .without(Capability::MemEvents)
             .without(Capability::TypedAlloc)
+            .without(Capability::Colours)
     }
 
     fn now_ns(&self) -> u64 {

@@ -12,6 +12,44 @@
 //! allocations spread over every bank and cache set as consecutive frames
 //! of a buddy allocator's block do.
 
+/// The frame-number bits that colour pages under `map`: its bank and slab
+/// bits less 12, lowest first; `None` if one lies below bit 12 (a bank or
+/// slab that changes within a page cannot be chosen page by page) or there
+/// are more than [`MAX_COLOUR_BITS`].
+pub fn page_colour_bits(map: &thermocline_model::memsys::AddressMap) -> Option<Vec<u8>> {
+    let mut bits: Vec<u8> = map
+        .bank_bits
+        .iter()
+        .chain(&map.slab_bits)
+        .copied()
+        .collect();
+    bits.sort_unstable();
+    bits.dedup();
+    if bits.iter().any(|&b| b < 12) || bits.is_empty() || bits.len() > MAX_COLOUR_BITS {
+        return None;
+    }
+    Some(bits.iter().map(|b| b - 12).collect())
+}
+
+/// How a machine with a memory system colours pages: the frame-number bits
+/// of a colour and each colour's (bank, slab).
+#[derive(Clone, Debug)]
+pub struct Colouring {
+    /// Frame-number bits of a colour, lowest colour bit first.
+    pub bits: Vec<u8>,
+    /// Per colour, the bank and LLC slab of its frames.
+    pub places: Vec<(u16, u16)>,
+}
+
+/// The colour of `frame` under colour `bits` (frame-number bits, lowest
+/// colour bit first).
+#[inline]
+pub fn colour_of(bits: &[u8], frame: u64) -> usize {
+    bits.iter()
+        .enumerate()
+        .fold(0, |c, (i, &b)| c | (((frame >> b) & 1) as usize) << i)
+}
+
 /// Free frames by colour.
 #[derive(Clone, Debug)]
 pub struct Colours {
@@ -63,10 +101,7 @@ impl Colours {
     /// The colour of `frame`.
     #[inline]
     pub fn colour_of(&self, frame: u64) -> usize {
-        self.bits
-            .iter()
-            .enumerate()
-            .fold(0, |c, (i, &b)| c | (((frame >> b) & 1) as usize) << i)
+        colour_of(&self.bits, frame)
     }
 
     /// Free frames in all.

@@ -48,10 +48,30 @@ impl TierFrames {
     /// A tier whose free base frames are sorted by the colour that
     /// frame-number `bits` form.
     pub fn with_colours(base: u64, count: u64, bits: &[u8]) -> Result<Self, String> {
-        Ok(TierFrames {
-            colours: Some(Colours::new(bits)?),
-            ..TierFrames::new(base, count)
-        })
+        let mut t = TierFrames::new(base, count);
+        t.set_colours(Some(bits))?;
+        Ok(t)
+    }
+
+    /// Sorts the free base frames by the colour that frame-number `bits`
+    /// form from now on (`None`: one list again, in no particular order).
+    pub fn set_colours(&mut self, bits: Option<&[u8]>) -> Result<(), String> {
+        let mut new = bits.map(Colours::new).transpose()?;
+        let mut free: Vec<u64> = std::mem::take(&mut self.free_base);
+        if let Some(old) = self.colours.as_mut() {
+            free.extend(std::iter::from_fn(|| old.pop_next()));
+        }
+        match new.as_mut() {
+            Some(c) => free.iter().for_each(|&f| c.push(f)),
+            None => self.free_base = free,
+        }
+        self.colours = new;
+        Ok(())
+    }
+
+    /// Whether free base frames are sorted by colour.
+    pub fn coloured(&self) -> bool {
+        self.colours.is_some()
     }
 
     /// The colour of `frame`, if the tier colours its frames.

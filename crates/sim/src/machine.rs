@@ -113,6 +113,9 @@ pub struct Machine {
     pub(crate) dram_cache: Option<crate::dram_cache::DramCache>,
     /// The memory controllers, if the machine has a memory system.
     memctl: Option<MemCtl>,
+    /// With a memory system whose banks and slabs are chosen page by page:
+    /// the colours.
+    pub(crate) colouring: Option<crate::colours::Colouring>,
     pub(crate) epoch: Epoch,
     pub(crate) clock: Clock,
     /// Cumulative traffic per tier: application and migration.
@@ -210,6 +213,22 @@ impl Machine {
                     .map_err(e)?,
             ),
         };
+        // Each colour's bank and slab: the colour's bits put back in place
+        // in an address decode to them.
+        let colouring = memsys
+            .and_then(|m| crate::colours::page_colour_bits(&m.map))
+            .zip(memctl.as_ref())
+            .map(|(bits, mc)| {
+                let places = (0..1usize << bits.len())
+                    .map(|c| {
+                        let paddr = bits.iter().enumerate().fold(0u64, |a, (i, &b)| {
+                            a | (((c >> i) & 1) as u64) << (u32::from(b) + 12)
+                        });
+                        (mc.decoder().bank(paddr), mc.decoder().slab(paddr))
+                    })
+                    .collect();
+                crate::colours::Colouring { bits, places }
+            });
         let mut frames = Vec::new();
         let mut base = 0u64;
         let mut tier_starts = [u64::MAX; 8];
@@ -242,6 +261,7 @@ impl Machine {
             frames,
             llc,
             dram_cache: None,
+            colouring,
             memctl,
             epoch,
             clock: Clock::default(),
@@ -1025,6 +1045,20 @@ impl Machine {
         va: u64,
         to: TierId,
     ) -> Result<(u64, u8), BackendError> {
+        self.move_page_to(asid, va, to, &[])
+    }
+
+    /// [`Machine::move_page`] to a free frame of one of `colours`, tried in
+    /// order (empty: any frame); with colours, a page already in `to`
+    /// moves too unless its frame has one of them. A huge page has no one
+    /// colour: it cannot be moved to one.
+    pub(crate) fn move_page_to(
+        &mut self,
+        asid: u16,
+        va: u64,
+        to: TierId,
+        colours: &[usize],
+    ) -> Result<(u64, u8), BackendError> {
         let not_mapped = BackendError::NotMapped {
             asid: Asid(asid),
             va,
@@ -1036,18 +1070,32 @@ impl Machine {
             .ok_or(not_mapped)?;
         let old = pt::target(entry);
         let from = self.tier_of(old);
-        if from == to.0 {
+        if from == to.0
+            && (colours.is_empty()
+                || self.frames[to.index()]
+                    .colour_of(old)
+                    .is_some_and(|c| colours.contains(&c)))
+        {
             return Ok((0, from));
         }
+        if huge && !colours.is_empty() {
+            return Err(BackendError::Invalid {
+                va,
+                why: "a huge page spans every colour: it cannot be moved to one",
+            });
+        }
         let pages = if huge { PAGES_PER_HUGE } else { 1 };
-        if !self.spaces[asid as usize].may_hold(to.index(), pages) {
+        // A move within the tier holds as many frames there as before.
+        if from != to.0 && !self.spaces[asid as usize].may_hold(to.index(), pages) {
             return Err(BackendError::TierFull(to));
         }
         let dest = &mut self.frames[to.index()];
         let new = if huge {
             dest.alloc_huge()
-        } else {
+        } else if colours.is_empty() {
             dest.alloc_base()
+        } else {
+            colours.iter().find_map(|&c| dest.alloc_coloured(c))
         };
         let new = new.ok_or(BackendError::TierFull(to))?;
         let held = &mut self.spaces[asid as usize].held;

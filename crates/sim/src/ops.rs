@@ -3,8 +3,8 @@
 use crate::machine::Machine;
 use crate::pagetable as pt;
 use thermocline_backend::{
-    AllocCounts, Backend, BackendError, Capabilities, DmaReport, Flush, MemPolicy, MigrationReport,
-    Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, Backend, BackendError, Capabilities, Capability, DmaReport, Flush, FramePlace,
+    MemPolicy, MigrationReport, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId, PAGES_PER_HUGE};
@@ -508,6 +508,70 @@ impl Backend for Machine {
 
     fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
         Ok(self.events.drain(out))
+    }
+
+    fn set_coloured_allocation(&mut self, on: bool) -> Result<()> {
+        let Some(c) = &self.colouring else {
+            return Err(BackendError::Unsupported(Capability::Colours));
+        };
+        let bits = on.then(|| c.bits.clone());
+        for f in &mut self.frames {
+            f.set_colours(bits.as_deref())
+                .expect("colour bits were checked when the machine was built");
+        }
+        Ok(())
+    }
+
+    fn frame_place(&self, frame: u64) -> Result<FramePlace> {
+        let Some(c) = &self.colouring else {
+            return Err(BackendError::Unsupported(Capability::Colours));
+        };
+        let (bank, slab) = c.places[crate::colours::colour_of(&c.bits, frame)];
+        Ok(FramePlace { bank, slab })
+    }
+
+    fn migrate_placed(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<bool> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let Some(c) = &self.colouring else {
+            return Err(BackendError::Unsupported(Capability::Colours));
+        };
+        if !self.frames[to.index()].coloured() {
+            return Err(BackendError::Invalid {
+                va,
+                why: "placing a page by bank and slab needs coloured allocation on (set_coloured_allocation)",
+            });
+        }
+        let colours: Vec<usize> = c
+            .places
+            .iter()
+            .enumerate()
+            .filter(|(_, &(b, s))| bank.is_none_or(|x| x == b) && slab.is_none_or(|x| x == s))
+            .map(|(c, _)| c)
+            .collect();
+        match self.move_page_to(asid.0, va, to, &colours) {
+            Ok((0, _)) => Ok(true),
+            Ok((bytes, from)) => {
+                if to.0 < from {
+                    self.stats.promoted_pages += 1;
+                } else if to.0 > from {
+                    self.stats.demoted_pages += 1;
+                }
+                self.stats.migrated_bytes += bytes;
+                self.manager_ns += self.cfg.costs.base_page_migration_ns(1);
+                self.shootdown(1);
+                Ok(true)
+            }
+            Err(BackendError::TierFull(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 
     fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {

@@ -228,7 +228,7 @@ impl Backend for Fake {
         if self.dma.is_some() {
             c
         } else {
-            c.without(Capability::Dma)
+            c.without(Capability::Dma).without(Capability::Colours)
         }
     }
 

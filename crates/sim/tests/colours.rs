@@ -1,0 +1,134 @@
+//! Page colours on the exact machine with Memos' memory system (section
+//! 5.1, Fig. 8): a page moves to a frame of the bank and LLC slab asked
+//! for, in another tier or its own, until no such frame is free.
+
+use thermocline_backend::{Backend, BackendError, Capability, FramePlace};
+use thermocline_model::config::LlcConfig;
+use thermocline_model::{tiers, MachineConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::{Access, Asid, PageType, RegionInfo, TierId};
+
+const BASE: u64 = 1 << 30;
+const A0: Asid = Asid(0);
+const PAGE: u64 = 4096;
+
+/// DRAM of `fast` bytes below 4 GB, PCM above, the paper's mapping and an
+/// 8 MB LLC of 16 slabs; one 16 MiB region, THP as asked.
+fn machine(fast: u64, memory: bool, thp: bool) -> Machine {
+    let mut t = vec![tiers::dram(), tiers::pcm()];
+    t[0].capacity_bytes = fast;
+    t[1].capacity_bytes = 32 << 20;
+    let cfg = MachineConfig {
+        llc: LlcConfig {
+            bytes: 8 << 20,
+            ways: 16,
+            hit_ns: 15.0,
+        },
+        memory: memory.then(Default::default),
+        ..MachineConfig::with_tiers(t)
+    };
+    let region = RegionInfo {
+        asid: A0,
+        name: "r".into(),
+        start: BASE,
+        len: 16 << 20,
+        page_type: PageType::Anon,
+        thp,
+    };
+    Machine::new(cfg, vec![region]).unwrap()
+}
+
+fn touch(m: &mut Machine, va: u64) {
+    m.access(Access {
+        va,
+        asid: 0,
+        core: 0,
+        write: false,
+    });
+    m.settle();
+}
+
+fn place(m: &Machine, va: u64) -> (TierId, FramePlace) {
+    let t = m.translate(A0, va).unwrap().unwrap();
+    (t.tier, m.frame_place(t.frame).unwrap())
+}
+
+#[test]
+fn a_page_moves_to_the_bank_and_slab_asked_for_in_any_tier() {
+    let mut m = machine(64 << 20, true, false);
+    touch(&mut m, BASE);
+    assert!(
+        matches!(
+            m.migrate_placed(A0, BASE, TierId::FAST, Some(5), Some(3)),
+            Err(BackendError::Invalid { .. })
+        ),
+        "coloured allocation is off by default"
+    );
+    m.set_coloured_allocation(true).unwrap();
+    // The page starts in DRAM (first touch): move it within DRAM.
+    assert!(m
+        .migrate_placed(A0, BASE, TierId::FAST, Some(5), Some(3))
+        .unwrap());
+    assert_eq!(
+        place(&m, BASE),
+        (TierId::FAST, FramePlace { bank: 5, slab: 3 })
+    );
+    // Then to PCM, any bank, slab 15 (Memos' rarely-touched slab).
+    assert!(m
+        .migrate_placed(A0, BASE, TierId::SLOW, None, Some(15))
+        .unwrap());
+    let (tier, p) = place(&m, BASE);
+    assert_eq!((tier, p.slab), (TierId::SLOW, 15));
+    // Asking for where it already is moves nothing.
+    let moved = m.stats().migrated_bytes;
+    assert!(m
+        .migrate_placed(A0, BASE, TierId::SLOW, Some(p.bank), Some(15))
+        .unwrap());
+    assert_eq!(m.stats().migrated_bytes, moved);
+}
+
+#[test]
+fn a_colour_runs_out_and_says_so() {
+    // 4 MiB of DRAM: two 2 MiB blocks, so each of the 512 colours (one
+    // bank and slab each) has 2 frames.
+    let mut m = machine(4 << 20, true, false);
+    m.set_coloured_allocation(true).unwrap();
+    for i in 0..3 {
+        touch(&mut m, BASE + i * PAGE);
+    }
+    let mut placed = 0;
+    for i in 0..3 {
+        if m.migrate_placed(A0, BASE + i * PAGE, TierId::FAST, Some(31), Some(15))
+            .unwrap()
+        {
+            placed += 1;
+            assert_eq!(
+                place(&m, BASE + i * PAGE).1,
+                FramePlace { bank: 31, slab: 15 }
+            );
+        }
+    }
+    // The first touches took frames of other colours in turn, so both
+    // frames of bank 31 and slab 15 were free: two pages fit, the third not.
+    assert_eq!(placed, 2);
+}
+
+#[test]
+fn no_memory_system_no_colours_and_huge_pages_have_none() {
+    let mut m = machine(64 << 20, false, false);
+    assert!(matches!(
+        m.set_coloured_allocation(true),
+        Err(BackendError::Unsupported(Capability::Colours))
+    ));
+    let mut m = machine(64 << 20, true, true);
+    m.set_coloured_allocation(true).unwrap();
+    touch(&mut m, BASE);
+    assert_eq!(
+        m.translate(A0, BASE).unwrap().unwrap().size,
+        thermocline_vocab::PageSize::Huge
+    );
+    assert!(matches!(
+        m.migrate_placed(A0, BASE, TierId::SLOW, Some(0), Some(0)),
+        Err(BackendError::Invalid { .. })
+    ));
+}
