@@ -224,11 +224,12 @@ impl Backend for Fake {
             .without(Capability::MemoryMode)
             .without(Capability::ReverseMap)
             .without(Capability::MemEvents)
-            .without(Capability::TypedAlloc);
+            .without(Capability::TypedAlloc)
+            .without(Capability::Colours);
         if self.dma.is_some() {
             c
         } else {
-            c.without(Capability::Dma).without(Capability::Colours)
+            c.without(Capability::Dma)
         }
     }
 
