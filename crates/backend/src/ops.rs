@@ -238,6 +238,13 @@ pub trait Backend {
         Err(BackendError::Unsupported(crate::Capability::Colours))
     }
 
+    /// How many banks each channel has and how many LLC slabs there are
+    /// (the sizes of Memos' Bank_Freq and Cache_Freq tables). Needs
+    /// [`crate::Capability::Colours`].
+    fn place_counts(&self) -> Result<(u16, u16)> {
+        Err(BackendError::Unsupported(crate::Capability::Colours))
+    }
+
     /// Moves the 4 KiB page of `va` to a free frame of tier `to` in `bank`
     /// and `slab` (`None`: any), Memos' `alloc_resource(channel, slab,
     /// bank)`; within its own tier too. `Ok(false)` if no such frame is

@@ -112,7 +112,7 @@ pub struct Machine {
     /// DRAM as a memory-side cache of the slow tiers (Memory Mode), if on.
     pub(crate) dram_cache: Option<crate::dram_cache::DramCache>,
     /// The memory controllers, if the machine has a memory system.
-    memctl: Option<MemCtl>,
+    pub(crate) memctl: Option<MemCtl>,
     /// With a memory system whose banks and slabs are chosen page by page:
     /// the colours.
     pub(crate) colouring: Option<crate::colours::Colouring>,

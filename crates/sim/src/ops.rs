@@ -530,6 +530,13 @@ impl Backend for Machine {
         Ok(FramePlace { bank, slab })
     }
 
+    fn place_counts(&self) -> Result<(u16, u16)> {
+        match (&self.colouring, self.memctl.as_ref()) {
+            (Some(_), Some(mc)) => Ok((mc.decoder().banks() as u16, mc.decoder().slabs() as u16)),
+            _ => Err(BackendError::Unsupported(Capability::Colours)),
+        }
+    }
+
     fn migrate_placed(
         &mut self,
         asid: Asid,
