@@ -85,20 +85,6 @@ const STREAM_IQR: f64 = 2.6;
 /// Accessed-bit-only scans over one preparation (its 8 intervals).
 const ABIT_SCANS: u64 = 8;
 
-/// Models whose hot accesses are streams, by construction (every access
-/// of their hot regions is a sequential sweep).
-pub(crate) const STREAM_SHAPED: [&str; 4] = ["stream", "lbm", "libquantum", "gemsfdtd"];
-/// Models whose hot accesses are mostly random, by construction.
-pub(crate) const RANDOM_SHAPED: [&str; 5] = ["mcf", "astar", "memcached", "redis", "aerospike"];
-
-/// The paper's section 6.1 detection times (s).
-pub(crate) const DETECTION: [(&str, f64); 4] = [
-    ("memcached", 0.15),
-    ("mysql", 0.72),
-    ("redis", 1.18),
-    ("aerospike", 0.79),
-];
-
 fn history_models() -> impl Iterator<Item = &'static MemosModel> {
     models::MODELS.iter().filter(|m| m.name != "stream")
 }

@@ -32,6 +32,7 @@
 pub mod colours;
 mod dma;
 pub mod dram_cache;
+mod event_log;
 mod events;
 pub mod frames;
 pub mod llc;

@@ -143,7 +143,7 @@ pub struct Machine {
     /// Lockless DMA copies in flight.
     pub(crate) dma: crate::dma::DmaEngine,
     /// Memory events kept for a manager.
-    pub(crate) events: crate::events::EventLog,
+    pub(crate) events: crate::event_log::EventLog,
     rng: Rng,
 }
 
