@@ -54,3 +54,38 @@ fn the_stream_test_separates_streams_from_pointer_chasing() {
         assert!(gauge(&r, "hymm_faults_count") <= gauge(&r, "uncapped_faults_count"));
     }
 }
+
+/// Memos on its own machine (banks, slabs) moves hot pages into a chosen
+/// bank and slab: a streamed model's into the reserved stream slab, a
+/// pointer-chasing one's elsewhere; on a machine without banks it places
+/// by channel only (section 4.2 (1)-(3), 5.1).
+#[test]
+fn hot_pages_are_placed_by_bank_and_slab_where_the_machine_has_them() {
+    let run = |model: &str, machine: &str| {
+        let sets: Vec<String> = [
+            format!("run.workload=\"memos:{model}:0.03:30\""),
+            "run.manager=\"memos\"".into(),
+            format!("run.machine=\"{machine}\""),
+            "workload.access_rate=2000000".into(),
+        ]
+        .into();
+        runner::run(&config::load(None, &sets).unwrap(), &mut |_, _| {}).unwrap()
+    };
+    let r = run("stream", "dram+pcm-memos");
+    let placed = gauge(&r, "placed_pages_count");
+    assert!(placed > 0.0, "nothing placed");
+    assert_eq!(gauge(&r, "placed_stream_pages_count"), placed);
+    assert_eq!(gauge(&r, "promoted_pages_count"), placed);
+    let r = run("mcf", "dram+pcm-memos");
+    let placed = gauge(&r, "placed_pages_count");
+    assert!(placed > 0.0, "nothing placed");
+    assert!(gauge(&r, "placed_stream_pages_count") < placed);
+    let r = run("stream", "dram+pcm");
+    assert!(gauge(&r, "promoted_pages_count") > 0.0);
+    assert!(!r
+        .windows
+        .last()
+        .unwrap()
+        .manager
+        .contains_key("placed_pages_count"));
+}

@@ -84,7 +84,12 @@ impl Backend for Machine {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::all()
+        // Colours need a memory system whose banks and slabs a page picks.
+        if self.colouring.is_some() {
+            Capabilities::all()
+        } else {
+            Capabilities::all().without(Capability::Colours)
+        }
     }
 
     fn now_ns(&self) -> u64 {

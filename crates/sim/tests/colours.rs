@@ -64,6 +64,7 @@ fn a_page_moves_to_the_bank_and_slab_asked_for_in_any_tier() {
         ),
         "coloured allocation is off by default"
     );
+    assert!(m.capabilities().has(Capability::Colours));
     m.set_coloured_allocation(true).unwrap();
     // Fig. 8: 32 banks per channel (5 bits), 16 slabs (4 bits).
     assert_eq!(m.place_counts().unwrap(), (32, 16));
@@ -123,6 +124,7 @@ fn no_memory_system_no_colours_and_huge_pages_have_none() {
         Err(BackendError::Unsupported(Capability::Colours))
     ));
     assert!(m.place_counts().is_err());
+    assert!(!m.capabilities().has(Capability::Colours));
     let mut m = machine(64 << 20, true, true);
     m.set_coloured_allocation(true).unwrap();
     touch(&mut m, BASE);

@@ -8,10 +8,25 @@
 //! hybrid migration engine of 5.2: CPU copies to DRAM, lockless DMA copies
 //! back to NVM (where the backend has a DMA engine: the exact machine) that
 //! a store during the copy aborts. Reports carry NVM lifetime and energy
-//! per tier (6.3). Not yet: cache-slab and bank colouring (4.2 (1)-(4), the
-//! two-tiered buddy system of 5.1). Until they are, this is Memos' monitor,
-//! channel scheduler and migration engine, not the whole system; Ambix's simplified
-//! `memos-placement` baseline is a different thing and stays as it is.
+//! per tier (6.3). On a machine with banks and LLC slabs (`dram+pcm-memos`),
+//! pages moved to DRAM are placed by bank and slab (4.2 (1)-(4), 5.1; see
+//! *Placement* below). Not yet: the reserved rarely-touched slab for pages
+//! going back to NVM (the DMA engine copies to any free frame), moving pages
+//! between banks of one channel, and step 3's N-page limit as its own rule
+//! (a page that finds no free frame of its class stays in NVM). Ambix's
+//! simplified `memos-placement` baseline is a different thing and stays as
+//! it is.
+//!
+//! **Placement** (`colour_placement`, on by default; `places.rs`). Where
+//! the backend has colours, Memos turns on its coloured allocator at start
+//! (Memos' two-tiered buddy system: new pages take the colours in turn),
+//! keeps Algorithm 1's tables (reset at the end of each counting: NVM pages
+//! that missed the TLB; then DRAM pages Accessed in each 2 s scan), and
+//! moves each queued page into the first free (bank, slab) of its class:
+//! the coldest DRAM bank first, a stream-like page in the reserved slab 0
+//! (grown by one slab when every bank's is full, 4.2 (4)), another page in
+//! the least used of slabs 1-14. Each placement counts in the tables, so
+//! the next page goes elsewhere.
 //!
 //! One cycle (section 3.5, Figure 5), repeated:
 //! - **Preparation** (21 s = 5 + 8 x 2 s). Application data starts in NVM
@@ -169,6 +184,11 @@ pub struct MemosParams {
     /// read and cleared (one TLB flush) and the history window's
     /// predictions are scored (`hymm::HistoryTally`).
     pub history_study: bool,
+    /// Place pages by bank and LLC slab where the machine has a memory
+    /// system (4.2 (1)-(3), 5.1): Memos' coloured buddy allocator, Algorithm
+    /// 1's frequency tables, stream-like pages in slab 0 and the others in
+    /// the coldest bank's coldest slab. Off: channel-level placement only.
+    pub colour_placement: bool,
     /// Longest window length the history study scores (Figure 3: up to 16).
     pub history_max_window: u32,
     /// Future records a prediction is scored against (3.3: "stable for 10
@@ -194,6 +214,7 @@ impl Default for MemosParams {
             seed: 1,
             study: false,
             history_study: false,
+            colour_placement: true,
             history_max_window: 12,
             history_future: 10,
         }
@@ -248,6 +269,8 @@ struct Page {
     sub: u32,
     /// Accessed in every very-hot scan so far.
     very_hot: bool,
+    /// In a hot region HyMM's IQR test calls stream-like.
+    stream: bool,
 }
 
 /// A page Memos placed in DRAM: idle scans in a row.
@@ -272,6 +295,12 @@ struct Tally {
     cut_periods: u64,
     dma_moved: u64,
     dma_aborted: u64,
+    /// Pages moved to DRAM into a chosen bank and slab, and of those the
+    /// stream-like ones (into a reserved stream slab).
+    placed: u64,
+    placed_stream: u64,
+    /// Pages that found no free frame in any bank and slab of their class.
+    unplaced: u64,
     /// HyMM's own monitoring work in preparations (not the very-hot side
     /// study, not the action period's tracking of DRAM pages).
     work: hymm::MonitorWork,
@@ -345,6 +374,10 @@ pub struct Memos {
     /// The history study's records, by page.
     history: std::collections::BTreeMap<(Asid, u64), Records>,
     history_tally: hymm::HistoryTally,
+    /// Algorithm 1's tables, when pages are placed by bank and slab.
+    places: Option<places::FreqTables>,
+    /// Slabs the stream reservation has grown by (4.2 (4)).
+    stream_grown: usize,
 }
 
 impl Memos {
@@ -370,6 +403,8 @@ impl Memos {
             tally: Tally::default(),
             history: std::collections::BTreeMap::new(),
             history_tally: hymm::HistoryTally::new(windows),
+            places: None,
+            stream_grown: 0,
         }
     }
 
@@ -406,6 +441,7 @@ impl Memos {
                         records: 0,
                         sub: 0,
                         very_hot: true,
+                        stream: false,
                     });
                 }
                 va = base + t.size.bytes();
@@ -482,8 +518,10 @@ impl Memos {
             let misses: Vec<u32> = self.pages[r.clone()].iter().map(|p| p.misses).collect();
             if hymm::stream_like(&misses, self.p.stream_iqr, cap) {
                 self.tally.stream += r.len() as u64;
+                self.pages[r].iter_mut().for_each(|p| p.stream = true);
             }
         }
+        self.count_nvm_places(b)?;
         // Figure 4: the spread of raw counts over aligned 2 MiB ranges.
         let same_range = |a: &Page, c: &Page| a.asid == c.asid && a.va >> 21 == c.va >> 21;
         for r in hymm::runs(&self.pages, same_range) {
@@ -649,7 +687,7 @@ impl Memos {
         let free_pages = b.tiers()[self.fast.index()].free_bytes / 4096;
         let mut room = free_pages;
         let mut moved = 0;
-        for &i in &self.queue {
+        for i in self.queue.clone() {
             if moved >= self.budget {
                 break;
             }
@@ -658,8 +696,12 @@ impl Memos {
             if need > room {
                 continue;
             }
-            let r = b.migrate(p.asid, &[p.va], self.fast)?;
-            if r.pages > 0 {
+            let moved_it = if self.places.is_some() && !p.huge {
+                self.place_in_dram(b, &p)?
+            } else {
+                b.migrate(p.asid, &[p.va], self.fast)?.pages > 0
+            };
+            if moved_it {
                 room -= need;
                 moved += 1;
                 self.in_dram.push(InDram {
@@ -673,12 +715,70 @@ impl Memos {
         Ok(())
     }
 
+    /// Algorithm 1 for NVM (lines 1, 7-10, 13-15), at the end of counting:
+    /// the tables start again from the NVM pages that missed the TLB.
+    fn count_nvm_places(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let Some(t) = self.places.as_mut() else {
+            return Ok(());
+        };
+        t.clear();
+        for p in self.pages.iter().filter(|p| p.misses > 0) {
+            if let Some(tr) = b.translate(p.asid, p.va)? {
+                let place = b.frame_place(tr.frame)?;
+                t.count(tr.tier.index(), place.bank, place.slab);
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves `p` to DRAM into the first free (bank, slab) of its class,
+    /// coldest first (4.2 (2)-(3)); a stream-like page's reserved slabs
+    /// grow by one when every bank's are full (4.2 (4)). Returns whether
+    /// it moved.
+    fn place_in_dram(&mut self, b: &mut dyn Backend, p: &Page) -> Result<bool, BackendError> {
+        let class = if p.stream {
+            places::SlabClass::Stream
+        } else {
+            places::SlabClass::Frequent
+        };
+        let fast = self.fast;
+        loop {
+            let Some(t) = self.places.as_ref() else {
+                return Ok(false);
+            };
+            let grown = if p.stream { self.stream_grown } else { 0 };
+            let max_grown = t.class_slabs(class, usize::MAX).len() - 1;
+            for (bank, slab) in t.candidates(fast.index(), class, grown) {
+                if b.migrate_placed(p.asid, p.va, fast, Some(bank), Some(slab))? {
+                    if let Some(t) = self.places.as_mut() {
+                        t.count(fast.index(), bank, slab);
+                    }
+                    self.tally.placed += 1;
+                    self.tally.placed_stream += u64::from(p.stream);
+                    return Ok(true);
+                }
+            }
+            if !p.stream || self.stream_grown >= max_grown {
+                self.tally.unplaced += 1;
+                return Ok(false);
+            }
+            self.stream_grown += 1;
+        }
+    }
+
     /// An Accessed-bit scan of the pages in DRAM; idle ones go back.
     fn reclaim_scan(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let mut back = Vec::new();
         for d in &mut self.in_dram {
             if b.accessed(d.asid, d.va, Level::Pte, true)? {
                 d.idle = 0;
+                // Algorithm 1, lines 3-5: a DRAM page accessed in the period.
+                if let Some(t) = self.places.as_mut() {
+                    if let Some(tr) = b.translate(d.asid, d.va)? {
+                        let place = b.frame_place(tr.frame)?;
+                        t.count(tr.tier.index(), place.bank, place.slab);
+                    }
+                }
             } else {
                 d.idle += 1;
             }
@@ -815,6 +915,14 @@ impl Manager for Memos {
             ("migrate_budget_pages", self.budget as f64),
             ("dram_pages", self.in_dram.len() as f64),
         ];
+        if self.places.is_some() {
+            g.extend([
+                ("placed_pages_count", t.placed as f64),
+                ("placed_stream_pages_count", t.placed_stream as f64),
+                ("unplaced_pages_count", t.unplaced as f64),
+                ("stream_slabs_grown", self.stream_grown as f64),
+            ]);
+        }
         if self.p.study {
             g.extend([
                 ("hymm_faults_count", t.work.faults as f64),
@@ -853,6 +961,20 @@ impl Manager for Memos {
         asids.dedup();
         for a in asids {
             b.set_policy(a, MemPolicy::Bind { tier: self.slow })?;
+        }
+        // Memos' two-tiered buddy system where the machine has banks and
+        // slabs to place pages in (5.1).
+        if self.p.colour_placement
+            && !self.p.history_study
+            && b.capabilities().has(Capability::Colours)
+        {
+            b.set_coloured_allocation(true)?;
+            let (banks, slabs) = b.place_counts()?;
+            self.places = Some(places::FreqTables::new(
+                tiers,
+                banks as usize,
+                slabs as usize,
+            ));
         }
         // The first cycle begins at the first tick (see the module docs).
         self.t = if self.p.history_study {
