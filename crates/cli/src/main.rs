@@ -293,12 +293,29 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
             .map(|r| r.name.to_string())
             .collect();
     }
+    if names.is_empty() && !list {
+        if let Some(p) = &markdown {
+            // Rebuilds the summary from the sections already there (after
+            // sections were merged from elsewhere, say); runs nothing.
+            let opts = reproduce::Options {
+                duration_s: duration,
+                seed,
+            };
+            let stamp = results_md::Stamp {
+                commit: commit(),
+                command: command_line(),
+                duration_s: duration,
+                seed,
+            };
+            return write_results_md(p, &stamp, &[], &opts);
+        }
+    }
     if list || names.is_empty() {
         for r in catalogue::reproductions() {
             println!("  {:<24} {}", r.name, r.description);
         }
         if names.is_empty() && !list {
-            anyhow::bail!("name at least one reproduction (listed above), or --all");
+            anyhow::bail!("name at least one reproduction (listed above), or --all, or only --markdown FILE to rebuild its summary");
         }
         return Ok(());
     }
@@ -359,37 +376,7 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         write_file(&p, &s)?;
     }
     if let Some(p) = markdown {
-        let existing = match std::fs::read_to_string(&p) {
-            Ok(s) => Some(s),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => anyhow::bail!("{p}: {e}"),
-        };
-        let fresh = done
-            .iter()
-            .map(|d| results_md::section(&stamp, d))
-            .collect();
-        let all = reproduce::all();
-        let order: Vec<&str> = all.iter().map(|r| r.name).collect();
-        let (md, kept, dropped) = results_md::update(existing.as_deref(), fresh, &order, |name| {
-            all.iter()
-                .find(|r| r.name == name)
-                .map(|r| results_md::NotRun {
-                    name: r.name,
-                    description: r.description,
-                    runs: (r.runs)(&opts).len(),
-                })
-        });
-        write_file(&p, &md)?;
-        if !kept.is_empty() {
-            eprintln!(
-                "{p}: kept the earlier sections of {} (each names its commit)",
-                kept.join(", ")
-            );
-        }
-        if dropped > 0 {
-            eprintln!("{p}: dropped {dropped} section(s) without a stamp (written before sections had one)");
-        }
-        eprintln!("wrote {p}");
+        write_results_md(&p, &stamp, &done, &opts)?;
     }
     let total: usize = done.iter().map(|d| d.verdicts.len()).sum();
     let not_held = done
@@ -537,6 +524,48 @@ fn main() {
         }
         std::process::exit(code);
     }
+}
+
+/// Writes RESULTS.md at `p`: the sections of `done` (run under `stamp`)
+/// replace or join those already in the file, whose other sections stay.
+fn write_results_md(
+    p: &str,
+    stamp: &thermocline_experiments::results_md::Stamp,
+    done: &[thermocline_experiments::reproduce::Reproduced],
+    opts: &thermocline_experiments::reproduce::Options,
+) -> anyhow::Result<()> {
+    use thermocline_experiments::{reproduce, results_md};
+    let existing = match std::fs::read_to_string(p) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => anyhow::bail!("{p}: {e}"),
+    };
+    let fresh = done.iter().map(|d| results_md::section(stamp, d)).collect();
+    let all = reproduce::all();
+    let order: Vec<&str> = all.iter().map(|r| r.name).collect();
+    let (md, kept, dropped) = results_md::update(existing.as_deref(), fresh, &order, |name| {
+        all.iter()
+            .find(|r| r.name == name)
+            .map(|r| results_md::NotRun {
+                name: r.name,
+                description: r.description,
+                runs: (r.runs)(opts).len(),
+            })
+    });
+    write_file(p, &md)?;
+    if !kept.is_empty() {
+        eprintln!(
+            "{p}: kept the earlier sections of {} (each names its commit)",
+            kept.join(", ")
+        );
+    }
+    if dropped > 0 {
+        eprintln!(
+            "{p}: dropped {dropped} section(s) without a stamp (written before sections had one)"
+        );
+    }
+    eprintln!("wrote {p}");
+    Ok(())
 }
 
 /// A usage error in one line: clap's message and tips without its usage
