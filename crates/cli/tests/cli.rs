@@ -468,9 +468,9 @@ fn reproduce_check_prints_each_claim_and_exits_1_when_one_fails() {
         let c = claims.iter().find(|c| c["id"] == id).unwrap();
         assert_eq!(c["held"], true, "{c}");
     }
-    let before = std::fs::read_to_string(&md).unwrap();
+    let before = std::fs::read_to_string(md).unwrap();
     // Only --markdown: the summary is rebuilt from the sections, nothing runs.
-    let (code, _, err) = thermocline(&["reproduce", "--markdown", &md]);
+    let (code, _, err) = thermocline(&["reproduce", "--markdown", md]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("kept the earlier sections of ambix-iwb"),
