@@ -30,15 +30,7 @@ fn machine() -> (RateMachine, u64, u64) {
     let mut t = vec![tiers::dram(), tiers::dcpmm()];
     t[0].capacity_bytes = 768 << 30;
     t[1].capacity_bytes = w.footprint_bytes();
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-        memory: None,
-    };
+    let cfg = MachineConfig::with_tiers(t);
     let lo = w.regions.iter().map(|r| r.start).min().unwrap();
     let hi = w.regions.iter().map(|r| r.end()).max().unwrap();
     let m = RateMachine::new(cfg, w.regions.clone(), w.rates.as_ref().unwrap()).unwrap();

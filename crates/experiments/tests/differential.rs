@@ -82,13 +82,8 @@ fn config(fast_bytes: u64) -> MachineConfig {
     let mut slow = tiers::dcpmm();
     slow.capacity_bytes = REGIONS * REGION_BYTES + (2 << 20);
     MachineConfig {
-        tiers: vec![fast, slow],
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
         seed: 9,
-        memory: None,
+        ..MachineConfig::with_tiers(vec![fast, slow])
     }
 }
 

@@ -27,15 +27,7 @@ fn scores_hot_sets_at_2mib_granularity_and_resets_counts() {
     let mut t = vec![tiers::dram(), tiers::dcpmm()];
     t[0].capacity_bytes = 64 << 20;
     t[1].capacity_bytes = 64 << 20;
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-        memory: None,
-    };
+    let cfg = MachineConfig::with_tiers(t);
     let base = 1u64 << 30;
     let r = RegionInfo {
         asid: Asid(0),

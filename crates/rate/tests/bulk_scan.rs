@@ -53,13 +53,8 @@ fn machine(thp: bool, hot_share: f64) -> (RateMachine, Vec<RegionInfo>) {
     let mut slow = tiers::dcpmm();
     slow.capacity_bytes = 1 << 30;
     let cfg = MachineConfig {
-        tiers: vec![fast, slow],
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
         seed: 4,
-        memory: None,
+        ..MachineConfig::with_tiers(vec![fast, slow])
     };
     (
         RateMachine::new(cfg, regions.clone(), &profile).unwrap(),

@@ -26,16 +26,11 @@ fn machine(bytes: u64) -> (Machine, u64) {
     t[0].capacity_bytes = bytes / 2;
     t[1].capacity_bytes = bytes;
     let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
         perf: PerfConfig {
             compute_ns: 20.0,
             ..Default::default()
         },
-        costs: Default::default(),
-        seed: 1,
-        memory: None,
+        ..MachineConfig::with_tiers(t)
     };
     let start = GIB;
     let r = RegionInfo {

@@ -5,8 +5,10 @@
 use thermocline_backend::{Backend, BackendError, Capability, FramePlace};
 use thermocline_model::config::LlcConfig;
 use thermocline_model::{tiers, MachineConfig};
+mod common;
+
 use thermocline_sim::Machine;
-use thermocline_vocab::{Access, Asid, PageType, RegionInfo, TierId};
+use thermocline_vocab::{Asid, PageType, TierId};
 
 const BASE: u64 = 1 << 30;
 const A0: Asid = Asid(0);
@@ -27,25 +29,12 @@ fn machine(fast: u64, memory: bool, thp: bool) -> Machine {
         memory: memory.then(Default::default),
         ..MachineConfig::with_tiers(t)
     };
-    let region = RegionInfo {
-        asid: A0,
-        name: "r".into(),
-        start: BASE,
-        len: 16 << 20,
-        page_type: PageType::Anon,
-        thp,
-    };
+    let region = common::region("r", BASE, 16 << 20, PageType::Anon, thp);
     Machine::new(cfg, vec![region]).unwrap()
 }
 
 fn touch(m: &mut Machine, va: u64) {
-    m.access(Access {
-        va,
-        asid: 0,
-        core: 0,
-        write: false,
-    });
-    m.settle();
+    common::touch(m, va, false);
 }
 
 fn place(m: &Machine, va: u64) -> (TierId, FramePlace) {

@@ -5,8 +5,10 @@
 use proptest::prelude::*;
 use thermocline_backend::Backend;
 use thermocline_model::{tiers, MachineConfig};
+mod common;
+
 use thermocline_sim::Machine;
-use thermocline_vocab::{Access, Asid, MemEvent, PageType, RegionInfo, TierId};
+use thermocline_vocab::{Asid, MemEvent, PageType, TierId};
 
 const BASE: u64 = 1 << 30;
 const A0: Asid = Asid(0);
@@ -19,25 +21,12 @@ fn machine(len: u64, thp: bool) -> Machine {
     t[0].capacity_bytes = len + (4 << 20);
     t[1].capacity_bytes = len + (4 << 20);
     let cfg = MachineConfig::with_tiers(t);
-    let region = RegionInfo {
-        asid: A0,
-        name: "r".into(),
-        start: BASE,
-        len,
-        page_type: PageType::Anon,
-        thp,
-    };
+    let region = common::region("r", BASE, len, PageType::Anon, thp);
     Machine::new(cfg, vec![region]).unwrap()
 }
 
 fn touch(m: &mut Machine, va: u64) {
-    m.access(Access {
-        va,
-        asid: 0,
-        core: 0,
-        write: true,
-    });
-    m.settle();
+    common::touch(m, va, true);
 }
 
 fn release(start: u64, len: u64) -> MemEvent {

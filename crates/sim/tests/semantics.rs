@@ -4,9 +4,11 @@
 use proptest::prelude::*;
 use thermocline_backend::{Backend, Flush, MemPolicy};
 use thermocline_model::{tiers, MachineConfig, PerfConfig};
+mod common;
+
+use common::touch;
 use thermocline_sim::Machine;
 use thermocline_vocab::Access;
-use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId};
 
 const BASE: u64 = 1 << 30;
@@ -23,36 +25,14 @@ fn machine_with(slow: tiers::TierSpec, threads: usize, len: u64, thp: bool, fast
     t[0].capacity_bytes = fast;
     t[1].capacity_bytes = len + (4 << 20);
     let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
         perf: PerfConfig {
             threads,
             ..Default::default()
         },
-        costs: Default::default(),
-        seed: 1,
-        memory: None,
+        ..MachineConfig::with_tiers(t)
     };
-    let region = RegionInfo {
-        asid: A0,
-        name: "r".into(),
-        start: BASE,
-        len,
-        page_type: PageType::Anon,
-        thp,
-    };
+    let region = common::region("r", BASE, len, PageType::Anon, thp);
     Machine::new(cfg, vec![region]).unwrap()
-}
-
-fn touch(m: &mut Machine, va: u64, write: bool) {
-    m.access(Access {
-        va,
-        asid: 0,
-        core: 0,
-        write,
-    });
-    m.settle();
 }
 
 fn a(m: &mut Machine, va: u64, level: Level) -> bool {

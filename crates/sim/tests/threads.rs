@@ -17,17 +17,12 @@ fn machine() -> Machine {
     t[0].capacity_bytes = len;
     t[1].capacity_bytes = len;
     let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
         perf: PerfConfig {
             threads: 4,
             compute_ns: 100.0,
             ..Default::default()
         },
-        costs: Default::default(),
-        seed: 1,
-        memory: None,
+        ..MachineConfig::with_tiers(t)
     };
     let region = RegionInfo {
         asid: Asid(0),

@@ -6,8 +6,10 @@
 use proptest::prelude::*;
 use thermocline_backend::{AllocCounts, Backend, BackendError, MemPolicy};
 use thermocline_model::{tiers, MachineConfig};
+mod common;
+
 use thermocline_sim::Machine;
-use thermocline_vocab::{Access, Asid, MemEvent, PageType, RegionInfo, TierId};
+use thermocline_vocab::{Asid, MemEvent, PageType, TierId};
 
 const HEAP: u64 = 1 << 30;
 const CACHE: u64 = 2 << 30;
@@ -20,14 +22,8 @@ fn machine() -> Machine {
     t[0].capacity_bytes = 1 << 30;
     t[1].capacity_bytes = 1 << 30;
     let cfg = MachineConfig::with_tiers(t);
-    let region = |name: &str, start, page_type| RegionInfo {
-        asid: A0,
-        name: name.into(),
-        start,
-        len: 64 * PAGE,
-        page_type,
-        thp: false,
-    };
+    let region =
+        |name: &str, start, page_type| common::region(name, start, 64 * PAGE, page_type, false);
     Machine::new(
         cfg,
         vec![
@@ -39,13 +35,7 @@ fn machine() -> Machine {
 }
 
 fn touch(m: &mut Machine, va: u64) {
-    m.access(Access {
-        va,
-        asid: 0,
-        core: 0,
-        write: false,
-    });
-    m.settle();
+    common::touch(m, va, false);
 }
 
 fn tier(m: &Machine, va: u64) -> TierId {

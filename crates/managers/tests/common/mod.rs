@@ -457,15 +457,7 @@ pub fn exact_machine(
     let mut t = vec![tiers::dram(), tiers::dcpmm()];
     t[0].capacity_bytes = fast;
     t[1].capacity_bytes = slow;
-    let cfg = MachineConfig {
-        tiers: t,
-        tlb: Default::default(),
-        llc: Default::default(),
-        perf: Default::default(),
-        costs: Default::default(),
-        seed: 1,
-        memory: None,
-    };
+    let cfg = MachineConfig::with_tiers(t);
     let region = thermocline_vocab::RegionInfo {
         asid: thermocline_vocab::Asid(0),
         name: "r".into(),
