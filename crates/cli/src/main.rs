@@ -301,13 +301,7 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
                 duration_s: duration,
                 seed,
             };
-            let stamp = results_md::Stamp {
-                commit: commit(),
-                command: command_line(),
-                duration_s: duration,
-                seed,
-            };
-            return write_results_md(p, &stamp, &[], &opts);
+            return write_results_md(p, Vec::new(), &opts);
         }
     }
     if list || names.is_empty() {
@@ -376,7 +370,11 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         write_file(&p, &s)?;
     }
     if let Some(p) = markdown {
-        write_results_md(&p, &stamp, &done, &opts)?;
+        let fresh = done
+            .iter()
+            .map(|d| results_md::section(&stamp, d))
+            .collect();
+        write_results_md(&p, fresh, &opts)?;
     }
     let total: usize = done.iter().map(|d| d.verdicts.len()).sum();
     let not_held = done
@@ -526,12 +524,11 @@ fn main() {
     }
 }
 
-/// Writes RESULTS.md at `p`: the sections of `done` (run under `stamp`)
-/// replace or join those already in the file, whose other sections stay.
+/// Writes RESULTS.md at `p`: the `fresh` sections replace or join those
+/// already in the file, whose other sections stay.
 fn write_results_md(
     p: &str,
-    stamp: &thermocline_experiments::results_md::Stamp,
-    done: &[thermocline_experiments::reproduce::Reproduced],
+    fresh: Vec<thermocline_experiments::results_md::Section>,
     opts: &thermocline_experiments::reproduce::Options,
 ) -> anyhow::Result<()> {
     use thermocline_experiments::{reproduce, results_md};
@@ -540,7 +537,6 @@ fn write_results_md(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => anyhow::bail!("{p}: {e}"),
     };
-    let fresh = done.iter().map(|d| results_md::section(stamp, d)).collect();
     let all = reproduce::all();
     let order: Vec<&str> = all.iter().map(|r| r.name).collect();
     let (md, kept, dropped) = results_md::update(existing.as_deref(), fresh, &order, |name| {

@@ -687,6 +687,8 @@ impl Memos {
         let free_pages = b.tiers()[self.fast.index()].free_bytes / 4096;
         let mut room = free_pages;
         let mut moved = 0;
+        // A copy (a few thousand indices per cycle): placing a page borrows
+        // `self`, and an error must leave the queue as it was.
         for i in self.queue.clone() {
             if moved >= self.budget {
                 break;
