@@ -223,6 +223,11 @@ struct ReproduceArgs {
     /// Runs in parallel (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Keep each run's report in this directory, keyed by commit and run,
+    /// and reuse the ones already there: an interrupted reproduction
+    /// resumes where it stopped (needs a tree without uncommitted changes).
+    #[arg(long)]
+    cache: Option<String>,
 }
 
 /// `reproduce --check` found claims that do not hold (exit 1: the results,
@@ -274,7 +279,7 @@ fn command_line() -> String {
 }
 
 fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
-    use thermocline_experiments::{claims, reproduce, results_md};
+    use thermocline_experiments::{claims, reproduce, results_md, run_cache};
     let ReproduceArgs {
         mut names,
         all,
@@ -286,6 +291,7 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         duration,
         seed,
         jobs,
+        cache,
     } = a;
     if all {
         names = reproduce::all()
@@ -333,16 +339,23 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         duration_s: duration,
         seed,
     };
+    let cache = cache
+        .map(|dir| run_cache::RunCache::open(dir, &stamp.commit))
+        .transpose()?;
     let started = std::time::Instant::now();
-    let done = reproduce::reproduce(&repros, &opts, jobs, &|done, total, spec| {
+    let progress = |done, total, spec: &reproduce::RunSpec, source| {
+        let from = match source {
+            reproduce::Source::Cache => "from the cache".to_string(),
+            reproduce::Source::Ran => format!("{:.0} s", started.elapsed().as_secs_f64()),
+        };
         eprintln!(
-            "[{done}/{total}] {} on {} {} ({:.0} s)",
+            "[{done}/{total}] {} on {} {} ({from})",
             spec.manager,
             spec.workload,
             spec.sets.join(" "),
-            started.elapsed().as_secs_f64()
         );
-    })?;
+    };
+    let done = reproduce::reproduce(&repros, &opts, jobs, cache.as_ref(), &progress)?;
     let mut everything = serde_json::Map::new();
     for d in &done {
         let (name, o) = (d.name, &d.output);

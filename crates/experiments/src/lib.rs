@@ -30,6 +30,7 @@ pub mod report;
 pub mod reproduce;
 mod reproduction;
 pub mod results_md;
+pub mod run_cache;
 pub mod runner;
 mod setup;
 mod tally;

@@ -1,13 +1,13 @@
 //! The JSON report of one run. Everything in it is simulated or counted: no
 //! wall-clock figure goes in, so the same inputs give byte-identical JSON.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thermocline_model::MachineStats;
 use thermocline_workloads::PhaseMark;
 
 /// One tier's totals.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TierReport {
     /// Preset name.
     pub name: String,
@@ -32,7 +32,7 @@ pub struct TierReport {
 }
 
 /// Migration totals.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MigrationTotals {
     /// Pages moved to a faster tier.
     pub promoted_pages: u64,
@@ -43,7 +43,7 @@ pub struct MigrationTotals {
 }
 
 /// One report window.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Window {
     /// Simulated time at the end of the window (s).
     pub t_s: f64,
@@ -63,12 +63,12 @@ pub struct Window {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recall: Option<f64>,
     /// The manager's gauges at the end of the window (see `Manager::gauges`).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub manager: BTreeMap<String, f64>,
 }
 
 /// The report of one run.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Workload as given.
     pub workload: String,
@@ -125,12 +125,12 @@ pub struct Report {
     pub memory_system: Option<MemorySystemReport>,
     /// What the manager did differently from its paper's fixed mechanism
     /// (`Manager::notes`), for the summaries to show.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 
 /// The memory system's counts (Memos sections 4.2 and 6.3).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemorySystemReport {
     /// LLC misses per slab (page colour, the mapping's slab bits).
     pub llc_slab_misses: Vec<u64>,
@@ -141,7 +141,7 @@ pub struct MemorySystemReport {
 }
 
 /// One channel's banks, row buffers, energy and wear.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChannelReport {
     /// The tier behind the channel.
     pub tier: String,
@@ -174,7 +174,7 @@ pub struct ChannelReport {
 /// Write wear and the lifetime it implies (Memos 6.3: endurance 1e7, 64 B
 /// blocks, Start-Gap levelling that reaches 95% of the average cell's
 /// lifetime).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct WearReport {
     /// Bytes per counted group (64: every line).
     pub group_bytes: u64,
@@ -201,7 +201,7 @@ pub struct WearReport {
 /// report window, the fraction of each address bin (of address space 0,
 /// from its lowest to its highest mapped byte) that the manager's last report
 /// in the window called hot.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HotMap {
     /// First byte of the first bin.
     pub lo: u64,

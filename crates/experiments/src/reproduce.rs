@@ -9,6 +9,7 @@
 use crate::claims::{self, Verdict};
 use crate::config::{self, RunConfig};
 use crate::error::{ConfigError, RunError};
+use crate::run_cache::RunCache;
 use crate::runner;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -60,36 +61,66 @@ fn toml_string(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-/// Runs every spec on `jobs` threads; `progress(done, total, spec)` after each.
+/// Where a run's report came from, for progress lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Run now.
+    Ran,
+    /// Read from the `--cache` directory.
+    Cache,
+}
+
+/// Reports each finished run: `(done, total, spec, source)`.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize, &RunSpec, Source) + Sync);
+
+/// Runs every spec on `jobs` threads, taking the reports `cache` holds
+/// instead of running them and storing the new ones as they finish;
+/// `progress` after each.
 pub fn run_specs(
     specs: &[RunSpec],
     o: &Options,
     jobs: usize,
-    progress: &(dyn Fn(usize, usize, &RunSpec) + Sync),
+    cache: Option<&RunCache>,
+    progress: Progress<'_>,
 ) -> Result<Results, RunError> {
     let configs = specs
         .iter()
         .map(|s| config_of(s, o))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut stored = BTreeMap::new();
+    let mut todo = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        match cache.and_then(|c| c.load(spec, o)) {
+            Some(r) => {
+                stored.insert(spec.clone(), r);
+                progress(stored.len(), specs.len(), spec, Source::Cache);
+            }
+            None => todo.push(i),
+        }
+    }
     let next = Mutex::new(0usize);
-    let results = Mutex::new(BTreeMap::new());
+    let results = Mutex::new(stored);
     let failure = Mutex::new(None);
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, specs.len().max(1)) {
+        for _ in 0..jobs.clamp(1, todo.len().max(1)) {
             scope.spawn(|| loop {
                 let i = {
                     let mut n = next.lock().expect("no poisoned lock");
-                    if *n >= specs.len() || failure.lock().expect("lock").is_some() {
+                    if *n >= todo.len() || failure.lock().expect("lock").is_some() {
                         return;
                     }
                     *n += 1;
-                    *n - 1
+                    todo[*n - 1]
                 };
-                match runner::run(&configs[i], &mut |_, _| {}) {
+                let outcome = runner::run(&configs[i], &mut |_, _| {}).and_then(|r| {
+                    cache.map_or(Ok(()), |c| c.store(&specs[i], o, &r))?;
+                    Ok(r)
+                });
+                match outcome {
                     Ok(r) => {
                         let mut res = results.lock().expect("lock");
                         res.insert(specs[i].clone(), r);
-                        progress(res.len(), specs.len(), &specs[i]);
+                        progress(res.len(), specs.len(), &specs[i], Source::Ran);
                     }
                     Err(e) => {
                         *failure.lock().expect("lock") = Some(e);
@@ -128,18 +159,19 @@ pub fn summarize(r: &Reproduction, o: &Options, results: &Results) -> Reproduced
     }
 }
 
-/// Runs the union of the reproductions' runs, then summarizes each and
-/// checks its claims.
+/// Runs the union of the reproductions' runs (those `cache` does not hold),
+/// then summarizes each and checks its claims.
 pub fn reproduce(
     repros: &[Reproduction],
     o: &Options,
     jobs: usize,
-    progress: &(dyn Fn(usize, usize, &RunSpec) + Sync),
+    cache: Option<&RunCache>,
+    progress: Progress<'_>,
 ) -> Result<Vec<Reproduced>, RunError> {
     let mut specs: Vec<RunSpec> = repros.iter().flat_map(|r| (r.runs)(o)).collect();
     specs.sort();
     specs.dedup();
-    let results = run_specs(&specs, o, jobs, progress)?;
+    let results = run_specs(&specs, o, jobs, cache, progress)?;
     Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
 }
 

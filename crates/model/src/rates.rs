@@ -28,7 +28,7 @@
 use thermocline_vocab::{Asid, RegionInfo};
 
 /// A phase boundary, for reports.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PhaseMark {
     /// Phase name.
     pub name: String,

@@ -1,7 +1,7 @@
 //! Event counters both simulated machines keep for reports.
 
 /// Counts the machine keeps for reports.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MachineStats {
     /// Workload accesses.
     pub accesses: u64,
