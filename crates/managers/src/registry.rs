@@ -3,6 +3,7 @@
 use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
+use crate::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
 use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
@@ -96,6 +97,17 @@ fn memos(
         msg: why.into(),
     })?;
     Ok(Box::new(Memos::new(p)))
+}
+
+fn heteroos_guest(
+    name: &'static str,
+    params: toml::Table,
+    mechanism: Mechanism,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let p: GuestParams = parse(name, params)?;
+    p.check()
+        .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    Ok(Box::new(HeteroOsGuest::new(mechanism, p)))
 }
 
 fn kstaled(
@@ -290,6 +302,21 @@ pub const MANAGERS: &[Entry] = &[
         name: "memos",
         description: "Memos (IEEE TC), channel level so far: HyMM counts NVM pages' TLB misses (5 s, cap 200), samples Dirty bits of hot regions (8-record history, sub-region representatives), finds streams by IQR; up to 10 000 hot pages to DRAM per 41 s cycle, WD first; bandwidth back-off; idle DRAM pages back to NVM",
         build: memos,
+    },
+    Entry {
+        name: "heteroos-heap-od",
+        description: "HeteroOS Heap-OD (ISCA'17, Table 5): heap pages get FastMem on allocation, every other type SlowMem; per-type FastMem miss ratios every 100 ms",
+        build: |n, p, _| heteroos_guest(n, p, Mechanism::HeapOd),
+    },
+    Entry {
+        name: "heteroos-heap-io-slab-od",
+        description: "HeteroOS Heap-IO-Slab-OD: heap, page-cache, buffer-cache and slab pages get FastMem on allocation; page tables SlowMem",
+        build: |n, p, _| heteroos_guest(n, p, Mechanism::HeapIoSlabOd),
+    },
+    Entry {
+        name: "heteroos-lru",
+        description: "HeteroOS-LRU: Heap-IO-Slab-OD, I/O pages evicted from FastMem when their I/O completes, and under FastMem pressure inactive FastMem pages evicted at once (per-type thresholds)",
+        build: |n, p, _| heteroos_guest(n, p, Mechanism::Lru),
     },
     Entry {
         name: "linear-scan-aggressive",

@@ -2,14 +2,19 @@
 //! page-type-aware placement in the guest OS, HeteroOS-LRU, guest-guided
 //! VMM hotness tracking and weighted DRF sharing across VMs.
 //!
-//! **Built so far (issue #22, in progress): its rules, not its managers.**
+//! **Built so far (issue #22, in progress): the guest-OS mechanisms.**
+//! - [`guest`]: Table 5's Heap-OD, Heap-IO-Slab-OD and HeteroOS-LRU
+//!   (`heteroos-heap-od`, `heteroos-heap-io-slab-od`, `heteroos-lru`);
+//! - [`lru`]: their rules apart from the machine (per-type allocation
+//!   statistics, HeteroOS-LRU's trigger and thresholds);
 //! - [`interval`]: Equation 1, the coordinated tracking interval.
 //!
-//! The machine primitives the managers will act through exist: memory
-//! events (`Backend::drain_mem_events`: ranges released, I/O completed),
-//! allocation by page type (`Backend::set_type_policy`), per-tier quotas per
-//! address space (`Backend::set_tier_quota`, a VMM's reservations) and
-//! per-type allocation counts (`Backend::alloc_counts`, section 3.2's
-//! FastMem hits and misses). No manager named `heteroos-*` exists yet.
+//! The paper's baselines are managers every paper shares: SlowMem-only is
+//! `all-slow`, FastMem-only `all-fast`, NUMA-preferred `first-touch`
+//! (Linux's preferred-node policy for every page type), and Random
+//! `random`. Not built yet: the coordinated VMM tracking, VMM-exclusive,
+//! virtual machines and weighted DRF.
 
+pub mod guest;
 pub mod interval;
+pub mod lru;

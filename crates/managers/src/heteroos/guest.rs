@@ -1,0 +1,328 @@
+//! HeteroOS's guest-OS placement (../shared/papers/001_f8c99e4789a9a37b.txt,
+//! sections 3.1-3.3, Table 5): the incremental mechanisms Heap-OD,
+//! Heap-IO-Slab-OD and HeteroOS-LRU, one manager type with a [`Mechanism`].
+//!
+//! - **Heterogeneity awareness** (3.1): the guest's default allocator uses
+//!   SlowMem; FastMem is handed out only by the HeteroOS allocator, per page
+//!   type (`Backend::set_type_policy`), with SlowMem as the fallback when
+//!   FastMem is full (the on-demand driver's fallback strategy).
+//! - **On-demand placement** (3.2): Heap-OD gives FastMem to heap pages on
+//!   allocation; Heap-IO-Slab-OD also to page-cache, buffer-cache and slab
+//!   pages. Page-table pages stay in SlowMem (the paper: under 0.5% impact;
+//!   they are on the exception list). Every 100 ms the allocator reads each
+//!   type's FastMem allocation requests and misses (gauges, Fig. 10).
+//! - **HeteroOS-LRU** (3.3): I/O pages are evicted from FastMem as soon as
+//!   their I/O completes; under FastMem pressure (its own, see [`lru`]),
+//!   FastMem pages found inactive by an Accessed-bit scan of FastMem's
+//!   frames (Linux keeps its LRU lists per node) are evicted at once, each
+//!   type keeping its threshold share.
+//!
+//! *Inferred*, beyond what [`lru`] lists:
+//! - pages released by unmap give their frames back at once on the machine
+//!   (`MemEvent::Release`), for every mechanism: FastMem freed by an unmap
+//!   is free for the next allocation, which is what the paper's eager
+//!   migration of unmapped pages achieves;
+//! - the prioritisation "of page types with maximum miss ratio" is the
+//!   eviction that frees FastMem for the next allocations, which come from
+//!   the types in demand; nothing reserves FastMem for a type;
+//! - after a scan that cleared Accessed bits the TLB of each address space
+//!   is flushed once, so that a page whose translation stays cached does not
+//!   look inactive at the next scan (Observation 4: tracking "requires
+//!   frequent TLB invalidation"); the flush and its refills are charged.
+
+use super::lru::{self, IntervalStats, Thresholds};
+use crate::Manager;
+use serde::{Deserialize, Serialize};
+use thermocline_backend::{AllocCounts, Backend, BackendError, Flush, MemPolicy};
+use thermocline_vocab::{Asid, Level, MemEvent, PageSize, PageType, TierId};
+
+/// Which of Table 5's guest mechanisms run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mechanism {
+    /// On-demand FastMem for heap pages only.
+    HeapOd,
+    /// On-demand FastMem for heap, page-cache, buffer-cache and slab pages.
+    HeapIoSlabOd,
+    /// Heap-IO-Slab-OD with HeteroOS-LRU's evictions.
+    Lru,
+}
+
+impl Mechanism {
+    fn name(self) -> &'static str {
+        match self {
+            Mechanism::HeapOd => "heteroos-heap-od",
+            Mechanism::HeapIoSlabOd => "heteroos-heap-io-slab-od",
+            Mechanism::Lru => "heteroos-lru",
+        }
+    }
+
+    /// The page types that get FastMem on allocation.
+    fn fast_types(self) -> &'static [PageType] {
+        match self {
+            Mechanism::HeapOd => &[PageType::Anon],
+            Mechanism::HeapIoSlabOd | Mechanism::Lru => &[
+                PageType::Anon,
+                PageType::FileCache,
+                PageType::IoBuffer,
+                PageType::Slab,
+            ],
+        }
+    }
+}
+
+/// Parameters of the guest mechanisms (the paper's values by default).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GuestParams {
+    /// Period of the allocation statistics and of HeteroOS-LRU (ms):
+    /// section 3.2's 100 ms.
+    pub interval_ms: f64,
+    /// HeteroOS-LRU replaces when FastMem's free pages fall below this
+    /// share of it (*inferred*: the paper gives no value; 1% is Linux's
+    /// order of magnitude for a node's high watermark).
+    pub fast_free_watermark: f64,
+    /// Per page type, the share of FastMem its inactive pages keep under
+    /// pressure (*inferred*: 0, see [`lru`]).
+    pub thresholds: Thresholds,
+}
+
+impl Default for GuestParams {
+    fn default() -> Self {
+        GuestParams {
+            interval_ms: 100.0,
+            fast_free_watermark: 0.01,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+impl GuestParams {
+    /// Why these parameters cannot be used, if they cannot.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.interval_ms.is_finite() && self.interval_ms >= 1.0) {
+            return Err(format!("interval_ms: {} is below 1 ms", self.interval_ms));
+        }
+        if !(0.0..=1.0).contains(&self.fast_free_watermark) {
+            return Err(format!(
+                "fast_free_watermark: {} is not a share in 0-1",
+                self.fast_free_watermark
+            ));
+        }
+        self.thresholds.check()
+    }
+}
+
+/// A guest OS running one of Table 5's mechanisms.
+pub struct HeteroOsGuest {
+    mechanism: Mechanism,
+    params: GuestParams,
+    asids: Vec<Asid>,
+    /// (asid, start, end, type) of every region, sorted, for typing pages.
+    regions: Vec<(Asid, u64, u64, PageType)>,
+    slow: TierId,
+    /// Cumulative allocation counts at the last tick, per address space.
+    last_counts: Vec<[AllocCounts; PageType::COUNT]>,
+    last: IntervalStats,
+    requests: u64,
+    misses: u64,
+    events: Vec<MemEvent>,
+    events_dropped: u64,
+    inactive: Vec<Vec<(Asid, u64)>>,
+    to_move: Vec<u64>,
+    io_evicted: u64,
+    lru_evicted: u64,
+    lru_scanned: u64,
+    lru_passes: u64,
+}
+
+impl HeteroOsGuest {
+    /// A guest running `mechanism` with `params` (checked by the caller).
+    pub fn new(mechanism: Mechanism, params: GuestParams) -> Self {
+        HeteroOsGuest {
+            mechanism,
+            params,
+            asids: Vec::new(),
+            regions: Vec::new(),
+            slow: TierId(1),
+            last_counts: Vec::new(),
+            last: IntervalStats::default(),
+            requests: 0,
+            misses: 0,
+            events: Vec::new(),
+            events_dropped: 0,
+            inactive: vec![Vec::new(); PageType::COUNT],
+            to_move: Vec::new(),
+            io_evicted: 0,
+            lru_evicted: 0,
+            lru_scanned: 0,
+            lru_passes: 0,
+        }
+    }
+
+    fn type_of(&self, asid: Asid, va: u64) -> PageType {
+        let i = self
+            .regions
+            .partition_point(|&(a, start, _, _)| (a, start) <= (asid, va));
+        match i.checked_sub(1).map(|i| self.regions[i]) {
+            Some((a, _, end, ty)) if a == asid && va < end => ty,
+            _ => PageType::Anon,
+        }
+    }
+
+    /// Reads the allocation counts of every address space into `last`.
+    fn read_stats(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let mut sum = IntervalStats::default();
+        for (k, &asid) in self.asids.iter().enumerate() {
+            let now = b.alloc_counts(asid)?;
+            let s = IntervalStats::between(&self.last_counts[k], &now);
+            for i in 0..PageType::COUNT {
+                sum.requests[i] += s.requests[i];
+                sum.misses[i] += s.misses[i];
+            }
+            self.last_counts[k] = now;
+        }
+        self.requests += sum.requests.iter().sum::<u64>();
+        self.misses += sum.total_misses();
+        self.last = sum;
+        Ok(())
+    }
+
+    /// Section 3.3 (2): I/O pages leave FastMem when their I/O completes.
+    fn evict_completed_io(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        for i in 0..self.events.len() {
+            if let MemEvent::IoDone { asid, start, len } = self.events[i] {
+                let r = b.migrate_range(asid, start, len, self.slow, u64::MAX)?;
+                self.io_evicted += r.pages;
+            }
+        }
+        Ok(())
+    }
+
+    /// Scans FastMem's frames for inactive pages and evicts them, each type
+    /// keeping its threshold share.
+    fn replace(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let fast = b.tiers().into_iter().next().expect("a machine has a tier");
+        let Some(first) = fast.first_frame else {
+            return Err(BackendError::Unsupported(
+                thermocline_backend::Capability::ReverseMap,
+            ));
+        };
+        let fast_pages = fast.capacity_bytes / 4096;
+        if !lru::under_pressure(
+            fast.free_bytes / 4096,
+            fast_pages,
+            self.params.fast_free_watermark,
+            self.last.total_misses(),
+        ) {
+            return Ok(());
+        }
+        self.lru_passes += 1;
+        self.inactive.iter_mut().for_each(Vec::clear);
+        let mut held = [0u64; PageType::COUNT];
+        let mut frame = first;
+        while frame < first + fast_pages {
+            let Some((asid, va)) = b.reverse_translate(frame)? else {
+                frame += 1;
+                continue;
+            };
+            let t = b.translate(asid, va)?;
+            let pages = t.map_or(1, |t| t.size.bytes() / 4096);
+            let va = t.map_or(va, |t| t.size.align_down(va));
+            self.lru_scanned += 1;
+            let ty = self.type_of(asid, va);
+            held[ty.index()] += pages;
+            if !b.accessed(asid, va, Level::Pte, true)? {
+                self.inactive[ty.index()].push((asid, va));
+            }
+            // A huge page answers for its 512 frames once.
+            frame = match t {
+                Some(t) if t.size == PageSize::Huge => (t.frame + pages).max(frame + 1),
+                _ => frame + 1,
+            };
+        }
+        for &asid in &self.asids {
+            b.flush_tlb(asid, Flush::All)?;
+        }
+        let inactive: [u64; PageType::COUNT] =
+            std::array::from_fn(|i| self.inactive[i].len() as u64);
+        let go = lru::evictions(&inactive, &held, fast_pages, &self.params.thresholds);
+        for (i, &n) in go.iter().enumerate() {
+            let mut pages = std::mem::take(&mut self.inactive[i]);
+            pages.truncate(n as usize);
+            pages.sort_unstable();
+            for chunk in pages.chunk_by(|a, b| a.0 == b.0) {
+                self.to_move.clear();
+                self.to_move.extend(chunk.iter().map(|&(_, va)| va));
+                let r = b.migrate(chunk[0].0, &self.to_move, self.slow)?;
+                self.lru_evicted += r.pages;
+            }
+            self.inactive[i] = pages;
+        }
+        Ok(())
+    }
+}
+
+impl Manager for HeteroOsGuest {
+    fn name(&self) -> &'static str {
+        self.mechanism.name()
+    }
+
+    fn gauges(&self) -> Vec<(&'static str, f64)> {
+        let ratio = |ty| self.last.miss_ratio(ty).unwrap_or(0.0);
+        vec![
+            ("fastmem_alloc_requests_count", self.requests as f64),
+            ("fastmem_alloc_misses_count", self.misses as f64),
+            ("heap_miss_ratio", ratio(PageType::Anon)),
+            ("page_cache_miss_ratio", ratio(PageType::FileCache)),
+            ("buffer_cache_miss_ratio", ratio(PageType::IoBuffer)),
+            ("slab_miss_ratio", ratio(PageType::Slab)),
+            ("io_evicted_pages_count", self.io_evicted as f64),
+            ("lru_evicted_pages_count", self.lru_evicted as f64),
+            ("lru_scanned_pages_count", self.lru_scanned as f64),
+            ("lru_passes_count", self.lru_passes as f64),
+            ("events_dropped_count", self.events_dropped as f64),
+        ]
+    }
+
+    fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        self.regions = b
+            .regions()
+            .iter()
+            .map(|r| (r.asid, r.start, r.end(), r.page_type))
+            .collect();
+        self.regions.sort_unstable_by_key(|&(a, s, _, _)| (a, s));
+        self.asids = self.regions.iter().map(|r| r.0).collect();
+        self.asids.dedup();
+        for &asid in &self.asids {
+            b.set_policy(asid, MemPolicy::Bind { tier: self.slow })?;
+            for &ty in self.mechanism.fast_types() {
+                b.set_type_policy(asid, ty, Some(MemPolicy::PreferFast))?;
+            }
+        }
+        // The first drain starts the machine keeping events for us.
+        b.drain_mem_events(&mut self.events)?;
+        self.events.clear();
+        self.last_counts = self
+            .asids
+            .iter()
+            .map(|&a| b.alloc_counts(a))
+            .collect::<Result<_, _>>()?;
+        Ok(())
+    }
+
+    fn tick_ns(&self) -> Option<u64> {
+        Some((self.params.interval_ms * 1e6) as u64)
+    }
+
+    fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
+        self.events.clear();
+        self.events_dropped += b.drain_mem_events(&mut self.events)?;
+        self.read_stats(b)?;
+        if self.mechanism == Mechanism::Lru {
+            self.evict_completed_io(b)?;
+            self.replace(b)?;
+        }
+        Ok(None)
+    }
+}

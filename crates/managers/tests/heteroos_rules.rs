@@ -1,0 +1,244 @@
+//! HeteroOS's guest mechanisms (crates/managers/src/heteroos/guest.rs) on
+//! the exact machine: which page types get FastMem under each of Table 5's
+//! mechanisms, the eager eviction of I/O pages when their I/O completes,
+//! HeteroOS-LRU's eviction of inactive FastMem pages under pressure (and
+//! only then), and the per-type thresholds.
+
+use thermocline_backend::Backend;
+use thermocline_managers::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
+use thermocline_managers::heteroos::lru::Thresholds;
+use thermocline_managers::Manager;
+use thermocline_model::{tiers, MachineConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::{Access, Asid, MemEvent, PageType, RegionInfo, TierId};
+
+const PAGE: u64 = 4096;
+const HEAP: u64 = 1 << 30;
+const CACHE: u64 = 2 << 30;
+const SLAB: u64 = 3 << 30;
+const PAGES: u64 = 64;
+const A0: Asid = Asid(0);
+
+fn region(name: &str, start: u64, page_type: PageType) -> RegionInfo {
+    RegionInfo {
+        asid: A0,
+        name: name.into(),
+        start,
+        len: PAGES * PAGE,
+        page_type,
+        thp: false,
+    }
+}
+
+/// A heap, a page cache and a slab of 64 pages each; FastMem of
+/// `fast_pages`.
+fn machine(fast_pages: u64) -> Machine {
+    let mut t = vec![tiers::dram(), tiers::dcpmm()];
+    t[0].capacity_bytes = fast_pages * PAGE;
+    t[1].capacity_bytes = 4 * PAGES * PAGE;
+    let regions = vec![
+        region("heap", HEAP, PageType::Anon),
+        region("page-cache", CACHE, PageType::FileCache),
+        region("slab", SLAB, PageType::Slab),
+    ];
+    Machine::new(MachineConfig::with_tiers(t), regions).unwrap()
+}
+
+fn touch(m: &mut Machine, va: u64) {
+    m.access(Access {
+        va,
+        asid: 0,
+        core: 0,
+        write: true,
+    });
+    m.settle();
+}
+
+fn touch_range(m: &mut Machine, start: u64, pages: u64) {
+    for i in 0..pages {
+        touch(m, start + i * PAGE);
+    }
+}
+
+fn tier_of(m: &Machine, va: u64) -> Option<TierId> {
+    m.translate(A0, va).unwrap().map(|t| t.tier)
+}
+
+fn count_in(m: &Machine, start: u64, tier: TierId) -> u64 {
+    (0..PAGES)
+        .filter(|i| tier_of(m, start + i * PAGE) == Some(tier))
+        .count() as u64
+}
+
+fn gauge(g: &HeteroOsGuest, name: &str) -> f64 {
+    g.gauges().into_iter().find(|x| x.0 == name).unwrap().1
+}
+
+fn guest(mechanism: Mechanism, params: GuestParams) -> HeteroOsGuest {
+    params.check().unwrap();
+    HeteroOsGuest::new(mechanism, params)
+}
+
+/// Heap-OD gives FastMem to the heap only; Heap-IO-Slab-OD to the page
+/// cache and the slab as well, in allocation order until FastMem is full,
+/// then SlowMem, counting the misses per type.
+#[test]
+fn on_demand_placement_follows_the_page_type() {
+    for (mechanism, cache_fast) in [(Mechanism::HeapOd, 0), (Mechanism::HeapIoSlabOd, 16)] {
+        let mut m = machine(48);
+        let mut g = guest(mechanism, GuestParams::default());
+        g.start(&mut m).unwrap();
+        touch_range(&mut m, HEAP, 32);
+        touch_range(&mut m, CACHE, 16);
+        touch_range(&mut m, SLAB, 8);
+        g.tick(&mut m).unwrap();
+        assert_eq!(count_in(&m, HEAP, TierId::FAST), 32, "{mechanism:?}");
+        assert_eq!(
+            count_in(&m, CACHE, TierId::FAST),
+            cache_fast,
+            "{mechanism:?}"
+        );
+        assert_eq!(
+            count_in(&m, SLAB, TierId::FAST),
+            0,
+            "{mechanism:?}: FastMem is full"
+        );
+        let slab_ratio = gauge(&g, "slab_miss_ratio");
+        let (misses, ratio) = match mechanism {
+            // Heap-OD never asks FastMem for slab pages: no miss.
+            Mechanism::HeapOd => (0.0, 0.0),
+            _ => (8.0, 1.0),
+        };
+        assert_eq!(
+            gauge(&g, "fastmem_alloc_misses_count"),
+            misses,
+            "{mechanism:?}"
+        );
+        assert_eq!(slab_ratio, ratio, "{mechanism:?}");
+        assert_eq!(gauge(&g, "fastmem_alloc_requests_count"), 56.0);
+    }
+}
+
+/// HeteroOS-LRU evicts page-cache pages from FastMem as soon as their I/O
+/// completes (section 3.3 (2)); Heap-IO-Slab-OD keeps them there.
+#[test]
+fn completed_io_leaves_fastmem_under_heteroos_lru_only() {
+    for (mechanism, left) in [(Mechanism::HeapIoSlabOd, 16), (Mechanism::Lru, 0)] {
+        let mut m = machine(256);
+        let mut g = guest(mechanism, GuestParams::default());
+        g.start(&mut m).unwrap();
+        touch_range(&mut m, CACHE, 16);
+        assert_eq!(count_in(&m, CACHE, TierId::FAST), 16);
+        m.apply_event(MemEvent::IoDone {
+            asid: A0,
+            start: CACHE,
+            len: 16 * PAGE,
+        })
+        .unwrap();
+        g.tick(&mut m).unwrap();
+        assert_eq!(count_in(&m, CACHE, TierId::FAST), left, "{mechanism:?}");
+        assert_eq!(
+            count_in(&m, CACHE, TierId::SLOW),
+            16 - left,
+            "{mechanism:?}"
+        );
+    }
+}
+
+/// Without pressure HeteroOS-LRU leaves idle FastMem pages alone; once an
+/// allocation misses FastMem, every FastMem page not accessed since the
+/// last scan goes to SlowMem at once, and the freed FastMem serves the
+/// next allocations.
+#[test]
+fn inactive_fastmem_pages_are_evicted_under_pressure_only() {
+    let mut m = machine(32);
+    let mut g = guest(Mechanism::Lru, GuestParams::default());
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, HEAP, 16);
+    g.tick(&mut m).unwrap();
+    g.tick(&mut m).unwrap();
+    assert_eq!(
+        gauge(&g, "lru_passes_count"),
+        0.0,
+        "half of FastMem free: no pressure"
+    );
+    assert_eq!(count_in(&m, HEAP, TierId::FAST), 16);
+    // 24 more heap pages: 16 fit, 8 miss. The next tick scans: the first
+    // 16 pages were accessed since start (their first touch) but not since
+    // the scan that clears their bits, so a second pressured tick evicts.
+    touch_range(&mut m, HEAP + 16 * PAGE, 24);
+    g.tick(&mut m).unwrap();
+    assert_eq!(gauge(&g, "lru_passes_count"), 1.0);
+    assert_eq!(
+        gauge(&g, "lru_evicted_pages_count"),
+        0.0,
+        "every page was accessed"
+    );
+    // Pages 16-39 are used again, pages 0-15 are not: the allocation of 8
+    // new pages misses again (FastMem is full), and the pass evicts 0-15.
+    touch_range(&mut m, HEAP + 16 * PAGE, 24);
+    touch_range(&mut m, HEAP + 40 * PAGE, 8);
+    g.tick(&mut m).unwrap();
+    assert_eq!(gauge(&g, "lru_passes_count"), 2.0);
+    assert_eq!(
+        count_in(&m, HEAP, TierId::FAST) + count_in(&m, HEAP, TierId::SLOW),
+        48
+    );
+    assert!(
+        (0..16).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::SLOW)),
+        "the idle pages left FastMem"
+    );
+    assert_eq!(gauge(&g, "lru_evicted_pages_count"), 16.0);
+    // FastMem freed by the eviction takes the next allocations.
+    touch_range(&mut m, HEAP + 48 * PAGE, 16);
+    assert!((48..64).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::FAST)));
+}
+
+/// A type's threshold share of FastMem keeps its inactive pages there under
+/// pressure; the other types' inactive pages still go.
+#[test]
+fn a_threshold_keeps_its_share_of_fastmem() {
+    let params = GuestParams {
+        thresholds: Thresholds {
+            page_cache: 0.25,
+            ..Thresholds::default()
+        },
+        ..GuestParams::default()
+    };
+    let mut m = machine(32);
+    let mut g = guest(Mechanism::Lru, params);
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, HEAP, 16);
+    touch_range(&mut m, CACHE, 16);
+    // FastMem is full: clear the bits with one pressured pass (the slab
+    // page missed), then miss again with every page idle.
+    touch(&mut m, SLAB);
+    g.tick(&mut m).unwrap();
+    touch(&mut m, SLAB + PAGE);
+    g.tick(&mut m).unwrap();
+    assert_eq!(
+        count_in(&m, HEAP, TierId::FAST),
+        0,
+        "heap threshold 0: all go"
+    );
+    assert_eq!(
+        count_in(&m, CACHE, TierId::FAST),
+        8,
+        "a quarter of 32 pages stays"
+    );
+}
+
+/// Bad parameters name themselves.
+#[test]
+fn bad_parameters_are_refused_with_their_name() {
+    let bad = GuestParams {
+        fast_free_watermark: 2.0,
+        ..GuestParams::default()
+    };
+    assert!(bad.check().unwrap_err().contains("fast_free_watermark"));
+    let bad = GuestParams {
+        interval_ms: 0.0,
+        ..GuestParams::default()
+    };
+    assert!(bad.check().unwrap_err().contains("interval_ms"));
+}
