@@ -4,6 +4,7 @@ use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlac
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
 use crate::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
+use crate::heteroos::vmm::{VmmExclusive, VmmParams};
 use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
@@ -108,6 +109,17 @@ fn heteroos_guest(
     p.check()
         .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
     Ok(Box::new(HeteroOsGuest::new(mechanism, p)))
+}
+
+fn heteroos_vmm(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let p: VmmParams = parse(name, params)?;
+    p.check()
+        .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    Ok(Box::new(VmmExclusive::new(p)))
 }
 
 fn kstaled(
@@ -317,6 +329,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "heteroos-lru",
         description: "HeteroOS-LRU: Heap-IO-Slab-OD, I/O pages evicted from FastMem when their I/O completes, and under FastMem pressure inactive FastMem pages evicted at once (per-type thresholds)",
         build: |n, p, _| heteroos_guest(n, p, Mechanism::Lru),
+    },
+    Entry {
+        name: "heteroos-vmm-exclusive",
+        description: "HeteroOS's VMM-exclusive baseline (HeteroVisor-like): pages allocated in SlowMem; every 100 ms the VMM scans 16 K guest pages' Accessed bits (Table 6 walk cost), promotes the accessed ones, evicts idle FastMem pages",
+        build: heteroos_vmm,
     },
     Entry {
         name: "linear-scan-aggressive",

@@ -242,3 +242,36 @@ fn bad_parameters_are_refused_with_their_name() {
     };
     assert!(bad.check().unwrap_err().contains("interval_ms"));
 }
+
+/// VMM-exclusive allocates every page in SlowMem, promotes the pages a
+/// scan finds accessed, and evicts FastMem pages found idle to make room:
+/// FastMem ends up holding the pages in use.
+#[test]
+fn vmm_exclusive_promotes_what_it_sees_accessed_and_evicts_the_idle() {
+    use thermocline_managers::heteroos::vmm::{VmmExclusive, VmmParams};
+    let mut m = machine(16);
+    let mut g = VmmExclusive::new(VmmParams::default());
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, HEAP, 16);
+    assert_eq!(count_in(&m, HEAP, TierId::FAST), 0, "lazy: SlowMem first");
+    g.tick(&mut m).unwrap();
+    assert_eq!(count_in(&m, HEAP, TierId::FAST), 16, "all 16 were accessed");
+    // Pages 0-15 idle from now on, 16-31 used: one scan finds 0-15 idle
+    // and 16-31 accessed; the promotions need the room the idle pages
+    // leave.
+    touch_range(&mut m, HEAP + 16 * PAGE, 16);
+    g.tick(&mut m).unwrap();
+    assert!((16..32).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::FAST)));
+    assert!((0..16).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::SLOW)));
+    let scanned = g
+        .gauges()
+        .into_iter()
+        .find(|x| x.0 == "scanned_pages_count")
+        .unwrap()
+        .1;
+    assert_eq!(scanned, 16.0 + 32.0);
+    assert!(
+        m.manager_ns() > 48.0 * 37_000.0,
+        "Table 6's walk cost is charged"
+    );
+}

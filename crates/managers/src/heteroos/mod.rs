@@ -7,14 +7,17 @@
 //!   (`heteroos-heap-od`, `heteroos-heap-io-slab-od`, `heteroos-lru`);
 //! - [`lru`]: their rules apart from the machine (per-type allocation
 //!   statistics, HeteroOS-LRU's trigger and thresholds);
+//! - [`vmm`]: the VMM-exclusive (HeteroVisor-like) baseline,
+//!   `heteroos-vmm-exclusive`;
 //! - [`interval`]: Equation 1, the coordinated tracking interval.
 //!
 //! The paper's baselines are managers every paper shares: SlowMem-only is
 //! `all-slow`, FastMem-only `all-fast`, NUMA-preferred `first-touch`
 //! (Linux's preferred-node policy for every page type), and Random
-//! `random`. Not built yet: the coordinated VMM tracking, VMM-exclusive,
-//! virtual machines and weighted DRF.
+//! `random`. Not built yet: the coordinated VMM tracking, virtual machines
+//! and weighted DRF.
 
 pub mod guest;
 pub mod interval;
 pub mod lru;
+pub mod vmm;
