@@ -3,6 +3,7 @@
 use crate::ambix::baselines::{AdmDefault, AutonumaTiering, MemoryMode, MemosPlacement};
 use crate::ambix::{Ambix, AmbixParams};
 use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
+use crate::heteroos::coordinated::{Coordinated, CoordinatedParams};
 use crate::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
 use crate::heteroos::vmm::{VmmExclusive, VmmParams};
 use crate::memos::{Memos, MemosParams};
@@ -120,6 +121,17 @@ fn heteroos_vmm(
     p.check()
         .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
     Ok(Box::new(VmmExclusive::new(p)))
+}
+
+fn heteroos_coordinated(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let p: CoordinatedParams = parse(name, params)?;
+    p.check()
+        .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    Ok(Box::new(Coordinated::new(p)))
 }
 
 fn kstaled(
@@ -329,6 +341,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "heteroos-lru",
         description: "HeteroOS-LRU: Heap-IO-Slab-OD, I/O pages evicted from FastMem when their I/O completes, and under FastMem pressure inactive FastMem pages evicted at once (per-type thresholds)",
         build: |n, p, _| heteroos_guest(n, p, Mechanism::Lru),
+    },
+    Entry {
+        name: "heteroos-coordinated",
+        description: "HeteroOS-coordinated: HeteroOS-LRU; once FastMem allocations miss, the VMM scans the guest's heap VMAs (16 K pages per epoch, Equation 1's 50 ms-1 s interval by LLC misses) and the guest promotes the accessed pages",
+        build: heteroos_coordinated,
     },
     Entry {
         name: "heteroos-vmm-exclusive",

@@ -275,3 +275,76 @@ fn vmm_exclusive_promotes_what_it_sees_accessed_and_evicts_the_idle() {
         "Table 6's walk cost is charged"
     );
 }
+
+/// Accesses to one page (TLB hits) until the machine's clock reaches `ns`.
+fn advance_to(m: &mut Machine, ns: u64, va: u64) {
+    let mut n = 0;
+    while m.now_ns() < ns {
+        for _ in 0..1000 {
+            m.access(Access {
+                va,
+                asid: 0,
+                core: 0,
+                write: false,
+            });
+        }
+        m.settle();
+        n += 1;
+        assert!(n < 100_000, "the clock does not advance");
+    }
+}
+
+/// HeteroOS-coordinated tracks nothing while the guest finds FastMem;
+/// after a miss, the VMM scans the heap (not the page cache, which is on
+/// the exception list) and the guest promotes the accessed SlowMem heap
+/// pages into the FastMem that HeteroOS-LRU freed.
+#[test]
+fn coordinated_tracking_starts_on_a_miss_and_scans_only_the_heap() {
+    use thermocline_managers::heteroos::coordinated::{Coordinated, CoordinatedParams};
+    let gauge = |g: &Coordinated, k: &str| g.gauges().into_iter().find(|x| x.0 == k).unwrap().1;
+    let mut m = machine(24);
+    let mut g = Coordinated::new(CoordinatedParams::default());
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, HEAP, 8);
+    g.tick(&mut m).unwrap();
+    assert_eq!(
+        gauge(&g, "tracking_epochs_count"),
+        0.0,
+        "no miss, no tracking"
+    );
+    // The page cache fills the rest of FastMem; 8 more heap pages miss it.
+    touch_range(&mut m, CACHE, 16);
+    touch_range(&mut m, HEAP + 8 * PAGE, 8);
+    assert_eq!(count_in(&m, HEAP, TierId::SLOW), 8);
+    advance_to(&mut m, 100_000_000, HEAP);
+    g.tick(&mut m).unwrap();
+    assert_eq!(
+        gauge(&g, "tracking_epochs_count"),
+        1.0,
+        "the miss starts tracking"
+    );
+    // The LRU pass found every page accessed: nothing left FastMem, so the
+    // first epoch could promote nothing. Now the page cache idles while the
+    // heap pages in SlowMem are used: the next LRU pass evicts the cache,
+    // the next epoch promotes the heap.
+    touch_range(&mut m, HEAP, 16);
+    touch(&mut m, SLAB);
+    advance_to(&mut m, 250_000_000, HEAP);
+    touch_range(&mut m, HEAP, 16);
+    g.tick(&mut m).unwrap();
+    assert_eq!(
+        count_in(&m, CACHE, TierId::FAST),
+        0,
+        "HeteroOS-LRU evicted the idle cache"
+    );
+    assert_eq!(
+        count_in(&m, HEAP, TierId::FAST),
+        16,
+        "the guest promoted the heap"
+    );
+    let scanned = gauge(&g, "scanned_pages_count");
+    assert!(
+        scanned > 0.0 && scanned <= 32.0,
+        "heap pages only: {scanned}"
+    );
+}

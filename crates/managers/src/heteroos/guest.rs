@@ -159,6 +159,17 @@ impl HeteroOsGuest {
         }
     }
 
+    /// FastMem allocation misses in the last statistics interval: the
+    /// on-demand allocation and HeteroOS-LRU did not find free FastMem.
+    pub fn interval_misses(&self) -> u64 {
+        self.last.total_misses()
+    }
+
+    /// The statistics and LRU period (ns).
+    pub fn interval_ns(&self) -> u64 {
+        (self.params.interval_ms * 1e6) as u64
+    }
+
     fn type_of(&self, asid: Asid, va: u64) -> PageType {
         let i = self
             .regions
@@ -312,7 +323,7 @@ impl Manager for HeteroOsGuest {
     }
 
     fn tick_ns(&self) -> Option<u64> {
-        Some((self.params.interval_ms * 1e6) as u64)
+        Some(self.interval_ns())
     }
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {

@@ -7,6 +7,9 @@
 //!   (`heteroos-heap-od`, `heteroos-heap-io-slab-od`, `heteroos-lru`);
 //! - [`lru`]: their rules apart from the machine (per-type allocation
 //!   statistics, HeteroOS-LRU's trigger and thresholds);
+//! - [`coordinated`]: HeteroOS-coordinated, `heteroos-coordinated`
+//!   (HeteroOS-LRU plus guest-guided VMM tracking of the heap VMAs at
+//!   Equation 1's interval, the guest migrating);
 //! - [`vmm`]: the VMM-exclusive (HeteroVisor-like) baseline,
 //!   `heteroos-vmm-exclusive`;
 //! - [`interval`]: Equation 1, the coordinated tracking interval.
@@ -14,9 +17,10 @@
 //! The paper's baselines are managers every paper shares: SlowMem-only is
 //! `all-slow`, FastMem-only `all-fast`, NUMA-preferred `first-touch`
 //! (Linux's preferred-node policy for every page type), and Random
-//! `random`. Not built yet: the coordinated VMM tracking, virtual machines
+//! `random`. Not built yet: virtual machines (several guests over one VMM)
 //! and weighted DRF.
 
+pub mod coordinated;
 pub mod guest;
 pub mod interval;
 pub mod lru;

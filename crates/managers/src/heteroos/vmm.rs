@@ -84,30 +84,41 @@ impl VmmParams {
     }
 }
 
-/// The VMM-exclusive (HeteroVisor-like) manager.
-pub struct VmmExclusive {
-    params: VmmParams,
-    /// (asid, start, end) of every region: the guest memory the VMM sees.
+/// The VMM's hotness tracking and migration over a set of guest ranges
+/// (all guest memory for VMM-exclusive, the guest's tracking list for
+/// HeteroOS-coordinated): each round scans the next batch of pages,
+/// flushes the TLB, evicts idle FastMem pages for room and promotes the
+/// accessed SlowMem pages.
+#[derive(Debug)]
+pub struct Tracker {
+    /// (asid, start, end) of every tracked range.
     ranges: Vec<(Asid, u64, u64)>,
+    scan_pages: u64,
     /// Where the next scan starts: a range and an address in it.
     cursor: (usize, u64),
     slow: TierId,
     hot: Vec<(Asid, u64)>,
     idle: VecDeque<(Asid, u64)>,
     to_move: Vec<u64>,
-    scanned: u64,
-    promoted: u64,
-    evicted: u64,
+    /// Pages scanned, promoted and evicted so far.
+    pub scanned: u64,
+    /// Pages moved into FastMem.
+    pub promoted: u64,
+    /// Pages moved out of FastMem to make room.
+    pub evicted: u64,
 }
 
-impl VmmExclusive {
-    /// The manager with `params` (checked by the caller).
-    pub fn new(params: VmmParams) -> Self {
-        VmmExclusive {
-            params,
-            ranges: Vec::new(),
-            cursor: (0, 0),
-            slow: TierId(1),
+impl Tracker {
+    /// A tracker of `ranges` (sorted here), `scan_pages` per round, moving
+    /// evicted pages to `slow`.
+    pub fn new(mut ranges: Vec<(Asid, u64, u64)>, scan_pages: u64, slow: TierId) -> Self {
+        ranges.sort_unstable();
+        let cursor = (0, ranges.first().map_or(0, |r| r.1));
+        Tracker {
+            ranges,
+            scan_pages,
+            cursor,
+            slow,
             hot: Vec::new(),
             idle: VecDeque::new(),
             to_move: Vec::new(),
@@ -117,6 +128,38 @@ impl VmmExclusive {
         }
     }
 
+    /// Idle FastMem pages waiting to be evicted.
+    pub fn idle_queued(&self) -> usize {
+        self.idle.len()
+    }
+
+    /// One round: scan, charge the walks, make room, promote.
+    pub fn round(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.ranges.is_empty() {
+            return Ok(());
+        }
+        let read = self.scan(b)?;
+        self.scanned += read;
+        b.charge_manager(read as f64 * page_walk_ns(self.scan_pages));
+        // A page found idle in several scans is queued several times; the
+        // queue need not outgrow FastMem.
+        let fast_pages = (b.tiers()[0].capacity_bytes / 4096) as usize;
+        while self.idle.len() > fast_pages {
+            self.idle.pop_front();
+        }
+        self.make_room(b, self.hot.len() as u64)?;
+        self.hot.sort_unstable();
+        let hot = std::mem::take(&mut self.hot);
+        for chunk in hot.chunk_by(|a, b| a.0 == b.0) {
+            self.to_move.clear();
+            self.to_move.extend(chunk.iter().map(|&(_, va)| va));
+            let r = b.migrate(chunk[0].0, &self.to_move, TierId::FAST)?;
+            self.promoted += r.pages;
+        }
+        self.hot = hot;
+        Ok(())
+    }
+
     /// Reads and clears the Accessed bits of the next `scan_pages` mapped
     /// pages, going on to the next range at the end of one, each range at
     /// most once per scan (so no page is read twice in one scan).
@@ -124,7 +167,7 @@ impl VmmExclusive {
         self.hot.clear();
         let mut read = 0;
         let mut ranges_left = self.ranges.len();
-        while read < self.params.scan_pages && ranges_left > 0 {
+        while read < self.scan_pages && ranges_left > 0 {
             let (i, va) = self.cursor;
             let (asid, _, end) = self.ranges[i];
             match b.next_mapped(asid, va, end)? {
@@ -179,36 +222,52 @@ impl VmmExclusive {
     }
 }
 
+/// The VMM-exclusive (HeteroVisor-like) manager.
+pub struct VmmExclusive {
+    params: VmmParams,
+    tracker: Option<Tracker>,
+}
+
+impl VmmExclusive {
+    /// The manager with `params` (checked by the caller).
+    pub fn new(params: VmmParams) -> Self {
+        VmmExclusive {
+            params,
+            tracker: None,
+        }
+    }
+}
+
 impl Manager for VmmExclusive {
     fn name(&self) -> &'static str {
         "heteroos-vmm-exclusive"
     }
 
     fn gauges(&self) -> Vec<(&'static str, f64)> {
+        let t = self.tracker.as_ref();
+        let n = |f: fn(&Tracker) -> u64| t.map_or(0.0, |t| f(t) as f64);
         vec![
-            ("scanned_pages_count", self.scanned as f64),
-            ("promoted_pages_count", self.promoted as f64),
-            ("evicted_pages_count", self.evicted as f64),
-            ("idle_queue_pages", self.idle.len() as f64),
+            ("scanned_pages_count", n(|t| t.scanned)),
+            ("promoted_pages_count", n(|t| t.promoted)),
+            ("evicted_pages_count", n(|t| t.evicted)),
+            ("idle_queue_pages", n(|t| t.idle_queued() as u64)),
         ]
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
-        self.ranges = b
+        let slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        let ranges: Vec<_> = b
             .regions()
             .iter()
             .map(|r| (r.asid, r.start, r.end()))
             .collect();
-        self.ranges.sort_unstable();
-        if let Some(&(_, start, _)) = self.ranges.first() {
-            self.cursor = (0, start);
-        }
-        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
+        let mut asids: Vec<Asid> = ranges.iter().map(|r| r.0).collect();
+        asids.sort_unstable();
         asids.dedup();
         for a in asids {
-            b.set_policy(a, MemPolicy::Bind { tier: self.slow })?;
+            b.set_policy(a, MemPolicy::Bind { tier: slow })?;
         }
+        self.tracker = Some(Tracker::new(ranges, self.params.scan_pages, slow));
         Ok(())
     }
 
@@ -217,28 +276,9 @@ impl Manager for VmmExclusive {
     }
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
-        if self.ranges.is_empty() {
-            return Ok(None);
+        if let Some(t) = self.tracker.as_mut() {
+            t.round(b)?;
         }
-        let read = self.scan(b)?;
-        self.scanned += read;
-        // A page found idle in several scans is queued several times; the
-        // queue need not outgrow FastMem.
-        let fast_pages = (b.tiers()[0].capacity_bytes / 4096) as usize;
-        while self.idle.len() > fast_pages {
-            self.idle.pop_front();
-        }
-        b.charge_manager(read as f64 * page_walk_ns(self.params.scan_pages));
-        self.make_room(b, self.hot.len() as u64)?;
-        self.hot.sort_unstable();
-        let hot = std::mem::take(&mut self.hot);
-        for chunk in hot.chunk_by(|a, b| a.0 == b.0) {
-            self.to_move.clear();
-            self.to_move.extend(chunk.iter().map(|&(_, va)| va));
-            let r = b.migrate(chunk[0].0, &self.to_move, TierId::FAST)?;
-            self.promoted += r.pages;
-        }
-        self.hot = hot;
         Ok(None)
     }
 }
