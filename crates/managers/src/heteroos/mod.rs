@@ -12,7 +12,9 @@
 //!   Equation 1's interval, the guest migrating);
 //! - [`vmm`]: the VMM-exclusive (HeteroVisor-like) baseline,
 //!   `heteroos-vmm-exclusive`;
-//! - [`interval`]: Equation 1, the coordinated tracking interval.
+//! - [`interval`]: Equation 1, the coordinated tracking interval;
+//! - [`drf`]: Algorithm 1's weighted DRF and the max-min it replaces, as
+//!   allocations of pages (not yet applied to VMs).
 //!
 //! The paper's baselines are managers every paper shares: SlowMem-only is
 //! `all-slow`, FastMem-only `all-fast`, NUMA-preferred `first-touch`
@@ -21,6 +23,7 @@
 //! and weighted DRF.
 
 pub mod coordinated;
+pub mod drf;
 pub mod guest;
 pub mod interval;
 pub mod lru;
