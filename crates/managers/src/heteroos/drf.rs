@@ -72,17 +72,16 @@ pub fn dominant_share(
 /// Why `vms` cannot share `capacity`, if they cannot: minimums above
 /// maximums, or minimums that do not fit.
 pub fn check(capacity: &[u64; TYPES], vms: &[VmShare]) -> Result<(), String> {
-    for j in 0..TYPES {
+    for (j, &cap) in capacity.iter().enumerate() {
         if let Some(i) = vms.iter().position(|v| v.min[j] > v.max[j]) {
             return Err(format!(
                 "VM {i}: its minimum of memory type {j} is above its maximum"
             ));
         }
         let reserved: u64 = vms.iter().map(|v| v.min[j]).sum();
-        if reserved > capacity[j] {
+        if reserved > cap {
             return Err(format!(
-                "the minimums of memory type {j} ({reserved} pages) exceed its {} pages",
-                capacity[j]
+                "the minimums of memory type {j} ({reserved} pages) exceed its {cap} pages"
             ));
         }
     }
