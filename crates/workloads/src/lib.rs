@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod ambix;
+pub mod heteroos;
 pub mod lackey;
 pub mod masim;
 pub mod memos;
@@ -109,6 +110,8 @@ pub enum Stream {
     Rate(rates::RateStream),
     /// An NPB kernel, executed.
     Npb(Box<npb::NpbStream>),
+    /// A HeteroOS-like page-typed model (accesses and memory events).
+    Hetero(Box<heteroos::HeteroStream>),
 }
 
 impl Stream {
@@ -124,6 +127,7 @@ impl Stream {
             Stream::Memory(s) => Ok(s.fill(buf)),
             Stream::Rate(s) => Ok(s.fill(buf)),
             Stream::Npb(s) => Ok(s.fill(buf)),
+            Stream::Hetero(s) => Ok(s.fill(buf)),
         }
     }
 
@@ -141,6 +145,7 @@ impl Stream {
         events.clear();
         match self {
             Stream::Memory(s) => Ok(s.fill_with_events(buf, events)),
+            Stream::Hetero(s) => Ok(s.fill_with_events(buf, events)),
             // No other source issues memory events.
             _ => self.fill(buf),
         }

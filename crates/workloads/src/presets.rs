@@ -3,6 +3,7 @@
 //! preset name.
 
 use crate::ambix;
+use crate::heteroos::{self, HeteroSpec};
 use crate::memos;
 use crate::models::{BuiltModel, ModelSpec, ModelStream};
 use crate::npb::{self, NpbSpec};
@@ -84,6 +85,7 @@ enum Kind {
     Model(fn() -> ModelSpec),
     Sweep(fn() -> SweepSpec),
     Npb(fn() -> NpbSpec),
+    Hetero(fn() -> HeteroSpec),
 }
 
 /// A named workload.
@@ -413,6 +415,45 @@ pub const PRESETS: &[Preset] = &[
         name: "memos-stream",
         description: memos::MODELS[11].description,
         kind: Kind::MasimText(|| memos::preset("stream")),
+    },    Preset {
+        name: "heteroos-graphchi",
+        description: heteroos::MODELS[0].description,
+        kind: Kind::Hetero(|| heteroos::MODELS[0]),
+    },
+    Preset {
+        name: "heteroos-xstream",
+        description: heteroos::MODELS[1].description,
+        kind: Kind::Hetero(|| heteroos::MODELS[1]),
+    },
+    Preset {
+        name: "heteroos-metis",
+        description: heteroos::MODELS[2].description,
+        kind: Kind::Hetero(|| heteroos::MODELS[2]),
+    },
+    Preset {
+        name: "heteroos-redis",
+        description: heteroos::MODELS[3].description,
+        kind: Kind::Hetero(|| heteroos::MODELS[3]),
+    },
+    Preset {
+        name: "heteroos-leveldb",
+        description: heteroos::MODELS[4].description,
+        kind: Kind::Hetero(|| heteroos::MODELS[4]),
+    },
+    Preset {
+        name: "heteroos-nginx",
+        description: heteroos::MODELS[5].description,
+        kind: Kind::Hetero(|| heteroos::MODELS[5]),
+    },
+    Preset {
+        name: "heteroos-memlat",
+        description: heteroos::MEMLAT_DESCRIPTION,
+        kind: Kind::Hetero(|| heteroos::memlat(GIB)),
+    },
+    Preset {
+        name: "heteroos-stream",
+        description: heteroos::STREAM_DESCRIPTION,
+        kind: Kind::Hetero(|| heteroos::stream(GIB)),
     },
 ];
 
@@ -537,6 +578,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             Kind::Model(f) => return model_workload(spec, f(), o),
             Kind::Sweep(f) => return sweep_workload(spec, f(), o),
             Kind::Npb(f) => return npb_workload(spec, &f(), o),
+            Kind::Hetero(f) => return hetero_workload(spec, &f(), o),
             Kind::Kv(f) => {
                 let kv = f();
                 let rate = o.access_rate.unwrap_or(kv.access_rate);
@@ -551,6 +593,8 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         return sweep_workload(spec, s?, o);
     } else if let Some(s) = parameterized_npb(spec) {
         return npb_workload(spec, &s?, o);
+    } else if let Some(h) = heteroos::parameterized(spec) {
+        return hetero_workload(spec, &h?, o);
     } else if let Some(m) = thermostat::with_threads(spec) {
         return model_workload(spec, m?, o);
     }
@@ -608,7 +652,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute)?,
             Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute)?,
-            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) | Kind::Npb(_) => {
+            Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) | Kind::Npb(_) | Kind::Hetero(_) => {
                 return Err(WorkloadError::Invalid(format!(
                     "preset {spec:?} was not built (a bug; please report it)"
                 )))
@@ -825,6 +869,48 @@ fn npb_workload(
     })
 }
 
+/// A HeteroOS-like model: its own compute time per access (from Table 4's
+/// MPKI, see [`heteroos`]; none for the microbenchmarks) and no THP unless
+/// the options say otherwise; a load phase, then the rounds.
+fn hetero_workload(
+    name: &str,
+    spec: &HeteroSpec,
+    o: &WorkloadOptions,
+) -> Result<Workload, WorkloadError> {
+    let (regions, stream) = heteroos::build(spec, o.thp.unwrap_or(false), o.seed)?;
+    let (rate, compute) = match (o.access_rate, o.compute_ns) {
+        (Some(r), c) => (
+            r,
+            c.unwrap_or_else(|| crate::compute_ns_for_rate(r, o.fast_read_ns, o.mlp)),
+        ),
+        (None, c) => {
+            let c = c.unwrap_or(spec.compute_ns());
+            (1e9 / (c + o.fast_read_ns / o.mlp), c)
+        }
+    };
+    let load = spec.load_accesses();
+    Ok(Workload {
+        name: name.to_string(),
+        regions,
+        threads: spec.threads,
+        access_rate: rate,
+        compute_ns: compute,
+        total_accesses: load + spec.run_accesses(),
+        phases: vec![
+            PhaseMark {
+                name: "load".into(),
+                first_access: 0,
+            },
+            PhaseMark {
+                name: "run".into(),
+                first_access: load,
+            },
+        ],
+        stream: Stream::Hetero(Box::new(stream)),
+        rates: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -853,6 +939,47 @@ mod tests {
         assert!(load("memos:stream:0.05:3", &opts()).is_ok());
         let e = load("memos:stream:x", &opts()).err().unwrap().to_string();
         assert!(e.contains("memos:stream:x"), "{e}");
+    }
+
+    #[test]
+    fn heteroos_models_are_presets_with_typed_regions_and_events() {
+        use thermocline_vocab::PageType;
+        for m in crate::heteroos::MODELS {
+            let name = format!("heteroos-{}", m.name);
+            let p = preset(&name).expect(m.name);
+            assert_eq!(p.description, m.description);
+            let w = load(&name, &opts()).unwrap();
+            assert_eq!(w.total_accesses, m.load_accesses() + m.run_accesses());
+            assert!((w.compute_ns - m.compute_ns()).abs() < 1e-9);
+            assert!(w.footprint_bytes() <= 6 << 30, "{name}");
+        }
+        let w = load("heteroos-leveldb", &opts()).unwrap();
+        let types: Vec<PageType> = w.regions.iter().map(|r| r.page_type).collect();
+        assert_eq!(
+            types,
+            [
+                PageType::Anon,
+                PageType::FileCache,
+                PageType::IoBuffer,
+                PageType::Slab
+            ]
+        );
+        // Events come through the workload's stream.
+        let mut w = load("heteroos:nginx:0.05", &opts()).unwrap();
+        let mut buf = vec![Access::default(); 4096];
+        let mut events = Vec::new();
+        let mut seen = 0;
+        for _ in 0..100 {
+            w.stream.fill_with_events(&mut buf, &mut events).unwrap();
+            seen += events.len();
+        }
+        assert!(seen > 0);
+        for (spec, gib) in [("heteroos-memlat", 1.0), ("heteroos-stream:0.5", 0.5)] {
+            let w = load(spec, &opts()).unwrap();
+            assert_eq!(w.footprint_bytes(), (gib * (1u64 << 30) as f64) as u64);
+            assert_eq!(w.compute_ns, 0.0);
+        }
+        assert!(load("heteroos:nginx:9", &opts()).is_err());
     }
 
     #[test]
