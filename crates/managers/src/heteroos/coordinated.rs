@@ -11,7 +11,8 @@
 //!   epoch, clamped to 50 ms - 1 s ([`super::interval`]);
 //! - **who migrates**: the guest, after its page-state checks (the page is
 //!   still mapped and in SlowMem; freed pages are gone from the table, so a
-//!   page being freed is never moved).
+//!   page being freed is never moved), making room with HeteroOS-LRU's
+//!   clock (inactive FastMem pages of any type) first.
 //!
 //! The tracking itself is VMM-exclusive's ([`super::vmm::Tracker`]: the
 //! paper "reuses HeteroVisor's hotness-tracking implementation"), with its
@@ -130,7 +131,14 @@ impl Coordinated {
         }
         self.last_epoch_misses = Some(misses);
         if let Some(t) = self.tracker.as_mut() {
-            t.round(b)?;
+            let hot = t.scan_round(b)?;
+            // The guest makes room first with HeteroOS-LRU (any type's
+            // inactive pages), then migrates.
+            let free = b.tiers()[0].free_bytes / 4096;
+            if hot > free {
+                self.guest.reclaim(b, hot - free)?;
+            }
+            t.promote(b)?;
         }
         self.epochs += 1;
         self.next_track_ns = now + self.track_interval_ns;

@@ -13,9 +13,11 @@
 //!   type's FastMem allocation requests and misses (gauges, Fig. 10).
 //! - **HeteroOS-LRU** (3.3): I/O pages are evicted from FastMem as soon as
 //!   their I/O completes; under FastMem pressure (its own, see [`lru`]),
-//!   FastMem pages found inactive by an Accessed-bit scan of FastMem's
-//!   frames (Linux keeps its LRU lists per node) are evicted at once, each
-//!   type keeping its threshold share.
+//!   a clock hand over FastMem's frames (Linux keeps its LRU lists per
+//!   node) reads and clears Accessed bits and evicts the pages found
+//!   inactive at once, each type keeping its threshold share, until the
+//!   FastMem freed covers the demand: the last interval's allocation
+//!   misses and the free watermark's deficit (Linux's `nr_to_reclaim`).
 //!
 //! *Inferred*, beyond what [`lru`] lists:
 //! - pages released by unmap give their frames back at once on the machine
@@ -127,7 +129,14 @@ pub struct HeteroOsGuest {
     misses: u64,
     events: Vec<MemEvent>,
     events_dropped: u64,
-    inactive: Vec<Vec<(Asid, u64)>>,
+    /// Pages the current LRU pass evicts.
+    evict: Vec<(Asid, u64)>,
+    /// The LRU clock hand: the next FastMem frame to examine (an offset).
+    hand: u64,
+    /// FastMem pages per type seen in the hand's current revolution.
+    held_acc: [u64; PageType::COUNT],
+    /// The same over its last complete revolution.
+    held_seen: Option<[u64; PageType::COUNT]>,
     to_move: Vec<u64>,
     io_evicted: u64,
     lru_evicted: u64,
@@ -150,7 +159,10 @@ impl HeteroOsGuest {
             misses: 0,
             events: Vec::new(),
             events_dropped: 0,
-            inactive: vec![Vec::new(); PageType::COUNT],
+            evict: Vec::new(),
+            hand: 0,
+            held_acc: [0; PageType::COUNT],
+            held_seen: None,
             to_move: Vec::new(),
             io_evicted: 0,
             lru_evicted: 0,
@@ -209,9 +221,28 @@ impl HeteroOsGuest {
         Ok(())
     }
 
-    /// Scans FastMem's frames for inactive pages and evicts them, each type
-    /// keeping its threshold share.
+    /// HeteroOS-LRU's replacement under FastMem pressure: [`Self::reclaim`]
+    /// of the last interval's misses and the free watermark's deficit.
     fn replace(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let fast = b.tiers().into_iter().next().expect("a machine has a tier");
+        let fast_pages = fast.capacity_bytes / 4096;
+        let free = fast.free_bytes / 4096;
+        let watermark = self.params.fast_free_watermark;
+        let misses = self.last.total_misses();
+        if fast_pages == 0 || !lru::under_pressure(free, fast_pages, watermark, misses) {
+            return Ok(());
+        }
+        let deficit = ((watermark * fast_pages as f64).ceil() as u64).saturating_sub(free);
+        self.reclaim(b, misses + deficit.max(1))
+    }
+
+    /// Frees `target` FastMem pages if it can: a clock hand goes over
+    /// FastMem's frames from where it stopped, reading and clearing each
+    /// page's Accessed bit, and evicts every page found inactive (unless
+    /// its type is down to its threshold share), until the pages freed
+    /// reach `target` or every frame was seen once. HeteroOS-coordinated
+    /// calls it to make room for the pages it promotes.
+    pub fn reclaim(&mut self, b: &mut dyn Backend, target: u64) -> Result<(), BackendError> {
         let fast = b.tiers().into_iter().next().expect("a machine has a tier");
         let Some(first) = fast.first_frame else {
             return Err(BackendError::Unsupported(
@@ -219,56 +250,55 @@ impl HeteroOsGuest {
             ));
         };
         let fast_pages = fast.capacity_bytes / 4096;
-        if !lru::under_pressure(
-            fast.free_bytes / 4096,
-            fast_pages,
-            self.params.fast_free_watermark,
-            self.last.total_misses(),
-        ) {
-            return Ok(());
-        }
         self.lru_passes += 1;
-        self.inactive.iter_mut().for_each(Vec::clear);
-        let mut held = [0u64; PageType::COUNT];
-        let mut frame = first;
-        while frame < first + fast_pages {
+        self.evict.clear();
+        let mut evicted_of = [0u64; PageType::COUNT];
+        let (mut freed, mut examined) = (0u64, 0u64);
+        while freed < target && examined < fast_pages {
+            let frame = first + self.hand;
+            examined += 1;
+            self.hand += 1;
+            if self.hand == fast_pages {
+                self.hand = 0;
+                self.held_seen = Some(std::mem::take(&mut self.held_acc));
+            }
             let Some((asid, va)) = b.reverse_translate(frame)? else {
-                frame += 1;
                 continue;
             };
-            let t = b.translate(asid, va)?;
-            let pages = t.map_or(1, |t| t.size.bytes() / 4096);
-            let va = t.map_or(va, |t| t.size.align_down(va));
-            self.lru_scanned += 1;
-            let ty = self.type_of(asid, va);
-            held[ty.index()] += pages;
-            if !b.accessed(asid, va, Level::Pte, true)? {
-                self.inactive[ty.index()].push((asid, va));
-            }
-            // A huge page answers for its 512 frames once.
-            frame = match t {
-                Some(t) if t.size == PageSize::Huge => (t.frame + pages).max(frame + 1),
-                _ => frame + 1,
+            let Some(t) = b.translate(asid, va)? else {
+                continue;
             };
+            // A huge page is seen once, at its first frame.
+            if t.size == PageSize::Huge && frame != t.frame {
+                continue;
+            }
+            let (va, pages) = (t.size.align_down(va), t.size.bytes() / 4096);
+            self.lru_scanned += 1;
+            let ty = self.type_of(asid, va).index();
+            self.held_acc[ty] += pages;
+            if b.accessed(asid, va, Level::Pte, true)? {
+                continue;
+            }
+            let held = self.held_seen.map(|h| h[ty]);
+            let share = self.params.thresholds.share(PageType::ALL[ty]);
+            if lru::may_evict(held, evicted_of[ty], fast_pages, share) {
+                self.evict.push((asid, va));
+                evicted_of[ty] += pages;
+                freed += pages;
+            }
         }
         for &asid in &self.asids {
             b.flush_tlb(asid, Flush::All)?;
         }
-        let inactive: [u64; PageType::COUNT] =
-            std::array::from_fn(|i| self.inactive[i].len() as u64);
-        let go = lru::evictions(&inactive, &held, fast_pages, &self.params.thresholds);
-        for (i, &n) in go.iter().enumerate() {
-            let mut pages = std::mem::take(&mut self.inactive[i]);
-            pages.truncate(n as usize);
-            pages.sort_unstable();
-            for chunk in pages.chunk_by(|a, b| a.0 == b.0) {
-                self.to_move.clear();
-                self.to_move.extend(chunk.iter().map(|&(_, va)| va));
-                let r = b.migrate(chunk[0].0, &self.to_move, self.slow)?;
-                self.lru_evicted += r.pages;
-            }
-            self.inactive[i] = pages;
+        let mut evict = std::mem::take(&mut self.evict);
+        evict.sort_unstable();
+        for chunk in evict.chunk_by(|a, b| a.0 == b.0) {
+            self.to_move.clear();
+            self.to_move.extend(chunk.iter().map(|&(_, va)| va));
+            let r = b.migrate(chunk[0].0, &self.to_move, self.slow)?;
+            self.lru_evicted += r.pages;
         }
+        self.evict = evict;
         Ok(())
     }
 }

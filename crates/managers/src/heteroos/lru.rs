@@ -108,24 +108,14 @@ impl Thresholds {
     }
 }
 
-/// How many inactive FastMem pages of each type to evict: all of them,
-/// except that a type keeps as many as its threshold share of FastMem
-/// allows. `held` counts each type's FastMem pages, `inactive` those of
-/// them found inactive.
-pub fn evictions(
-    inactive: &[u64; N],
-    held: &[u64; N],
-    fast_pages: u64,
-    thresholds: &Thresholds,
-) -> [u64; N] {
-    let mut out = [0; N];
-    for ty in PageType::ALL {
-        let i = ty.index();
-        let keep = (thresholds.share(ty) * fast_pages as f64).floor() as u64;
-        let over = held[i].saturating_sub(keep);
-        out[i] = inactive[i].min(over);
-    }
-    out
+/// Whether an inactive FastMem page of a type may go, the type holding
+/// `held` FastMem pages of which this pass evicted `evicted` already: only
+/// while the type stays above its threshold share of the `fast_pages`.
+/// `held` is `None` while the type's FastMem pages are not known yet (the
+/// hand has not gone round once): no threshold holds a page back then.
+pub fn may_evict(held: Option<u64>, evicted: u64, fast_pages: u64, share: f64) -> bool {
+    let keep = (share * fast_pages as f64).floor() as u64;
+    held.is_none_or(|h| h.saturating_sub(evicted) > keep)
 }
 
 #[cfg(test)]
@@ -164,27 +154,18 @@ mod tests {
     }
 
     #[test]
-    fn every_inactive_page_goes_with_zero_thresholds_and_a_threshold_keeps_its_share() {
-        let mut inactive = [0; N];
-        let mut held = [0; N];
-        let (heap, cache) = (PageType::Anon.index(), PageType::FileCache.index());
-        inactive[heap] = 40;
-        held[heap] = 600;
-        inactive[cache] = 90;
-        held[cache] = 100;
-        let all = evictions(&inactive, &held, 1000, &Thresholds::default());
-        assert_eq!((all[heap], all[cache]), (40, 90));
-        // The heap may keep half of FastMem: it holds 600, so 100 may go
-        // (all 40 inactive); the page cache may keep 5% (50): 50 go.
-        let t = Thresholds {
-            heap: 0.5,
-            page_cache: 0.05,
-            ..Thresholds::default()
-        };
-        let some = evictions(&inactive, &held, 1000, &t);
-        assert_eq!((some[heap], some[cache]), (40, 50));
-        let t = Thresholds { heap: 0.6, ..t };
-        assert_eq!(evictions(&inactive, &held, 1000, &t)[heap], 0);
+    fn a_threshold_holds_back_its_share_and_zero_holds_back_nothing() {
+        // 600 heap pages of 1000 FastMem pages, threshold 0: all may go.
+        assert!(may_evict(Some(600), 599, 1000, 0.0));
+        assert!(!may_evict(Some(600), 600, 1000, 0.0));
+        // Threshold 0.5: 500 stay, so 100 may go.
+        assert!(may_evict(Some(600), 99, 1000, 0.5));
+        assert!(!may_evict(Some(600), 100, 1000, 0.5));
+        assert!(
+            !may_evict(Some(400), 0, 1000, 0.5),
+            "below its share already"
+        );
+        assert!(may_evict(None, 10_000, 1000, 0.9), "not known yet");
     }
 
     #[test]
@@ -198,27 +179,16 @@ mod tests {
     }
 
     proptest! {
-        /// Never more than the inactive pages, never below a type's
-        /// threshold share, and exactly down to it when enough are inactive.
+        /// Evicting page by page while `may_evict` allows leaves a type
+        /// exactly at its share when it held more, untouched otherwise.
         #[test]
-        fn evictions_respect_inactive_and_threshold(
-            inactive in prop::array::uniform5(0u64..1000),
-            extra in prop::array::uniform5(0u64..1000),
-            share in 0.0f64..1.0,
-            fast in 1u64..5000,
-        ) {
-            let held: [u64; N] = std::array::from_fn(|i| inactive[i] + extra[i]);
-            let t = Thresholds { heap: share, page_cache: share, buffer_cache: share, slab: share };
-            let e = evictions(&inactive, &held, fast, &t);
-            for ty in PageType::ALL {
-                let i = ty.index();
-                let keep = (t.share(ty) * fast as f64).floor() as u64;
-                prop_assert!(e[i] <= inactive[i]);
-                prop_assert!(held[i] - e[i] >= keep.min(held[i]));
-                if inactive[i] >= held[i].saturating_sub(keep) {
-                    prop_assert_eq!(held[i] - e[i], keep.min(held[i]));
-                }
+        fn evicting_while_allowed_stops_at_the_share(held in 0u64..5000, share in 0.0f64..1.0, fast in 1u64..5000) {
+            let mut evicted = 0;
+            while evicted < held && may_evict(Some(held), evicted, fast, share) {
+                evicted += 1;
             }
+            let keep = (share * fast as f64).floor() as u64;
+            prop_assert_eq!(held - evicted, keep.min(held));
         }
     }
 }

@@ -86,9 +86,10 @@ impl VmmParams {
 
 /// The VMM's hotness tracking and migration over a set of guest ranges
 /// (all guest memory for VMM-exclusive, the guest's tracking list for
-/// HeteroOS-coordinated): each round scans the next batch of pages,
-/// flushes the TLB, evicts idle FastMem pages for room and promotes the
-/// accessed SlowMem pages.
+/// HeteroOS-coordinated): each round scans the next batch of pages and
+/// flushes the TLB ([`Tracker::scan_round`]), then evicts idle FastMem
+/// pages for room and promotes the accessed SlowMem pages
+/// ([`Tracker::promote`]).
 #[derive(Debug)]
 pub struct Tracker {
     /// (asid, start, end) of every tracked range.
@@ -133,10 +134,12 @@ impl Tracker {
         self.idle.len()
     }
 
-    /// One round: scan, charge the walks, make room, promote.
-    pub fn round(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+    /// The scan half of a round: reads and clears the next batch's
+    /// Accessed bits, charges the walks, queues idle FastMem pages; returns
+    /// how many accessed SlowMem pages wait for promotion.
+    pub fn scan_round(&mut self, b: &mut dyn Backend) -> Result<u64, BackendError> {
         if self.ranges.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let read = self.scan(b)?;
         self.scanned += read;
@@ -147,6 +150,12 @@ impl Tracker {
         while self.idle.len() > fast_pages {
             self.idle.pop_front();
         }
+        Ok(self.hot.len() as u64)
+    }
+
+    /// The migration half: evicts queued idle FastMem pages for room, then
+    /// promotes the accessed SlowMem pages that fit.
+    pub fn promote(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.make_room(b, self.hot.len() as u64)?;
         self.hot.sort_unstable();
         let hot = std::mem::take(&mut self.hot);
@@ -157,6 +166,7 @@ impl Tracker {
             self.promoted += r.pages;
         }
         self.hot = hot;
+        self.hot.clear();
         Ok(())
     }
 
@@ -277,7 +287,8 @@ impl Manager for VmmExclusive {
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
         if let Some(t) = self.tracker.as_mut() {
-            t.round(b)?;
+            t.scan_round(b)?;
+            t.promote(b)?;
         }
         Ok(None)
     }
