@@ -22,6 +22,8 @@ mod error;
 mod exact_driver;
 pub mod groundtruth;
 pub mod heatmap;
+mod heteroos;
+mod heteroos_claims;
 mod memos;
 mod memos_claims;
 pub mod plot;

@@ -22,6 +22,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::ambix::reproductions());
     all.extend(crate::telescope::reproductions());
     all.extend(crate::memos::reproductions());
+    all.extend(crate::heteroos::reproductions());
     all
 }
 

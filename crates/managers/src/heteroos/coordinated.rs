@@ -16,7 +16,13 @@
 //!
 //! The tracking itself is VMM-exclusive's ([`super::vmm::Tracker`]: the
 //! paper "reuses HeteroVisor's hotness-tracking implementation"), with its
-//! batch size and Table 6 walk cost, over the tracked ranges only.
+//! batch size and Table 6 walk cost, over the tracked ranges only. It reads
+//! only SlowMem pages' Accessed bits: FastMem pages' activity is the
+//! guest's LRU's to judge. *Inferred*: on a real machine the VMM reads the
+//! EPT's Accessed bits and the guest its own PTEs', two sets of bits; the
+//! simulated machine has one set, and two scanners clearing it would each
+//! hide the other's accesses (measured: pages evicted by the LRU just after
+//! the VMM cleared their bit, promoted again the next epoch).
 //!
 //! *Inferred*: tracking starts at the first statistics interval with
 //! FastMem allocation misses (after HeteroOS-LRU's evictions) and goes on
@@ -174,7 +180,7 @@ impl Manager for Coordinated {
             .filter(|r| r.page_type == PageType::Anon)
             .map(|r| (r.asid, r.start, r.end()))
             .collect();
-        self.tracker = Some(Tracker::new(tracking, self.params.scan_pages, slow));
+        self.tracker = Some(Tracker::new(tracking, self.params.scan_pages, slow, false));
         // The guest's first statistics come at the first tick.
         self.next_guest_ns = b.now_ns();
         Ok(())

@@ -16,8 +16,8 @@
 //!   a clock hand over FastMem's frames (Linux keeps its LRU lists per
 //!   node) reads and clears Accessed bits and evicts the pages found
 //!   inactive at once, each type keeping its threshold share, until the
-//!   FastMem freed covers the demand: the last interval's allocation
-//!   misses and the free watermark's deficit (Linux's `nr_to_reclaim`).
+//!   FastMem freed covers the demand ([`lru::reclaim_target`]; Linux's
+//!   `nr_to_reclaim`).
 //!
 //! *Inferred*, beyond what [`lru`] lists:
 //! - pages released by unmap give their frames back at once on the machine
@@ -222,7 +222,7 @@ impl HeteroOsGuest {
     }
 
     /// HeteroOS-LRU's replacement under FastMem pressure: [`Self::reclaim`]
-    /// of the last interval's misses and the free watermark's deficit.
+    /// of what [`lru::reclaim_target`] asks for.
     fn replace(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let fast = b.tiers().into_iter().next().expect("a machine has a tier");
         let fast_pages = fast.capacity_bytes / 4096;
@@ -232,8 +232,11 @@ impl HeteroOsGuest {
         if fast_pages == 0 || !lru::under_pressure(free, fast_pages, watermark, misses) {
             return Ok(());
         }
-        let deficit = ((watermark * fast_pages as f64).ceil() as u64).saturating_sub(free);
-        self.reclaim(b, misses + deficit.max(1))
+        let target = lru::reclaim_target(free, fast_pages, watermark, misses);
+        if target == 0 {
+            return Ok(());
+        }
+        self.reclaim(b, target)
     }
 
     /// Frees `target` FastMem pages if it can: a clock hand goes over

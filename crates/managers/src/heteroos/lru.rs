@@ -65,6 +65,16 @@ pub fn under_pressure(fast_free_pages: u64, fast_pages: u64, watermark: f64, mis
     misses > 0 || (fast_free_pages as f64) < watermark * fast_pages as f64
 }
 
+/// How many FastMem pages a pressured pass should free: enough for as many
+/// allocations as missed in the last interval, plus the free watermark,
+/// beyond what is free already (pages an unmap or a completed eviction
+/// freed since count). *Inferred*: the last interval's misses predict the
+/// next's demand.
+pub fn reclaim_target(fast_free_pages: u64, fast_pages: u64, watermark: f64, misses: u64) -> u64 {
+    let reserve = (watermark * fast_pages as f64).ceil() as u64;
+    (misses + reserve).saturating_sub(fast_free_pages)
+}
+
 /// Per page type, the share of FastMem (0-1) that its inactive pages may
 /// keep under pressure.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -151,6 +161,18 @@ mod tests {
         assert!(under_pressure(49, 1000, 0.05, 0));
         assert!(under_pressure(900, 1000, 0.05, 1));
         assert!(!under_pressure(0, 1000, 0.0, 0));
+    }
+
+    #[test]
+    fn the_target_is_the_misses_and_the_watermark_beyond_what_is_free() {
+        assert_eq!(reclaim_target(0, 1000, 0.01, 50), 60);
+        assert_eq!(reclaim_target(30, 1000, 0.01, 50), 30);
+        assert_eq!(
+            reclaim_target(100, 1000, 0.01, 50),
+            0,
+            "an unmap freed enough"
+        );
+        assert_eq!(reclaim_target(5, 1000, 0.01, 0), 5, "the watermark alone");
     }
 
     #[test]

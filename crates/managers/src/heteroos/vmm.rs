@@ -95,6 +95,9 @@ pub struct Tracker {
     /// (asid, start, end) of every tracked range.
     ranges: Vec<(Asid, u64, u64)>,
     scan_pages: u64,
+    /// Whether the scan reads FastMem pages' Accessed bits (and queues the
+    /// idle ones for eviction), or leaves them to the guest's LRU.
+    watch_fastmem: bool,
     /// Where the next scan starts: a range and an address in it.
     cursor: (usize, u64),
     slow: TierId,
@@ -111,13 +114,19 @@ pub struct Tracker {
 
 impl Tracker {
     /// A tracker of `ranges` (sorted here), `scan_pages` per round, moving
-    /// evicted pages to `slow`.
-    pub fn new(mut ranges: Vec<(Asid, u64, u64)>, scan_pages: u64, slow: TierId) -> Self {
+    /// evicted pages to `slow`; `watch_fastmem` as the field says.
+    pub fn new(
+        mut ranges: Vec<(Asid, u64, u64)>,
+        scan_pages: u64,
+        slow: TierId,
+        watch_fastmem: bool,
+    ) -> Self {
         ranges.sort_unstable();
         let cursor = (0, ranges.first().map_or(0, |r| r.1));
         Tracker {
             ranges,
             scan_pages,
+            watch_fastmem,
             cursor,
             slow,
             hot: Vec::new(),
@@ -183,6 +192,10 @@ impl Tracker {
             match b.next_mapped(asid, va, end)? {
                 Some((base, t)) => {
                     read += 1;
+                    self.cursor.1 = base + t.size.bytes();
+                    if t.tier == TierId::FAST && !self.watch_fastmem {
+                        continue;
+                    }
                     if b.accessed(asid, base, Level::Pte, true)? {
                         if t.tier != TierId::FAST {
                             self.hot.push((asid, base));
@@ -190,7 +203,6 @@ impl Tracker {
                     } else if t.tier == TierId::FAST {
                         self.idle.push_back((asid, base));
                     }
-                    self.cursor.1 = base + t.size.bytes();
                 }
                 None => {
                     let next = (i + 1) % self.ranges.len();
@@ -277,7 +289,7 @@ impl Manager for VmmExclusive {
         for a in asids {
             b.set_policy(a, MemPolicy::Bind { tier: slow })?;
         }
-        self.tracker = Some(Tracker::new(ranges, self.params.scan_pages, slow));
+        self.tracker = Some(Tracker::new(ranges, self.params.scan_pages, slow, true));
         Ok(())
     }
 
