@@ -21,8 +21,8 @@
 //! guest's LRU's to judge. *Inferred*: on a real machine the VMM reads the
 //! EPT's Accessed bits and the guest its own PTEs', two sets of bits; the
 //! simulated machine has one set, and two scanners clearing it would each
-//! hide the other's accesses (measured: pages evicted by the LRU just after
-//! the VMM cleared their bit, promoted again the next epoch).
+//! hide the other's accesses from the other (a page the VMM just cleared
+//! would look inactive to the LRU, be evicted, and be promoted again).
 //!
 //! *Inferred*: tracking starts at the first statistics interval with
 //! FastMem allocation misses (after HeteroOS-LRU's evictions) and goes on
