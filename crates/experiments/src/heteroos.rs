@@ -10,8 +10,9 @@
 //!   Figure 9), for NUMA-preferred (`first-touch`), Heap-OD,
 //!   Heap-IO-Slab-OD and HeteroOS-LRU, with FastMem-only (`all-fast`, the
 //!   whole footprint in FastMem) as the dashed line.
-//! - **Figure 10**: the FastMem allocation miss ratio (misses over
-//!   requests of the page types each mechanism gives FastMem) at 1/8.
+//! - **Figure 10**: the FastMem allocation miss ratio at 1/8: misses over
+//!   requests, counting the requests of the page types each mechanism gives
+//!   FastMem (Heap-OD: the heap's only).
 //!
 //! *Inferred*: the paper's ratios are FastMem against an 8 GB SlowMem that
 //! holds the application; the models are smaller than the applications

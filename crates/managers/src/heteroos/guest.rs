@@ -204,8 +204,12 @@ impl HeteroOsGuest {
             }
             self.last_counts[k] = now;
         }
-        self.requests += sum.requests.iter().sum::<u64>();
-        self.misses += sum.total_misses();
+        // Figure 10's ratio is over the requests that asked for FastMem:
+        // those of the types this mechanism gives FastMem.
+        for ty in self.mechanism.fast_types() {
+            self.requests += sum.requests[ty.index()];
+            self.misses += sum.misses[ty.index()];
+        }
         self.last = sum;
         Ok(())
     }
