@@ -14,6 +14,16 @@
 //!   requests, counting the requests of the page types each mechanism gives
 //!   FastMem (Heap-OD: the heap's only).
 //!
+//! - **Figures 6 and 7** (`heteroos-micro`): the memlat- and Stream-like
+//!   models (heap only) with 0.5 GiB of FastMem, as section 5.2 limits it:
+//!   memlat's mean time per access at working sets of 0.25-2 GiB and
+//!   Stream's bandwidth at 0.5 and 1 GiB, under Heap-OD, VMM-exclusive,
+//!   Random, SlowMem-only and FastMem-only. *Inferred*: Random places each
+//!   page in FastMem with probability 1/8, FastMem's share of the VM's
+//!   0.5 + 3.5 GB; memlat's time per access is the run's simulated time
+//!   over its accesses (one thread, no compute), Stream's bandwidth its
+//!   64-byte lines over the simulated time.
+//!
 //! *Inferred*: the paper's ratios are FastMem against an 8 GB SlowMem that
 //! holds the application; the models are smaller than the applications
 //! (0.05-5.3 GiB), so a ratio is applied to the model's footprint: 1/2,
@@ -176,13 +186,144 @@ fn summarize(_: &Options, res: &Results) -> Output {
     }
 }
 
+/// Section 5.2's microbenchmark setup: FastMem limited to 0.5 GiB.
+const MICRO_FAST: &str = "run.fast_capacity=\"512MiB\"";
+/// Figure 6's working sets (GiB).
+pub(crate) const MEMLAT_WS: [&str; 4] = ["0.25", "0.5", "1", "2"];
+/// Figure 7's working sets (GiB).
+pub(crate) const STREAM_WS: [&str; 2] = ["0.5", "1"];
+/// Figures 6-7's approaches: (manager, label, extra sets).
+const MICRO_MANAGERS: [(&str, &str, &str); 5] = [
+    ("heteroos-heap-od", "Heap-OD", MICRO_FAST),
+    ("heteroos-vmm-exclusive", "VMM-exclusive", MICRO_FAST),
+    ("random", "Random", MICRO_FAST),
+    ("all-slow", "SlowMem-only", MICRO_FAST),
+    ("all-fast", "FastMem-only", ""),
+];
+
+fn micro_spec(bench: &str, ws: &str, manager: &str, set: &str) -> RunSpec {
+    let mut sets = vec![MACHINE];
+    if !set.is_empty() {
+        sets.push(set);
+    }
+    if manager == "random" {
+        sets.push("random.fast_probability=0.125");
+    }
+    RunSpec::new(&format!("heteroos-{bench}:{ws}"), manager, &sets)
+}
+
+fn micro_runs(_: &Options) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    for (mgr, _, set) in MICRO_MANAGERS {
+        v.extend(
+            MEMLAT_WS
+                .iter()
+                .map(|ws| micro_spec("memlat", ws, mgr, set)),
+        );
+        v.extend(
+            STREAM_WS
+                .iter()
+                .map(|ws| micro_spec("stream", ws, mgr, set)),
+        );
+    }
+    v
+}
+
+fn micro_summarize(_: &Options, res: &Results) -> Output {
+    let mut latency = Map::new();
+    let mut bandwidth = Map::new();
+    let mut text =
+        String::from("HeteroOS Figure 6: memlat-like mean time per access (ns), 0.5 GiB FastMem\n");
+    let _ = write!(text, "{:<8}", "WS GiB");
+    for (_, label, _) in MICRO_MANAGERS {
+        let _ = write!(text, " {label:>14}");
+    }
+    let _ = writeln!(text);
+    let mut series: Vec<crate::plot::Series> = MICRO_MANAGERS
+        .iter()
+        .map(|(_, l, _)| crate::plot::Series {
+            name: l.to_string(),
+            points: Vec::new(),
+        })
+        .collect();
+    for ws in MEMLAT_WS {
+        let mut row = Map::new();
+        let _ = write!(text, "{ws:<8}");
+        for (k, (mgr, label, set)) in MICRO_MANAGERS.iter().enumerate() {
+            let ns = res
+                .get(&micro_spec("memlat", ws, mgr, set))
+                .map_or(0.0, |r| {
+                    if r.accesses > 0 {
+                        r.sim_time_s * 1e9 / r.accesses as f64
+                    } else {
+                        0.0
+                    }
+                });
+            row.insert(label.to_string(), json!(ns));
+            series[k].points.push((ws.parse().unwrap_or(0.0), ns));
+            let _ = write!(text, " {ns:>14.1}");
+        }
+        let _ = writeln!(text);
+        latency.insert(ws.replace('.', "_"), Value::Object(row));
+    }
+    let _ = writeln!(
+        text,
+        "\nHeteroOS Figure 7: Stream-like bandwidth (GB/s), 0.5 GiB FastMem"
+    );
+    let _ = write!(text, "{:<8}", "WS GiB");
+    for (_, label, _) in MICRO_MANAGERS {
+        let _ = write!(text, " {label:>14}");
+    }
+    let _ = writeln!(text);
+    for ws in STREAM_WS {
+        let mut row = Map::new();
+        let _ = write!(text, "{ws:<8}");
+        for (mgr, label, set) in MICRO_MANAGERS {
+            let gbps = res
+                .get(&micro_spec("stream", ws, mgr, set))
+                .map_or(0.0, |r| {
+                    if r.sim_time_s > 0.0 {
+                        r.accesses as f64 * 64.0 / r.sim_time_s / 1e9
+                    } else {
+                        0.0
+                    }
+                });
+            row.insert(label.to_string(), json!(gbps));
+            let _ = write!(text, " {gbps:>14.2}");
+        }
+        let _ = writeln!(text);
+        bandwidth.insert(ws.replace('.', "_"), Value::Object(row));
+    }
+    let chart = crate::plot::LineChart {
+        title: "HeteroOS Fig. 6: memlat-like latency, 0.5 GiB FastMem".into(),
+        x_label: "working set (GiB)".into(),
+        y_label: "mean time per access (ns)".into(),
+        series,
+        target: None,
+    };
+    Output {
+        json: json!({ "latency_ns": latency, "bandwidth_gbps": bandwidth }),
+        text,
+        charts: vec![("heteroos-fig6-memlat.svg".into(), chart.to_svg())],
+    }
+}
+
 /// HeteroOS's reproductions.
 pub fn reproductions() -> Vec<Reproduction> {
-    vec![Reproduction {
+    vec![
+        Reproduction {
+            name: "heteroos-micro",
+            description: "HeteroOS Figures 6-7: memlat- and Stream-like latency and bandwidth at 0.25-2 GiB working sets with 0.5 GiB FastMem under Heap-OD, VMM-exclusive, Random, SlowMem-only and FastMem-only",
+            runs: micro_runs,
+            summarize: micro_summarize,
+            claims: crate::heteroos_claims::micro,
+        },
+        Reproduction {
         name: "heteroos-placement",
         description: "HeteroOS Figures 9-10: gains of NUMA-preferred, Heap-OD, Heap-IO-Slab-OD and HeteroOS-LRU over SlowMem-only at FastMem 1/2 and 1/4, and FastMem allocation miss ratios at 1/8, on the HeteroOS-like models",
         runs,
         summarize,
         claims: crate::heteroos_claims::placement,
-    }]
+        },
+    ]
 }

@@ -167,3 +167,84 @@ pub fn placement() -> Vec<Claim> {
         },
     ]
 }
+
+/// `/latency_ns/WS/label` for each working set of `ws` (`0_25`...).
+fn latencies(v: &Value, ws: &[&str], label: &str) -> Result<Measured, ClaimError> {
+    ws.iter()
+        .map(|w| {
+            Ok((
+                format!("{w} GiB"),
+                read::num(v, &format!("/latency_ns/{w}/{label}"))?,
+            ))
+        })
+        .collect()
+}
+
+const VMM_CATCHES_UP: &str = "VMM-exclusive scans 16 K pages per 100 ms and promotes every \
+accessed one, so the 0.25 GiB working set (64 K pages) is all in FastMem after about 0.4 s of a \
+run of about 4.4 s simulated (150 M accesses at about 29 ns); it then pays only its scans and \
+flushes, above Heap-OD but far below Random, which keeps 7 of 8 pages in SlowMem for the whole \
+run; the paper gives neither its memlat runs' length nor a mechanism that keeps Random's latency \
+below VMM-exclusive's";
+
+/// Checked by `heteroos-micro`.
+pub fn micro() -> Vec<Claim> {
+    vec![
+        Claim {
+            id: "heteroos-micro/heap-od-ideal-below-fastmem".into(),
+            sentence: "With a working set smaller than FastMem (0.25 GiB of 0.5), Heap-OD's latency is comparable to FastMem-only's (within 10%, inferred)".into(),
+            source: src("section 5.2, Figure 6 (\"for working set smaller than FastMem, on-demand allocation shows ideal latency and bandwidth comparable to the FastMem-only approach\")"),
+            paper: "comparable to FastMem-only".into(),
+            expect: Expect::Band { lo: 0.9, hi: 1.1 },
+            unit: Unit::Times,
+            measure: Box::new(|v| {
+                let at = |l: &str| read::num(v, &format!("/latency_ns/0_25/{l}"));
+                Ok(vec![("Heap-OD / FastMem-only".into(), at("Heap-OD")? / at("FastMem-only")?)])
+            }),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "heteroos-micro/heap-od-latency-grows".into(),
+            sentence: "Beyond FastMem's 0.5 GiB, Heap-OD's latency rises with the working set".into(),
+            source: src("section 5.2, Figure 6 (\"Increasing the working set beyond 0.5GB results in a gradual increase in latency\")"),
+            paper: "rises".into(),
+            expect: Expect::Trend { rising: true, min_step: 0.0 },
+            unit: Unit::Num(1),
+            measure: Box::new(|v| latencies(v, &["0_5", "1", "2"], "Heap-OD")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "heteroos-micro/vmm-exclusive-slowest-when-small".into(),
+            sentence: "With a working set smaller than FastMem, VMM-exclusive (migration only) has a higher latency than Heap-OD and Random".into(),
+            source: src("section 5.2, Figure 6 (\"the VMM-exclusive approach, by relying upon migration for even a smaller working set shows the highest latency\")"),
+            paper: "highest".into(),
+            expect: Expect::Band { lo: f64::MIN_POSITIVE, hi: f64::INFINITY },
+            unit: Unit::Num(1),
+            measure: Box::new(|v| {
+                let at = |l: &str| read::num(v, &format!("/latency_ns/0_25/{l}"));
+                let vmm = at("VMM-exclusive")?;
+                Ok(vec![
+                    ("over Heap-OD".into(), vmm - at("Heap-OD")?),
+                    ("over Random".into(), vmm - at("Random")?),
+                ])
+            }),
+            reason: VMM_CATCHES_UP,
+        },
+        Claim {
+            id: "heteroos-micro/vmm-exclusive-lowest-bandwidth".into(),
+            sentence: "Stream-like at 0.5 GiB: VMM-exclusive's bandwidth is below Heap-OD's".into(),
+            source: src("section 5.2, Figure 7 (VMM-exclusive \"shows the highest latency and the lowest bandwidth\")"),
+            paper: "lowest".into(),
+            expect: Expect::Order { margin: 0.0 },
+            unit: Unit::Num(2),
+            measure: Box::new(|v| {
+                let at = |l: &str| read::num(v, &format!("/bandwidth_gbps/0_5/{l}"));
+                Ok(vec![
+                    ("Heap-OD".into(), at("Heap-OD")?),
+                    ("VMM-exclusive".into(), at("VMM-exclusive")?),
+                ])
+            }),
+            reason: UNKNOWN,
+        },
+    ]
+}
