@@ -29,14 +29,13 @@
 //! (0.05-5.3 GiB), so a ratio is applied to the model's footprint: 1/2,
 //! 1/4 and 1/8 give FastMem of 50%, 25% and 12.5% of it.
 
+use crate::heteroos_claims::MODELS;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 
-/// The models of Figure 9 (the paper leaves Nginx out).
-pub(crate) const MODELS: [&str; 5] = ["graphchi", "xstream", "metis", "leveldb", "redis"];
 /// Figure 9's ratios: (label, FastMem as a share of the footprint); the
 /// JSON keys write them `1:2`, `1:4` (a `/` would need escaping in the
 /// claims' JSON pointers).
@@ -80,14 +79,6 @@ fn runs(_: &Options) -> Vec<RunSpec> {
         );
     }
     v
-}
-
-fn gauge(r: &Report, name: &str) -> f64 {
-    r.windows
-        .last()
-        .and_then(|w| w.manager.get(name))
-        .copied()
-        .unwrap_or(0.0)
 }
 
 /// `t_base / t - 1`, 0 for an empty run.
@@ -156,9 +147,9 @@ fn summarize(_: &Options, res: &Results) -> Output {
             .zip(["Heap-OD", "Heap-IO-Slab-OD", "HeteroOS-LRU"])
         {
             let v = get(m, mgr, Some(MISS_RATIO.1)).map_or(0.0, |r| {
-                let req = gauge(r, "fastmem_alloc_requests_count");
+                let req = r.last_gauge("fastmem_alloc_requests_count");
                 if req > 0.0 {
-                    gauge(r, "fastmem_alloc_misses_count") / req
+                    r.last_gauge("fastmem_alloc_misses_count") / req
                 } else {
                     0.0
                 }

@@ -118,14 +118,6 @@ fn runs(_: &Options) -> Vec<RunSpec> {
         .collect()
 }
 
-fn gauge(r: &Report, name: &str) -> f64 {
-    r.windows
-        .last()
-        .and_then(|w| w.manager.get(name))
-        .copied()
-        .unwrap_or(0.0)
-}
-
 /// `a / b`, 0 when `b` is 0 (a summary holds numbers, never NaN).
 fn div(a: f64, b: f64) -> f64 {
     if b > 0.0 {
@@ -140,8 +132,8 @@ fn accuracies(r: &Report) -> Vec<f64> {
     (1..=WINDOWS)
         .map(|w| {
             div(
-                gauge(r, &format!("history_correct_w{w}")),
-                gauge(r, &format!("history_judged_w{w}")),
+                r.last_gauge(&format!("history_correct_w{w}")),
+                r.last_gauge(&format!("history_judged_w{w}")),
             )
         })
         .collect()
@@ -149,7 +141,7 @@ fn accuracies(r: &Report) -> Vec<f64> {
 
 /// One study run's Figure 4, Figure 6, 6.1 and 3.2 figures.
 fn study_json(r: &Report, c: &CostTable) -> serde_json::Value {
-    let g = |k| gauge(r, k);
+    let g = |k| r.last_gauge(k);
     let pages = g("nvm_pages_count");
     let hymm = thermocline_managers::memos::hymm::MonitorWork {
         faults: g("hymm_faults_count") as u64,

@@ -257,6 +257,17 @@ impl HotMap {
 }
 
 impl Report {
+    /// A manager gauge as the last window recorded it (0 when the run has
+    /// no window or the manager no such gauge): the run's final count of a
+    /// cumulative `..._count` gauge.
+    pub fn last_gauge(&self, name: &str) -> f64 {
+        self.windows
+            .last()
+            .and_then(|w| w.manager.get(name))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("reports serialise");

@@ -76,14 +76,6 @@ fn thp(variant: &str) -> &'static str {
     }
 }
 
-fn gauge(r: &Report, name: &str) -> f64 {
-    r.windows
-        .last()
-        .and_then(|w| w.manager.get(name))
-        .copied()
-        .unwrap_or(0.0)
-}
-
 /// Mean precision and recall of the windows ending in each phase.
 fn per_phase(r: &Report) -> Vec<(String, Option<f64>, Option<f64>)> {
     let n = r.phase_starts_s.len();
@@ -154,8 +146,8 @@ fn technique_json(r: &Report) -> serde_json::Value {
             .collect::<Vec<_>>(),
         "mean_precision": r.mean_precision,
         "mean_recall": r.mean_recall,
-        "bits_flipped": gauge(r, "bits_flipped_count"),
-        "cpu_cycles": gauge(r, "cpu_cycles_count"),
+        "bits_flipped": r.last_gauge("bits_flipped_count"),
+        "cpu_cycles": r.last_gauge("cpu_cycles_count"),
         "cpu_util": r.manager_cpu_util,
         "sim_time_s": r.sim_time_s,
         "phase_starts_s": r.phase_starts_s,
@@ -248,8 +240,8 @@ fn multiphase(_: &Options, res: &Results) -> Output {
                 cell(0),
                 cell(1),
                 cell(2),
-                gauge(r, "bits_flipped_count"),
-                gauge(r, "cpu_cycles_count") / 1e9,
+                r.last_gauge("bits_flipped_count"),
+                r.last_gauge("cpu_cycles_count") / 1e9,
                 r.manager_cpu_util * 100.0
             );
             techs.insert(t.into(), technique_json(r));
@@ -325,7 +317,7 @@ fn subtb(_: &Options, res: &Results) -> Output {
                         "{}/{} {:.2}",
                         fmt(p),
                         fmt(rc),
-                        gauge(r, "cpu_cycles_count") / 1e9
+                        r.last_gauge("cpu_cycles_count") / 1e9
                     )
                 );
             }
@@ -386,8 +378,8 @@ fn needle(_: &Options, res: &Results) -> Output {
                 "{t:<26}{:>6} /{:>6}   bits flipped {:>12.0}   {:.2} Gcycles",
                 fmt(p),
                 fmt(rc),
-                gauge(r, "bits_flipped_count"),
-                gauge(r, "cpu_cycles_count") / 1e9
+                r.last_gauge("bits_flipped_count"),
+                r.last_gauge("cpu_cycles_count") / 1e9
             );
             techs.insert(t.into(), technique_json(r));
             if let Some(svg) = hot_map_chart(format!("{t}, needle"), r) {
@@ -459,7 +451,7 @@ fn scattered(_: &Options, res: &Results) -> Output {
             "{:>12}{:>12}{:>9.2}",
             format!("{}/{}", fmt(pm), fmt(rm)),
             format!("{}/{}", fmt(pw), fmt(rw)),
-            gauge(r, "cpu_cycles_count") / 1e9
+            r.last_gauge("cpu_cycles_count") / 1e9
         );
         let mut j = technique_json(r);
         j["phase_mean"] = json!({"precision": pm, "recall": rm});
@@ -548,7 +540,7 @@ fn kv(_: &Options, res: &Results) -> Output {
                     "migrated_gb": gb,
                     "mean_precision": r.mean_precision,
                     "mean_recall": r.mean_recall,
-                    "cpu_cycles": gauge(r, "cpu_cycles_count"),
+                    "cpu_cycles": r.last_gauge("cpu_cycles_count"),
                     "fast_tier_gib": r.windows.iter().map(|x| json!([x.t_s, x.resident_bytes[0] as f64 / (1u64 << 30) as f64])).collect::<Vec<_>>(),
                 }),
             );

@@ -187,10 +187,6 @@ fn gauge(w: &Window, k: &str) -> f64 {
     w.manager.get(k).copied().unwrap_or(0.0)
 }
 
-fn last_gauge(r: &Report, k: &str) -> f64 {
-    r.windows.last().map_or(0.0, |w| gauge(w, k))
-}
-
 fn get<'a>(res: &'a Results, spec: &RunSpec) -> &'a Report {
     res.get(spec)
         .expect("every run this reproduction asked for")
@@ -266,8 +262,8 @@ fn footprint(_: &Options, res: &Results) -> Output {
         let r = get(res, &thermostat_run(m, 0.03));
         let mean = time_mean(r, cold_fraction);
         let last = r.windows.last().map_or(0.0, cold_fraction);
-        let huge = last_gauge(r, "cold_huge_bytes") / (1u64 << 30) as f64;
-        let base = last_gauge(r, "cold_base_bytes") / (1u64 << 30) as f64;
+        let huge = r.last_gauge("cold_huge_bytes") / (1u64 << 30) as f64;
+        let base = r.last_gauge("cold_base_bytes") / (1u64 << 30) as f64;
         let p = paper(m);
         let _ = writeln!(
             text,
@@ -454,8 +450,8 @@ fn traffic(_: &Options, res: &Results) -> Output {
         let r = get(res, &thermostat_run(m, 0.03));
         let secs = r.sim_time_s.max(1e-9);
         let migr = r.migrations.bytes as f64 / secs / 1e6;
-        let back = (last_gauge(r, "promoted_by_correction_bytes")
-            + last_gauge(r, "promoted_by_sampling_bytes"))
+        let back = (r.last_gauge("promoted_by_correction_bytes")
+            + r.last_gauge("promoted_by_sampling_bytes"))
             / secs
             / 1e6;
         let cold = time_mean(r, cold_fraction);
