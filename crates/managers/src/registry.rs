@@ -101,14 +101,24 @@ fn memos(
     Ok(Box::new(Memos::new(p)))
 }
 
+/// [`parse`], then the parameters' own `check` of what serde cannot say
+/// (ranges, combinations).
+fn parse_checked<P: DeserializeOwned>(
+    name: &'static str,
+    params: toml::Table,
+    check: fn(&P) -> Result<(), String>,
+) -> Result<P, ManagerError> {
+    let p = parse::<P>(name, params)?;
+    check(&p).map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    Ok(p)
+}
+
 fn heteroos_guest(
     name: &'static str,
     params: toml::Table,
     mechanism: Mechanism,
 ) -> Result<Box<dyn Manager>, ManagerError> {
-    let p: GuestParams = parse(name, params)?;
-    p.check()
-        .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    let p = parse_checked(name, params, GuestParams::check)?;
     Ok(Box::new(HeteroOsGuest::new(mechanism, p)))
 }
 
@@ -117,9 +127,7 @@ fn heteroos_vmm(
     params: toml::Table,
     _seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
-    let p: VmmParams = parse(name, params)?;
-    p.check()
-        .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    let p = parse_checked(name, params, VmmParams::check)?;
     Ok(Box::new(VmmExclusive::new(p)))
 }
 
@@ -128,9 +136,7 @@ fn heteroos_coordinated(
     params: toml::Table,
     _seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
-    let p: CoordinatedParams = parse(name, params)?;
-    p.check()
-        .map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    let p = parse_checked(name, params, CoordinatedParams::check)?;
     Ok(Box::new(Coordinated::new(p)))
 }
 

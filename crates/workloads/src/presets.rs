@@ -415,7 +415,8 @@ pub const PRESETS: &[Preset] = &[
         name: "memos-stream",
         description: memos::MODELS[11].description,
         kind: Kind::MasimText(|| memos::preset("stream")),
-    },    Preset {
+    },
+    Preset {
         name: "heteroos-graphchi",
         description: heteroos::MODELS[0].description,
         kind: Kind::Hetero(|| heteroos::MODELS[0]),
