@@ -26,6 +26,8 @@ mod heteroos;
 mod heteroos_claims;
 mod memos;
 mod memos_claims;
+mod memos_eval;
+mod memos_eval_claims;
 pub mod plot;
 mod rate_driver;
 pub mod report;

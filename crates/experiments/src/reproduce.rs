@@ -22,6 +22,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::ambix::reproductions());
     all.extend(crate::telescope::reproductions());
     all.extend(crate::memos::reproductions());
+    all.extend(crate::memos_eval::reproductions());
     all.extend(crate::heteroos::reproductions());
     all
 }
@@ -190,6 +191,7 @@ mod tests {
             reads,
             writes: reads / 2,
             energy_j: 1.0,
+            lifetime_years: Some(1.0),
             ..Default::default()
         };
         let window = |t_s: f64| Window {
@@ -204,6 +206,11 @@ mod tests {
                 ("cold_base_bytes", 1e8),
                 ("cpu_cycles_count", 1e9),
                 ("bits_flipped_count", 1e3),
+                ("dram_wd_pages", 1e3),
+                ("dram_rd_pages", 1e3),
+                ("nvm_wd_pages", 1e2),
+                ("nvm_rd_pages", 1e2),
+                ("nvm_cold_pages", 1e4),
             ]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))

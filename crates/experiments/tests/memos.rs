@@ -89,3 +89,44 @@ fn hot_pages_are_placed_by_bank_and_slab_where_the_machine_has_them() {
         .manager
         .contains_key("placed_pages_count"));
 }
+
+/// Figures 10-11's census: from one classification to the next, pages only
+/// move between classes (NVM hot to DRAM, idle DRAM back to NVM as cold),
+/// so the total of the five classes stays the same within a cycle; DRAM's
+/// classes hold the pages Memos placed there.
+#[test]
+fn the_page_census_conserves_pages_within_a_cycle() {
+    let sets: Vec<String> = [
+        "run.workload=\"memos:astar:0.03:70\"".to_string(),
+        "run.manager=\"memos\"".into(),
+        "run.machine=\"dram+pcm\"".into(),
+        "workload.access_rate=2000000".into(),
+    ]
+    .into();
+    let r = runner::run(&config::load(None, &sets).unwrap(), &mut |_, _| {}).unwrap();
+    let classes = [
+        "dram_wd_pages",
+        "dram_rd_pages",
+        "nvm_wd_pages",
+        "nvm_rd_pages",
+        "nvm_cold_pages",
+    ];
+    let census: Vec<(f64, f64, f64)> = r
+        .windows
+        .iter()
+        .filter(|w| w.manager.contains_key("nvm_cold_pages"))
+        .map(|w| {
+            let total: f64 = classes.iter().map(|c| w.manager[*c]).sum();
+            let dram = w.manager["dram_wd_pages"] + w.manager["dram_rd_pages"];
+            assert!(dram >= w.manager["dram_pages"], "at {} s", w.t_s);
+            assert!(w.manager["dram_wd_pages"] <= w.manager["wd_pages_count"]);
+            (w.t_s, total, dram)
+        })
+        .collect();
+    // The first classification ends the first preparation (1 + 21 s); the
+    // second ends 41 s later.
+    let first: Vec<_> = census.iter().filter(|c| c.0 < 62.0).collect();
+    assert!(first.len() > 10, "{census:?}");
+    assert!(first.iter().all(|c| c.1 == first[0].1), "{first:?}");
+    assert!(first[0].2 > 0.0, "nothing moved to DRAM: {first:?}");
+}

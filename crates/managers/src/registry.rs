@@ -330,7 +330,7 @@ pub const MANAGERS: &[Entry] = &[
     },
     Entry {
         name: "memos",
-        description: "Memos (IEEE TC), channel level so far: HyMM counts NVM pages' TLB misses (5 s, cap 200), samples Dirty bits of hot regions (8-record history, sub-region representatives), finds streams by IQR; up to 10 000 hot pages to DRAM per 41 s cycle, WD first; bandwidth back-off; idle DRAM pages back to NVM",
+        description: "Memos (IEEE TC): HyMM counts NVM pages' TLB misses (5 s, cap 200), samples Dirty bits of hot regions (8-record history, sub-region representatives), finds streams by IQR; up to 10 000 hot pages to DRAM per 41 s cycle, WD first, by bank and LLC slab where the machine has them (stream pages in slab 0); bandwidth back-off; idle DRAM pages back to NVM by lockless DMA",
         build: memos,
     },
     Entry {

@@ -103,6 +103,15 @@
 //!   and pages set in all three are counted (`very_hot_cold_pages`; paper:
 //!   0.18% of Memcached's pages). The paper's design ignores them.
 //!
+//! **Census** (Figures 10-11; `reproduce memos-pages`): once a preparation
+//! has classified the NVM pages, the gauges `dram_wd_pages`,
+//! `dram_rd_pages` (pages Memos placed in DRAM, by their sub-region's
+//! dominance when they moved; copies in flight included), `nvm_wd_pages`,
+//! `nvm_rd_pages` and `nvm_cold_pages` (NVM pages as that preparation
+//! classified them, less those that moved since; a page reclaimed to NVM
+//! counts as cold) say where each class is. Pages first touched after a
+//! preparation began are counted from the next one.
+//!
 //! **Studies** (for `thermocline reproduce memos-monitor`, off by default;
 //! reports without them are unchanged):
 //! - `study`: counting is not stopped at the cap, so the misses a
@@ -279,6 +288,17 @@ struct InDram {
     asid: Asid,
     va: u64,
     idle: u32,
+    /// Write-dominated when it moved (its sub-region's dominance).
+    wd: bool,
+}
+
+/// Figures 10-11: NVM pages as the last preparation classified them, kept
+/// up to date as pages move (a page reclaimed to NVM counts as cold).
+#[derive(Clone, Copy, Debug, Default)]
+struct Census {
+    nvm_wd: u64,
+    nvm_rd: u64,
+    nvm_cold: u64,
 }
 
 /// Cumulative counts, for the gauges.
@@ -378,6 +398,8 @@ pub struct Memos {
     places: Option<places::FreqTables>,
     /// Slabs the stream reservation has grown by (4.2 (4)).
     stream_grown: usize,
+    /// NVM pages by class, once a preparation has classified them.
+    census: Option<Census>,
 }
 
 impl Memos {
@@ -405,6 +427,7 @@ impl Memos {
             history_tally: hymm::HistoryTally::new(windows),
             places: None,
             stream_grown: 0,
+            census: None,
         }
     }
 
@@ -665,20 +688,29 @@ impl Memos {
             .map(|&i| hymm::dominance(self.pages[i].records, len))
             .collect();
         let mut q: Vec<(bool, u32, usize)> = Vec::new();
-        for (i, p) in self.pages.iter().enumerate().filter(|(_, p)| p.hot) {
+        let mut census = Census::default();
+        for (i, p) in self.pages.iter().enumerate() {
+            if !p.hot {
+                census.nvm_cold += 1;
+                continue;
+            }
             let wd = dom[p.sub as usize] == Dominance::Write;
             if wd {
                 self.tally.wd += 1;
+                census.nvm_wd += 1;
             } else {
                 self.tally.rd += 1;
+                census.nvm_rd += 1;
             }
             q.push((wd, p.misses, i));
         }
+        self.census = Some(census);
         q.sort_by(|a, c| (c.0, c.1).cmp(&(a.0, a.1)).then(a.2.cmp(&c.2)));
         self.queue = q.into_iter().map(|(.., i)| i).collect();
     }
 
-    /// The action period starts: queued pages move to DRAM.
+    /// The action period starts: queued pages move to DRAM (the queue is
+    /// WD pages first, see `build_queue`).
     fn act(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.action_start = Some((b.tier_counters(self.fast)?, b.tier_counters(self.slow)?));
         if std::mem::take(&mut self.skip_next) {
@@ -689,11 +721,13 @@ impl Memos {
         let mut moved = 0;
         // A copy (a few thousand indices per cycle): placing a page borrows
         // `self`, and an error must leave the queue as it was.
-        for i in self.queue.clone() {
+        let wd_pages = self.census.map_or(0, |c| c.nvm_wd);
+        for (rank, i) in self.queue.clone().into_iter().enumerate() {
             if moved >= self.budget {
                 break;
             }
             let p = self.pages[i];
+            let wd = (rank as u64) < wd_pages;
             let need = size(p.huge) / 4096;
             if need > room {
                 continue;
@@ -710,7 +744,12 @@ impl Memos {
                     asid: p.asid,
                     va: p.va,
                     idle: 0,
+                    wd,
                 });
+                if let Some(c) = self.census.as_mut() {
+                    let class = if wd { &mut c.nvm_wd } else { &mut c.nvm_rd };
+                    *class = class.saturating_sub(1);
+                }
             }
         }
         self.tally.promoted += moved;
@@ -770,7 +809,7 @@ impl Memos {
 
     /// An Accessed-bit scan of the pages in DRAM; idle ones go back.
     fn reclaim_scan(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        let mut back = Vec::new();
+        let mut back: Vec<InDram> = Vec::new();
         for d in &mut self.in_dram {
             if b.accessed(d.asid, d.va, Level::Pte, true)? {
                 d.idle = 0;
@@ -785,7 +824,7 @@ impl Memos {
                 d.idle += 1;
             }
             if d.idle >= self.p.reclaim_idle_intervals {
-                back.push((d.asid, d.va));
+                back.push(*d);
             }
         }
         self.in_dram
@@ -793,14 +832,15 @@ impl Memos {
         if b.capabilities().has(Capability::Dma) {
             // Lockless DMA for cold pages (5.2): a page written during its
             // copy stays in DRAM (see `dma_finish`).
-            for &(asid, va) in &back {
-                b.dma_start(asid, &[va], self.slow)?;
-                self.in_flight.push(InDram { asid, va, idle: 0 });
+            for d in back {
+                b.dma_start(d.asid, &[d.va], self.slow)?;
+                self.in_flight.push(InDram { idle: 0, ..d });
             }
         } else {
-            for (asid, va) in back {
-                let r = b.migrate(asid, &[va], self.slow)?;
+            for d in back {
+                let r = b.migrate(d.asid, &[d.va], self.slow)?;
                 self.tally.reclaimed += r.pages;
+                self.count_reclaimed(r.pages);
             }
         }
         self.flush_all(b)
@@ -824,9 +864,18 @@ impl Memos {
                 .is_some_and(|t| t.tier != self.slow)
             {
                 self.in_dram.push(d);
+            } else {
+                self.count_reclaimed(1);
             }
         }
         Ok(())
+    }
+
+    /// `n` pages went back to NVM: they count as cold there.
+    fn count_reclaimed(&mut self, n: u64) {
+        if let Some(c) = self.census.as_mut() {
+            c.nvm_cold += n;
+        }
     }
 
     /// End of the action period: bandwidth scheduling for the next one.
@@ -917,6 +966,22 @@ impl Manager for Memos {
             ("migrate_budget_pages", self.budget as f64),
             ("dram_pages", self.in_dram.len() as f64),
         ];
+        if let Some(c) = self.census {
+            let dram_wd = self
+                .in_dram
+                .iter()
+                .chain(&self.in_flight)
+                .filter(|d| d.wd)
+                .count();
+            let dram = self.in_dram.len() + self.in_flight.len();
+            g.extend([
+                ("dram_wd_pages", dram_wd as f64),
+                ("dram_rd_pages", (dram - dram_wd) as f64),
+                ("nvm_wd_pages", c.nvm_wd as f64),
+                ("nvm_rd_pages", c.nvm_rd as f64),
+                ("nvm_cold_pages", c.nvm_cold as f64),
+            ]);
+        }
         if self.places.is_some() {
             g.extend([
                 ("placed_pages_count", t.placed as f64),
