@@ -206,6 +206,24 @@ pub trait Backend {
         Err(BackendError::Unsupported(crate::Capability::Dma))
     }
 
+    /// [`Backend::dma_start`] for the 4 KiB page of `va`, to a free frame
+    /// of `to` in `bank` and `slab` (`None`: any) when its copy finishes,
+    /// or to any free frame of `to` if none such is free then: Memos'
+    /// reserved slab for rarely-touched pages (4.2 (1), 4.3 case 2).
+    /// Returns whether it was queued. Needs [`crate::Capability::Dma`] and
+    /// coloured allocation on ([`Backend::set_coloured_allocation`]).
+    fn dma_start_placed(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<bool> {
+        let _ = (asid, va, to, bank, slab);
+        Err(BackendError::Unsupported(crate::Capability::Dma))
+    }
+
     /// Finishes the copies the engine has completed by now.
     fn dma_poll(&mut self) -> Result<DmaReport> {
         Err(BackendError::Unsupported(crate::Capability::Dma))

@@ -76,6 +76,9 @@ fn hot_pages_are_placed_by_bank_and_slab_where_the_machine_has_them() {
     assert!(placed > 0.0, "nothing placed");
     assert_eq!(gauge(&r, "placed_stream_pages_count"), placed);
     assert_eq!(gauge(&r, "promoted_pages_count"), placed);
+    // DRAM (half the footprint) fills first; the streamed pages left in NVM
+    // move into its stream slabs (4.3 case 4).
+    assert!(gauge(&r, "nvm_stream_placed_pages_count") > 0.0);
     let r = run("mcf", "dram+pcm-memos");
     let placed = gauge(&r, "placed_pages_count");
     assert!(placed > 0.0, "nothing placed");

@@ -11,6 +11,9 @@ pub(crate) struct Copy {
     pub asid: Asid,
     pub va: u64,
     pub to: TierId,
+    /// The (bank, slab) its frame should have (`None` in either: any),
+    /// when it was placed (`dma_start_placed`).
+    pub place: Option<(Option<u16>, Option<u16>)>,
     /// Simulated time at which the engine has copied it (ns).
     pub done_ns: f64,
 }
@@ -26,13 +29,22 @@ pub(crate) struct DmaEngine {
 impl DmaEngine {
     /// Queues a copy that takes `copy_ns` of engine time, from `now_ns` or
     /// when the engine is free, whichever is later.
-    pub(crate) fn queue(&mut self, asid: Asid, va: u64, to: TierId, now_ns: f64, copy_ns: f64) {
+    pub(crate) fn queue(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        place: Option<(Option<u16>, Option<u16>)>,
+        now_ns: f64,
+        copy_ns: f64,
+    ) {
         let done_ns = self.busy_until_ns.max(now_ns) + copy_ns;
         self.busy_until_ns = done_ns;
         self.queue.push_back(Copy {
             asid,
             va,
             to,
+            place,
             done_ns,
         });
     }
@@ -66,8 +78,8 @@ mod tests {
     #[test]
     fn copies_finish_one_after_another() {
         let mut e = DmaEngine::default();
-        e.queue(Asid(0), 0x1000, TierId::SLOW, 100.0, 10.0);
-        e.queue(Asid(0), 0x2000, TierId::SLOW, 100.0, 10.0);
+        e.queue(Asid(0), 0x1000, TierId::SLOW, None, 100.0, 10.0);
+        e.queue(Asid(0), 0x2000, TierId::SLOW, None, 100.0, 10.0);
         assert!(e.finished(109.0).is_none());
         assert_eq!(e.finished(110.0).unwrap().va, 0x1000);
         assert!(
@@ -76,7 +88,7 @@ mod tests {
         );
         assert_eq!(e.finished(120.0).unwrap().va, 0x2000);
         // An idle engine starts at once.
-        e.queue(Asid(0), 0x3000, TierId::SLOW, 500.0, 10.0);
+        e.queue(Asid(0), 0x3000, TierId::SLOW, None, 500.0, 10.0);
         assert_eq!(e.finished(510.0).unwrap().done_ns, 510.0);
         assert_eq!(e.pending(), 0);
     }

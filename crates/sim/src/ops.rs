@@ -412,37 +412,19 @@ impl Backend for Machine {
     }
 
     fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
-        self.check_tier(to)?;
-        self.space_mut(asid)?;
-        let mut queued = 0u64;
-        let now = self.clock.now_ns;
-        for &va in vas {
-            let Some(t) = self.translate(asid, va)? else {
-                continue;
-            };
-            if t.tier == to {
-                continue;
-            }
-            // Dirty cleared and the TLB entries dropped, so that a store
-            // during the copy sets it again (one shootdown for the batch).
-            let leaf = self.space_mut(asid)?.pt.leaf_mut(va).expect("translated");
-            *leaf &= !pt::D;
-            self.invalidate_page(asid.0, va);
-            let c = &self.cfg.costs;
-            let cpu_copy = match t.size {
-                PageSize::Base => c.base_page_migration_ns(vas.len() as u64),
-                PageSize::Huge => c.huge_page_migration_ns(),
-            };
-            self.manager_ns += c.entry_access_ns + c.dma_cpu_share * cpu_copy;
-            let copy_ns = c.dma_time_ratio * cpu_copy;
-            self.dma
-                .queue(asid, t.size.align_down(va), to, now, copy_ns);
-            queued += 1;
-        }
-        if queued > 0 {
-            self.shootdown(queued.min(FLUSH_CEILING_PAGES));
-        }
-        Ok(queued)
+        self.dma_queue(asid, vas, to, None)
+    }
+
+    fn dma_start_placed(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<bool> {
+        self.placed_colours(va, to, bank, slab)?;
+        Ok(self.dma_queue(asid, &[va], to, Some((bank, slab)))? > 0)
     }
 
     fn dma_poll(&mut self) -> Result<DmaReport> {
@@ -458,7 +440,17 @@ impl Backend for Machine {
                 r.aborted += 1;
                 continue;
             }
-            match self.move_page(c.asid.0, c.va, c.to) {
+            let placed = match c.place {
+                Some((bank, slab)) => {
+                    let colours = self.placed_colours(c.va, c.to, bank, slab)?;
+                    match self.move_page_to(c.asid.0, c.va, c.to, &colours) {
+                        Err(BackendError::TierFull(_)) => self.move_page(c.asid.0, c.va, c.to),
+                        r => r,
+                    }
+                }
+                None => self.move_page(c.asid.0, c.va, c.to),
+            };
+            match placed {
                 Ok((0, _)) => {}
                 Ok((bytes, from)) => {
                     r.moved += 1;
@@ -552,22 +544,7 @@ impl Backend for Machine {
     ) -> Result<bool> {
         self.check_tier(to)?;
         self.space_mut(asid)?;
-        let Some(c) = &self.colouring else {
-            return Err(BackendError::Unsupported(Capability::Colours));
-        };
-        if !self.frames[to.index()].coloured() {
-            return Err(BackendError::Invalid {
-                va,
-                why: "placing a page by bank and slab needs coloured allocation on (set_coloured_allocation)",
-            });
-        }
-        let colours: Vec<usize> = c
-            .places
-            .iter()
-            .enumerate()
-            .filter(|(_, &(b, s))| bank.is_none_or(|x| x == b) && slab.is_none_or(|x| x == s))
-            .map(|(c, _)| c)
-            .collect();
+        let colours = self.placed_colours(va, to, bank, slab)?;
         match self.move_page_to(asid.0, va, to, &colours) {
             Ok((0, _)) => Ok(true),
             Ok((bytes, from)) => {
@@ -733,6 +710,75 @@ impl Backend for Machine {
 }
 
 impl Machine {
+    /// Queues the pages of `vas` on the DMA engine (see
+    /// [`Backend::dma_start`]), each to a frame of `place` if given.
+    fn dma_queue(
+        &mut self,
+        asid: Asid,
+        vas: &[u64],
+        to: TierId,
+        place: Option<(Option<u16>, Option<u16>)>,
+    ) -> Result<u64> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let mut queued = 0u64;
+        let now = self.clock.now_ns;
+        for &va in vas {
+            let Some(t) = self.translate(asid, va)? else {
+                continue;
+            };
+            if t.tier == to {
+                continue;
+            }
+            // Dirty cleared and the TLB entries dropped, so that a store
+            // during the copy sets it again (one shootdown for the batch).
+            let leaf = self.space_mut(asid)?.pt.leaf_mut(va).expect("translated");
+            *leaf &= !pt::D;
+            self.invalidate_page(asid.0, va);
+            let c = &self.cfg.costs;
+            let cpu_copy = match t.size {
+                PageSize::Base => c.base_page_migration_ns(vas.len() as u64),
+                PageSize::Huge => c.huge_page_migration_ns(),
+            };
+            self.manager_ns += c.entry_access_ns + c.dma_cpu_share * cpu_copy;
+            let copy_ns = c.dma_time_ratio * cpu_copy;
+            self.dma
+                .queue(asid, t.size.align_down(va), to, place, now, copy_ns);
+            queued += 1;
+        }
+        if queued > 0 {
+            self.shootdown(queued.min(FLUSH_CEILING_PAGES));
+        }
+        Ok(queued)
+    }
+
+    /// The colours of `to`'s frames in `bank` and `slab` (`None`: any), for
+    /// placing the page of `va`; coloured allocation must be on.
+    fn placed_colours(
+        &self,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<Vec<usize>> {
+        self.check_tier(to)?;
+        let Some(c) = &self.colouring else {
+            return Err(BackendError::Unsupported(Capability::Colours));
+        };
+        if !self.frames[to.index()].coloured() {
+            return Err(BackendError::Invalid {
+                va,
+                why: "placing a page by bank and slab needs coloured allocation on (set_coloured_allocation)",
+            });
+        }
+        Ok(c.places
+            .iter()
+            .enumerate()
+            .filter(|(_, &(b, s))| bank.is_none_or(|x| x == b) && slab.is_none_or(|x| x == s))
+            .map(|(c, _)| c)
+            .collect())
+    }
+
     /// Maps the 2 MiB range of `va` by its PMD onto the block at `frame`,
     /// clearing the 512 PTEs and ORing their Accessed and Dirty bits into it.
     fn map_by_pmd(&mut self, asid: Asid, va: u64, frame: u64) -> Result<()> {

@@ -126,3 +126,60 @@ fn no_memory_system_no_colours_and_huge_pages_have_none() {
         Err(BackendError::Invalid { .. })
     ));
 }
+
+/// Memos' reclaimed pages (4.2 (1), 4.3 case 2): a DMA copy lands in the
+/// slab asked for, a page written during its copy stays, and with no free
+/// frame of that slab the copy goes to any frame of the tier.
+#[test]
+fn a_placed_dma_copy_lands_in_the_slab_asked_for() {
+    let mut m = machine(64 << 20, true, false);
+    for i in 0..3 {
+        touch(&mut m, BASE + i * PAGE);
+    }
+    assert!(
+        m.dma_start_placed(A0, BASE, TierId::SLOW, None, Some(15))
+            .is_err(),
+        "coloured allocation is off"
+    );
+    m.set_coloured_allocation(true).unwrap();
+    assert!(m
+        .dma_start_placed(A0, BASE, TierId::SLOW, None, Some(15))
+        .unwrap());
+    assert!(m
+        .dma_start_placed(A0, BASE + PAGE, TierId::SLOW, Some(7), Some(15))
+        .unwrap());
+    common::touch(&mut m, BASE + PAGE, true);
+    while m.dma_poll().unwrap().pending > 0 {
+        touch(&mut m, BASE + 2 * PAGE);
+        assert!(m.time_ns() < 1e9, "the copies never finished");
+    }
+    let (tier, p) = place(&m, BASE);
+    assert_eq!((tier, p.slab), (TierId::SLOW, 15));
+    assert_eq!(place(&m, BASE + PAGE).0, TierId::FAST, "written: aborted");
+    // Fill bank 3's slab-15 frames of PCM, then ask for one more there.
+    let mut filled = 0;
+    for i in 3..4096u64 {
+        let va = BASE + i * PAGE;
+        touch(&mut m, va);
+        if m.migrate_placed(A0, va, TierId::SLOW, Some(3), Some(15))
+            .unwrap()
+        {
+            filled += 1;
+        } else {
+            break;
+        }
+    }
+    assert!(filled > 0);
+    let va = BASE + 4095 * PAGE;
+    touch(&mut m, va);
+    assert!(m
+        .dma_start_placed(A0, va, TierId::SLOW, Some(3), Some(15))
+        .unwrap());
+    while m.dma_poll().unwrap().pending > 0 {
+        touch(&mut m, BASE + 2 * PAGE);
+        assert!(m.time_ns() < 1e10, "the copy never finished");
+    }
+    let (tier, p) = place(&m, va);
+    assert_eq!(tier, TierId::SLOW, "no frame of bank 3 slab 15: any frame");
+    assert_ne!((p.bank, p.slab), (3, 15));
+}

@@ -10,12 +10,12 @@
 //! a store during the copy aborts. Reports carry NVM lifetime and energy
 //! per tier (6.3). On a machine with banks and LLC slabs (`dram+pcm-memos`),
 //! pages moved to DRAM are placed by bank and slab (4.2 (1)-(4), 5.1; see
-//! *Placement* below). Not yet: the reserved rarely-touched slab for pages
-//! going back to NVM (the DMA engine copies to any free frame), moving pages
-//! between banks of one channel, and step 3's N-page limit as its own rule
-//! (a page that finds no free frame of its class stays in NVM). Ambix's
-//! simplified `memos-placement` baseline is a different thing and stays as
-//! it is.
+//! *Placement* below). Not yet: moving hot pages from busy to idle banks
+//! within one channel (4.3: "hot pages are migrated from highly utilized
+//! banks to lower ones"; the paper gives no rule for "highly utilized", and
+//! on the models, whose accesses spread evenly over banks, the busiest
+//! bank is within 1% of the mean). Ambix's simplified `memos-placement`
+//! baseline is a different thing and stays as it is.
 //!
 //! **Placement** (`colour_placement`, on by default; `places.rs`). Where
 //! the backend has colours, Memos turns on its coloured allocator at start
@@ -26,7 +26,16 @@
 //! the coldest DRAM bank first, a stream-like page in the reserved slab 0
 //! (grown by one slab when every bank's is full, 4.2 (4)), another page in
 //! the least used of slabs 1-14. Each placement counts in the tables, so
-//! the next page goes elsewhere.
+//! the next page goes elsewhere. Step 3's N: a period moves at most as many
+//! pages as DRAM has free frames, in MigrateQue's order; a page that finds
+//! no free frame of its class stays in NVM. Stream-like hot pages left in
+//! NVM then move into NVM's stream slabs (4.3 case 4), within what is left
+//! of the period's budget (*inferred*: the paper's 10 000 pages per period
+//! bound every move; `nvm_stream_placed_pages_count`). Pages going back to
+//! NVM are copied into the reserved rarely-touched slab 15 (4.2 (1), 4.3
+//! case 2; any bank), or into any NVM frame when no frame of slab 15 is
+//! free when the copy finishes (*inferred*: the paper grows a reservation
+//! that is full, 4.2 (4), but says so for streams only).
 //!
 //! One cycle (section 3.5, Figure 5), repeated:
 //! - **Preparation** (21 s = 5 + 8 x 2 s). Application data starts in NVM
@@ -321,6 +330,8 @@ struct Tally {
     placed_stream: u64,
     /// Pages that found no free frame in any bank and slab of their class.
     unplaced: u64,
+    /// Stream-like hot pages left in NVM moved into its stream slabs.
+    nvm_stream_placed: u64,
     /// HyMM's own monitoring work in preparations (not the very-hot side
     /// study, not the action period's tracking of DRAM pages).
     work: hymm::MonitorWork,
@@ -753,6 +764,9 @@ impl Memos {
             }
         }
         self.tally.promoted += moved;
+        if self.places.is_some() {
+            self.place_nvm_streams(b, self.budget.saturating_sub(moved))?;
+        }
         Ok(())
     }
 
@@ -777,34 +791,80 @@ impl Memos {
     /// grow by one when every bank's are full (4.2 (4)). Returns whether
     /// it moved.
     fn place_in_dram(&mut self, b: &mut dyn Backend, p: &Page) -> Result<bool, BackendError> {
+        let placed = self.place_in(b, p, self.fast)?;
+        if placed {
+            self.tally.placed += 1;
+            self.tally.placed_stream += u64::from(p.stream);
+        } else {
+            self.tally.unplaced += 1;
+        }
+        Ok(placed)
+    }
+
+    /// Moves `p` into the first free (bank, slab) of its class in `tier`,
+    /// coldest first, growing the stream reservation as needed.
+    fn place_in(
+        &mut self,
+        b: &mut dyn Backend,
+        p: &Page,
+        tier: TierId,
+    ) -> Result<bool, BackendError> {
         let class = if p.stream {
             places::SlabClass::Stream
         } else {
             places::SlabClass::Frequent
         };
-        let fast = self.fast;
         loop {
             let Some(t) = self.places.as_ref() else {
                 return Ok(false);
             };
             let grown = if p.stream { self.stream_grown } else { 0 };
             let max_grown = t.class_slabs(class, usize::MAX).len() - 1;
-            for (bank, slab) in t.candidates(fast.index(), class, grown) {
-                if b.migrate_placed(p.asid, p.va, fast, Some(bank), Some(slab))? {
+            for (bank, slab) in t.candidates(tier.index(), class, grown) {
+                if b.migrate_placed(p.asid, p.va, tier, Some(bank), Some(slab))? {
                     if let Some(t) = self.places.as_mut() {
-                        t.count(fast.index(), bank, slab);
+                        t.count(tier.index(), bank, slab);
                     }
-                    self.tally.placed += 1;
-                    self.tally.placed_stream += u64::from(p.stream);
                     return Ok(true);
                 }
             }
             if !p.stream || self.stream_grown >= max_grown {
-                self.tally.unplaced += 1;
                 return Ok(false);
             }
             self.stream_grown += 1;
         }
+    }
+
+    /// 4.3 case 4: stream-like hot pages left in NVM move into NVM's stream
+    /// slabs, within what is left of this period's budget. Returns how
+    /// many moved.
+    fn place_nvm_streams(&mut self, b: &mut dyn Backend, left: u64) -> Result<u64, BackendError> {
+        let mut moved = 0;
+        for i in self.queue.clone() {
+            if moved >= left {
+                break;
+            }
+            let p = self.pages[i];
+            if !p.stream || p.huge {
+                continue;
+            }
+            let Some(tr) = b.translate(p.asid, p.va)? else {
+                continue;
+            };
+            let slab = b.frame_place(tr.frame)?.slab;
+            let in_stream_slab = self.places.as_ref().is_some_and(|t| {
+                t.class_slabs(places::SlabClass::Stream, self.stream_grown)
+                    .contains(&slab)
+            });
+            if tr.tier != self.slow || in_stream_slab {
+                continue;
+            }
+            if self.place_in(b, &p, self.slow)? {
+                moved += 1;
+            }
+        }
+        self.tally.nvm_stream_placed += moved;
+        Ok(moved)
     }
 
     /// An Accessed-bit scan of the pages in DRAM; idle ones go back.
@@ -832,8 +892,13 @@ impl Memos {
         if b.capabilities().has(Capability::Dma) {
             // Lockless DMA for cold pages (5.2): a page written during its
             // copy stays in DRAM (see `dma_finish`).
+            let rare = self.rare_slab();
             for d in back {
-                b.dma_start(d.asid, &[d.va], self.slow)?;
+                if rare.is_some() {
+                    b.dma_start_placed(d.asid, d.va, self.slow, None, rare)?;
+                } else {
+                    b.dma_start(d.asid, &[d.va], self.slow)?;
+                }
                 self.in_flight.push(InDram { idle: 0, ..d });
             }
         } else {
@@ -869,6 +934,14 @@ impl Memos {
             }
         }
         Ok(())
+    }
+
+    /// The reserved slab of rarely-touched pages (4.2 (1): slab 15 of 16),
+    /// where pages reclaimed to NVM go (4.3 case 2), when pages are placed
+    /// by slab.
+    fn rare_slab(&self) -> Option<u16> {
+        let t = self.places.as_ref()?;
+        t.class_slabs(places::SlabClass::Rare, 0).first().copied()
     }
 
     /// `n` pages went back to NVM: they count as cold there.
@@ -987,6 +1060,7 @@ impl Manager for Memos {
                 ("placed_pages_count", t.placed as f64),
                 ("placed_stream_pages_count", t.placed_stream as f64),
                 ("unplaced_pages_count", t.unplaced as f64),
+                ("nvm_stream_placed_pages_count", t.nvm_stream_placed as f64),
                 ("stream_slabs_grown", self.stream_grown as f64),
             ]);
         }
