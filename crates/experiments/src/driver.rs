@@ -102,6 +102,11 @@ pub(crate) trait Driver {
     fn memory_system(&self) -> Option<thermocline_model::memsys::MemSysStats> {
         None
     }
+
+    /// Where the time went, where the backend splits it (the exact machine).
+    fn time_breakdown(&self) -> Option<crate::report::TimeBreakdown> {
+        None
+    }
 }
 
 /// Application accesses outside the fastest tier.

@@ -152,6 +152,21 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
     fn memory_system(&self) -> Option<thermocline_model::memsys::MemSysStats> {
         self.machine.memory_system_stats()
     }
+
+    fn time_breakdown(&self) -> Option<crate::report::TimeBreakdown> {
+        let m = &self.machine;
+        let p = m.time_parts();
+        let (migration_cpu, migration_stall) = m.migration_costs_ns();
+        Some(crate::report::TimeBreakdown {
+            compute_s: p.compute_ns / 1e9,
+            memory_s: p.memory_ns / 1e9,
+            sampling_s: p.sampling_ns / 1e9,
+            monitor_shootdown_s: (p.shootdown_ns - migration_stall).max(0.0) / 1e9,
+            migration_shootdown_s: migration_stall.min(p.shootdown_ns) / 1e9,
+            monitor_cpu_s: (m.manager_ns() - migration_cpu).max(0.0) / 1e9,
+            migration_cpu_s: migration_cpu / 1e9,
+        })
+    }
 }
 
 #[cfg(test)]

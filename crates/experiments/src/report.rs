@@ -123,10 +123,40 @@ pub struct Report {
     /// `dram+pcm-memos` preset).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_system: Option<MemorySystemReport>,
+    /// Where the simulated time went and what the manager's CPU time was
+    /// for (the exact machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_breakdown: Option<TimeBreakdown>,
     /// What the manager did differently from its paper's fixed mechanism
     /// (`Manager::notes`), for the summaries to show.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+}
+
+/// Where a run's simulated time went, and what its manager's CPU time was
+/// for (seconds). The first five add up to `sim_time_s`: the cores' work
+/// per access, the memory hierarchy (TLB walks, LLC, tiers' latency and
+/// bandwidth, first-touch and tier faults), monitoring faults and samples,
+/// and the all-core stalls of the shootdowns monitoring (flushes after
+/// clearing Accessed bits, poisoning) and migrations issued. The manager's
+/// CPU time (`manager_cpu_util` x `sim_time_s`) splits into monitoring and
+/// migration (copies, remaps, DMA set-up) the same way.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeBreakdown {
+    /// The cores' own work per access.
+    pub compute_s: f64,
+    /// The memory hierarchy.
+    pub memory_s: f64,
+    /// Monitoring faults (poisoned entries) and samples.
+    pub sampling_s: f64,
+    /// Shootdowns issued by monitoring.
+    pub monitor_shootdown_s: f64,
+    /// Shootdowns issued by migrations.
+    pub migration_shootdown_s: f64,
+    /// Manager CPU time spent monitoring.
+    pub monitor_cpu_s: f64,
+    /// Manager CPU time spent migrating.
+    pub migration_cpu_s: f64,
 }
 
 /// The memory system's counts (Memos sections 4.2 and 6.3).

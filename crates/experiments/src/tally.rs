@@ -232,6 +232,7 @@ fn build_report(
     let phase_starts_s = d.phase_starts_s().to_vec();
     let st = d.stats();
     let memsys = d.memory_system();
+    let time_breakdown = d.time_breakdown();
     let b = d.backend();
     let infos = b.tiers();
     let mut tiers = Vec::new();
@@ -302,6 +303,7 @@ fn build_report(
         windows,
         hot_map,
         memory_system,
+        time_breakdown,
         notes: Vec::new(),
     }
 }

@@ -29,7 +29,10 @@ pub mod tiers;
 pub use config::{LlcConfig, MachineConfig, PerfConfig, TlbConfig};
 pub use costs::CostTable;
 pub use memsys::{AddressMap, BankTimings, MemSysConfig};
-pub use perf::{epoch_time, epoch_time_by_thread, EpochEvents, ThreadStalls};
+pub use perf::{
+    epoch_time, epoch_time_by_thread, epoch_time_by_thread_split, epoch_time_split, EpochEvents,
+    EpochTime, ThreadStalls, TimeParts,
+};
 pub use presets::{machine_preset, MachinePreset, MACHINE_PRESETS};
 pub use stats::MachineStats;
 pub use tiers::TierSpec;

@@ -111,6 +111,60 @@ pub struct EpochEvents {
 /// threads. Both results scale linearly with the counts, which the
 /// rate-driven machine relies on.
 pub fn epoch_time(cfg: &MachineConfig, e: &EpochEvents) -> (f64, f64) {
+    let t = time(cfg, e, None);
+    (t.now_ns, t.ideal_ns)
+}
+
+/// Where an epoch's actual time went (ns); the parts add up to it.
+///
+/// The latency side of the model is a sum, so each of its terms is
+/// charged to its cause: the cores' work per access (`compute`), the
+/// memory hierarchy (TLB hits, walks, LLC hits, first-touch faults, faults
+/// of faulting tiers and the stall on the tiers' latency: `memory`),
+/// monitoring faults and samples (`sampling`: poison faults, PEBS-like
+/// samples) and stalls of every core (`shootdown`: TLB shootdowns, by
+/// whichever operation issued them). When bandwidth makes the epoch longer
+/// than its latency side, the difference is `memory` too.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeParts {
+    /// Cores' own work per access.
+    pub compute_ns: f64,
+    /// The memory hierarchy's latency and bandwidth.
+    pub memory_ns: f64,
+    /// Monitoring faults and samples.
+    pub sampling_ns: f64,
+    /// Stalls of every core (shootdowns).
+    pub shootdown_ns: f64,
+}
+
+impl TimeParts {
+    /// The sum of the parts.
+    pub fn total_ns(&self) -> f64 {
+        self.compute_ns + self.memory_ns + self.sampling_ns + self.shootdown_ns
+    }
+
+    /// Adds `o`'s parts to these.
+    pub fn add(&mut self, o: &TimeParts) {
+        self.compute_ns += o.compute_ns;
+        self.memory_ns += o.memory_ns;
+        self.sampling_ns += o.sampling_ns;
+        self.shootdown_ns += o.shootdown_ns;
+    }
+}
+
+/// An epoch's time: actual and ideal (ns), and the actual's parts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EpochTime {
+    /// Time under the actual placement.
+    pub now_ns: f64,
+    /// Time with every page in the fast tier and no manager.
+    pub ideal_ns: f64,
+    /// Where `now_ns` went.
+    pub parts: TimeParts,
+}
+
+/// [`epoch_time`] with the parts of the actual time.
+pub fn epoch_time_split(cfg: &MachineConfig, e: &EpochEvents) -> EpochTime {
     time(cfg, e, None)
 }
 
@@ -171,24 +225,37 @@ pub fn epoch_time_by_thread(
     by_thread: &[f64],
     stalls: &mut ThreadStalls,
 ) -> (f64, f64) {
+    let t = epoch_time_by_thread_split(cfg, e, by_thread, stalls);
+    (t.now_ns, t.ideal_ns)
+}
+
+/// [`epoch_time_by_thread`] with the parts of the actual time.
+pub fn epoch_time_by_thread_split(
+    cfg: &MachineConfig,
+    e: &EpochEvents,
+    by_thread: &[f64],
+    stalls: &mut ThreadStalls,
+) -> EpochTime {
     let grew = stalls.add(by_thread);
     time(cfg, e, Some(grew))
 }
 
 /// The model; `lagged` is the fault time of the slowest thread's share when
 /// it is known, else faults spread evenly.
-fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64) {
+fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> EpochTime {
     let perf = &cfg.perf;
     let costs = &cfg.costs;
     let threads = perf.threads as f64;
-    let core_time = e.accesses * perf.compute_ns
+    let compute = e.accesses * perf.compute_ns;
+    let core_time = compute
         + e.stlb_hits * cfg.tlb.stlb_hit_ns
         + e.walk_entries * cfg.tlb.walk_level_ns
         + e.llc_hits * cfg.llc.hit_ns
         + e.first_touch_faults * costs.first_touch_fault_ns;
     let mut stall = 0.0;
     let mut bw = 0.0f64;
-    let mut faults = e.poison_faults * costs.poison_fault_ns + e.samples * costs.sample_ns;
+    let monitor_faults = e.poison_faults * costs.poison_fault_ns + e.samples * costs.sample_ns;
+    let mut faults = monitor_faults;
     let (mut all_reads, mut all_writes) = (0.0, 0.0);
     let at = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
     for (t, spec) in cfg.tiers.iter().enumerate() {
@@ -212,11 +279,26 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64)
         stall_ideal = (stall_ideal + e.row_stall_ideal_ns).max(0.0);
         bw = bw.max(e.bank_busy_ns);
     }
-    let lat = match lagged {
-        None => (core_time + stall / perf.mlp + faults) / threads + e.all_core_stall_ns,
+    // The sampling share of the fault time: all of the monitoring faults
+    // when spread evenly, else their share of the slowest thread's lag.
+    let (lat, sampling) = match lagged {
+        None => (
+            (core_time + stall / perf.mlp + faults) / threads + e.all_core_stall_ns,
+            monitor_faults / threads,
+        ),
         Some(lag) => {
             let samples = e.samples * costs.sample_ns;
-            (core_time + stall / perf.mlp + samples) / threads + lag + e.all_core_stall_ns
+            let poison = e.poison_faults * costs.poison_fault_ns;
+            let tier_faults = faults - monitor_faults;
+            let poison_lag = if poison + tier_faults > 0.0 {
+                lag * poison / (poison + tier_faults)
+            } else {
+                0.0
+            };
+            (
+                (core_time + stall / perf.mlp + samples) / threads + lag + e.all_core_stall_ns,
+                samples / threads + poison_lag,
+            )
         }
     };
     let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
@@ -228,7 +310,19 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> (f64, f64)
         Some(n) if lat > 0.0 || bw > 0.0 => (lat.powf(n) + bw.powf(n)).powf(1.0 / n),
         _ => lat.max(bw),
     };
-    (combine(lat, bw), combine(lat_ideal, bw_ideal))
+    let now = combine(lat, bw);
+    let compute = compute / threads;
+    let parts = TimeParts {
+        compute_ns: compute,
+        sampling_ns: sampling,
+        shootdown_ns: e.all_core_stall_ns,
+        memory_ns: now - compute - sampling - e.all_core_stall_ns,
+    };
+    EpochTime {
+        now_ns: now,
+        ideal_ns: combine(lat_ideal, bw_ideal),
+        parts,
+    }
 }
 
 /// Time (ns) a tier needs to move `reads` and `writes` lines at full bandwidth.
@@ -269,6 +363,41 @@ mod tests {
             writes: vec![0.0, 0.0],
             poison_faults: poison,
             ..Default::default()
+        }
+    }
+
+    /// The parts of an epoch's time add up to it: compute per access,
+    /// monitoring faults as sampling, shootdowns as such, the rest memory;
+    /// with several threads the slowest thread's poison lag is sampling.
+    #[test]
+    fn the_parts_of_the_time_add_up_to_it() {
+        for threads in [1, 4] {
+            let c = cfg(threads);
+            let mut e = events(4000.0, 40.0);
+            e.all_core_stall_ns = 500.0;
+            e.reads = vec![3000.0, 1000.0];
+            e.walk_entries = 2000.0;
+            let t = if threads == 1 {
+                epoch_time_split(&c, &e)
+            } else {
+                let by_thread = [40.0 * c.costs.poison_fault_ns, 0.0, 0.0, 0.0];
+                epoch_time_by_thread_split(&c, &e, &by_thread, &mut ThreadStalls::default())
+            };
+            let p = t.parts;
+            assert!((p.total_ns() - t.now_ns).abs() < 1e-6, "{p:?} {}", t.now_ns);
+            let th = threads as f64;
+            assert!((p.compute_ns - 4000.0 * 100.0 / th).abs() < 1e-6);
+            let poison = 40.0 * c.costs.poison_fault_ns;
+            assert!((p.sampling_ns - poison).abs() < 1e-6, "{p:?}");
+            assert_eq!(p.shootdown_ns, 500.0);
+            assert!(p.memory_ns > 0.0);
+            assert_eq!(
+                epoch_time(&c, &e),
+                (
+                    epoch_time_split(&c, &e).now_ns,
+                    epoch_time_split(&c, &e).ideal_ns
+                )
+            );
         }
     }
 

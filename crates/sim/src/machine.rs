@@ -126,6 +126,10 @@ pub struct Machine {
     pub(crate) manager_ns: f64,
     /// All-core stall charged by shootdowns so far (ns).
     pub(crate) stall_ns: f64,
+    /// Of `manager_ns`, the share spent moving pages (ns).
+    pub(crate) migration_cpu_ns: f64,
+    /// Of `stall_ns`, the shootdowns migrations issued (ns).
+    pub(crate) migration_stall_ns: f64,
     any_huge: bool,
     /// Per tier, its first frame (`u64::MAX` beyond the last tier).
     tier_starts: [u64; 8],
@@ -270,6 +274,8 @@ impl Machine {
             stats: MachineStats::default(),
             manager_ns: 0.0,
             stall_ns: 0.0,
+            migration_cpu_ns: 0.0,
+            migration_stall_ns: 0.0,
             any_huge: false,
             tier_starts,
             tier_ends,
@@ -314,6 +320,20 @@ impl Machine {
     /// Manager CPU time charged so far (ns).
     pub fn manager_ns(&self) -> f64 {
         self.manager_ns
+    }
+
+    /// Where the simulated time went so far, as of the last
+    /// [`Machine::settle`] (the parts add up to [`Machine::time_ns`]).
+    pub fn time_parts(&self) -> thermocline_model::TimeParts {
+        self.clock.parts
+    }
+
+    /// Of the time so far, what migrations cost: the manager CPU time of
+    /// copies, remaps and DMA set-up, and the all-core stall of the
+    /// shootdowns they issued (ns); the rest of [`Machine::manager_ns`] and
+    /// of the shootdown stall went to monitoring.
+    pub fn migration_costs_ns(&self) -> (f64, f64) {
+        (self.migration_cpu_ns, self.migration_stall_ns)
     }
 
     /// Application traffic per tier so far.

@@ -20,6 +20,20 @@ impl Machine {
 
     /// Charges a shootdown: the manager's core sends an IPI to every core,
     /// which each stall for it.
+    /// Manager CPU time spent moving pages (copies, remaps, DMA set-up).
+    fn charge_migration(&mut self, ns: f64) {
+        self.manager_ns += ns;
+        self.migration_cpu_ns += ns;
+    }
+
+    /// A shootdown a migration issued: its costs also count as migration.
+    fn migration_shootdown(&mut self, invlpgs: u64) {
+        let (cpu, stall) = (self.manager_ns, self.stall_ns);
+        self.shootdown(invlpgs);
+        self.migration_cpu_ns += self.manager_ns - cpu;
+        self.migration_stall_ns += self.stall_ns - stall;
+    }
+
     fn shootdown(&mut self, invlpgs: u64) {
         let cost = self.cfg.costs.shootdown(invlpgs, self.cores.len());
         self.manager_ns += cost.manager_ns;
@@ -402,11 +416,13 @@ impl Backend for Machine {
             }
         }
         let c = &self.cfg.costs;
-        self.manager_ns += moved_base as f64 * c.base_page_migration_ns(vas.len() as u64)
-            + moved_huge as f64 * c.huge_page_migration_ns();
+        self.charge_migration(
+            moved_base as f64 * c.base_page_migration_ns(vas.len() as u64)
+                + moved_huge as f64 * c.huge_page_migration_ns(),
+        );
         if report.pages > 0 {
             // One batched shootdown per call (Linux batches migration flushes).
-            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+            self.migration_shootdown(report.pages.min(FLUSH_CEILING_PAGES));
         }
         Ok(report)
     }
@@ -435,7 +451,7 @@ impl Backend for Machine {
                 Some(e) => *e & pt::D != 0,
                 None => continue,
             };
-            self.manager_ns += self.cfg.costs.entry_access_ns;
+            self.charge_migration(self.cfg.costs.entry_access_ns);
             if dirty {
                 r.aborted += 1;
                 continue;
@@ -469,7 +485,7 @@ impl Backend for Machine {
         }
         if moved > 0 {
             // The new mappings: one batched shootdown.
-            self.shootdown(moved.min(FLUSH_CEILING_PAGES));
+            self.migration_shootdown(moved.min(FLUSH_CEILING_PAGES));
         }
         r.pending = self.dma.pending();
         Ok(r)
@@ -554,8 +570,8 @@ impl Backend for Machine {
                     self.stats.demoted_pages += 1;
                 }
                 self.stats.migrated_bytes += bytes;
-                self.manager_ns += self.cfg.costs.base_page_migration_ns(1);
-                self.shootdown(1);
+                self.charge_migration(self.cfg.costs.base_page_migration_ns(1));
+                self.migration_shootdown(1);
                 Ok(true)
             }
             Err(BackendError::TierFull(_)) => Ok(false),
@@ -592,22 +608,23 @@ impl Backend for Machine {
         self.stats.demoted_pages += 1;
         self.stats.migrated_bytes += 2 * ta.size.bytes();
         let c = &self.cfg.costs;
-        self.manager_ns += 2.0
-            * match ta.size {
+        self.charge_migration(
+            2.0 * match ta.size {
                 PageSize::Base => c.base_page_migration_ns(2),
                 PageSize::Huge => c.huge_page_migration_ns(),
-            };
+            },
+        );
         self.invalidate_page(asid.0, a);
         self.invalidate_page(asid.0, b);
-        self.shootdown(2);
+        self.migration_shootdown(2);
         Ok(())
     }
 
     fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
         self.split_huge_entry(asid, va)?;
-        self.manager_ns += self.cfg.costs.split_huge_ns;
+        self.charge_migration(self.cfg.costs.split_huge_ns);
         self.invalidate_page(asid.0, va);
-        self.shootdown(1);
+        self.migration_shootdown(1);
         Ok(())
     }
 
@@ -641,9 +658,9 @@ impl Backend for Machine {
             self.map_by_pmd(asid, va, first)?;
             self.drop_poison_counts(asid, base);
             self.note_huge();
-            self.manager_ns += self.cfg.costs.entry_access_ns * PAGES_PER_HUGE as f64;
+            self.charge_migration(self.cfg.costs.entry_access_ns * PAGES_PER_HUGE as f64);
             self.invalidate_asid(asid.0);
-            self.shootdown(0);
+            self.migration_shootdown(0);
             return Ok(());
         }
         let target_tier = (0..votes.len())
@@ -678,9 +695,9 @@ impl Backend for Machine {
         self.note_copy_into(target_tier, new, PageSize::Huge.bytes());
         self.drop_poison_counts(asid, base);
         self.note_huge();
-        self.manager_ns += self.cfg.costs.huge_page_migration_ns();
+        self.charge_migration(self.cfg.costs.huge_page_migration_ns());
         self.invalidate_asid(asid.0);
-        self.shootdown(0);
+        self.migration_shootdown(0);
         Ok(())
     }
 
@@ -740,14 +757,17 @@ impl Machine {
                 PageSize::Base => c.base_page_migration_ns(vas.len() as u64),
                 PageSize::Huge => c.huge_page_migration_ns(),
             };
-            self.manager_ns += c.entry_access_ns + c.dma_cpu_share * cpu_copy;
-            let copy_ns = c.dma_time_ratio * cpu_copy;
+            let (cpu_ns, copy_ns) = (
+                c.entry_access_ns + c.dma_cpu_share * cpu_copy,
+                c.dma_time_ratio * cpu_copy,
+            );
+            self.charge_migration(cpu_ns);
             self.dma
                 .queue(asid, t.size.align_down(va), to, place, now, copy_ns);
             queued += 1;
         }
         if queued > 0 {
-            self.shootdown(queued.min(FLUSH_CEILING_PAGES));
+            self.migration_shootdown(queued.min(FLUSH_CEILING_PAGES));
         }
         Ok(queued)
     }

@@ -3,7 +3,7 @@
 //! performance model ([`thermocline_model::perf`]).
 
 use thermocline_model::perf::{
-    epoch_time, epoch_time_by_thread, fault_ns, EpochEvents, ThreadStalls,
+    epoch_time_by_thread_split, epoch_time_split, fault_ns, EpochEvents, ThreadStalls, TimeParts,
 };
 use thermocline_model::MachineConfig;
 
@@ -14,6 +14,8 @@ pub struct Clock {
     pub now_ns: f64,
     /// Time with every page in the fast tier and no manager.
     pub ideal_ns: f64,
+    /// Where `now_ns` went.
+    pub parts: TimeParts,
 }
 
 /// Events counted since the last settle.
@@ -160,7 +162,7 @@ impl Epoch {
         events.bank_busy_ideal_ns = self.bank_busy_ideal_ns;
         // One thread: every fault is on it, and the model's even spread is
         // exact (and the arithmetic the same as it always was).
-        let (now, ideal) = if cfg.perf.threads > 1 {
+        let t = if cfg.perf.threads > 1 {
             let tiers = self.tier_faults.len();
             self.by_core.clear();
             for c in 0..cfg.perf.threads {
@@ -171,12 +173,13 @@ impl Epoch {
                 });
                 self.by_core.push(fault_ns(cfg, poison, tier));
             }
-            epoch_time_by_thread(cfg, events, &self.by_core, &mut self.stalls)
+            epoch_time_by_thread_split(cfg, events, &self.by_core, &mut self.stalls)
         } else {
-            epoch_time(cfg, events)
+            epoch_time_split(cfg, events)
         };
-        clock.now_ns += now;
-        clock.ideal_ns += ideal;
+        clock.now_ns += t.now_ns;
+        clock.ideal_ns += t.ideal_ns;
+        clock.parts.add(&t.parts);
         self.reset();
     }
 }

@@ -18,7 +18,7 @@
 
 use crate::{HotSet, Manager};
 use serde::Deserialize;
-use thermocline_backend::{Backend, BackendError, Flush};
+use thermocline_backend::{Backend, BackendError, Flush, MemPolicy};
 use thermocline_vocab::{Asid, CapacitySpec, PageSize, TierId};
 
 /// A page's state: idle scans in the low byte (saturating at 255, above any
@@ -44,6 +44,10 @@ pub struct KstaledParams {
     pub idle_scans: u8,
     /// Split huge pages and track 4 KiB pages.
     pub base_pages: bool,
+    /// Allocate every page in the slow tier, so that pages reach the fast
+    /// tier only by being found accessed (Memos' Figure 13 baseline, whose
+    /// data starts in NVM as Memos' does); off: the fast tier first.
+    pub start_slow: bool,
 }
 
 impl Default for KstaledParams {
@@ -52,6 +56,7 @@ impl Default for KstaledParams {
             scan_period_s: 1.0,
             idle_scans: 10,
             base_pages: true,
+            start_slow: false,
         }
     }
 }
@@ -156,6 +161,12 @@ impl Kstaled {
                 b.migrate(r.asid, &demote, self.slow)?;
             }
             for &(va, pages) in &promote {
+                // A full fast tier leaves a page where it was.
+                if b.translate(r.asid, va)?
+                    .is_some_and(|t| t.tier == self.slow)
+                {
+                    continue;
+                }
                 for p in 0..pages {
                     if let Some(s) =
                         page_index(r.start, va + p * 4096).and_then(|i| r.state.get_mut(i))
@@ -207,6 +218,11 @@ impl Manager for Kstaled {
             });
         }
         self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        let (initial, policy) = if self.params.start_slow {
+            (UNSEEN | SLOW, MemPolicy::Bind { tier: self.slow })
+        } else {
+            (UNSEEN, MemPolicy::PreferFast)
+        };
         self.regions = b
             .regions()
             .iter()
@@ -217,7 +233,7 @@ impl Manager for Kstaled {
                     asid: r.asid,
                     start: r.start,
                     len: r.len,
-                    state: vec![UNSEEN; r.len.div_ceil(4096) as usize],
+                    state: vec![initial; r.len.div_ceil(4096) as usize],
                     split: vec![!(self.params.base_pages && r.thp); (last - first + 1) as usize],
                 }
             })
@@ -225,7 +241,7 @@ impl Manager for Kstaled {
         let mut asids: Vec<Asid> = self.regions.iter().map(|r| r.asid).collect();
         asids.dedup();
         for a in asids {
-            b.set_policy(a, thermocline_backend::MemPolicy::PreferFast)?;
+            b.set_policy(a, policy)?;
         }
         Ok(())
     }
