@@ -25,6 +25,7 @@ pub mod heatmap;
 mod heteroos;
 mod heteroos_claims;
 mod memos;
+mod memos_breakdown;
 mod memos_claims;
 mod memos_eval;
 mod memos_eval_claims;

@@ -65,7 +65,7 @@ pub(crate) const CLOUD: [&str; 4] = models::CLOUD;
 
 const MACHINE: &str = "run.machine=\"dram+pcm-memos\"";
 /// The paper's DRAM (GB) beside NVM in its hybrid machine.
-const DRAM_GB: f64 = 4.0;
+pub(crate) const DRAM_GB: f64 = 4.0;
 /// An all-DRAM system is a DRAM channel of up to 256 GiB (the hybrid
 /// machine's channel bit 32 caps DRAM at 4 GiB); banks and slabs are
 /// indexed by the same bits.
@@ -76,9 +76,9 @@ const ALL_DRAM_CHANNEL: &str = "machine.memory.map.channel_bit=38";
 pub(crate) struct System {
     /// Label in the summary.
     pub label: &'static str,
-    manager: &'static str,
-    dram_gb: f64,
-    nvm_gb: f64,
+    pub manager: &'static str,
+    pub dram_gb: f64,
+    pub nvm_gb: f64,
 }
 
 /// Figure 12's systems, the baseline first.
@@ -115,8 +115,8 @@ pub(crate) const FIG12: [System; 5] = [
     },
 ];
 const ALL_DRAM_32: System = FIG12[0];
-const RANDOM: System = FIG12[2];
-const MEMOS: System = FIG12[4];
+pub(crate) const RANDOM: System = FIG12[2];
+pub(crate) const MEMOS: System = FIG12[4];
 const ALL_DRAM_128: System = System {
     label: "128GB DRAM",
     manager: "all-fast",
@@ -157,6 +157,10 @@ pub(crate) fn spec(name: &str, sys: System) -> RunSpec {
     }
     if sys.dram_gb > DRAM_GB {
         sets.push(ALL_DRAM_CHANNEL);
+    }
+    if sys.manager == "kstaled" {
+        // Figure 13's case 2 starts in NVM, as Memos does.
+        sets.push("kstaled.start_slow=true");
     }
     RunSpec::new(
         &format!("memos:{}:{gib}:{WORK_S}", m.name),

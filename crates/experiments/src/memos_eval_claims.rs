@@ -262,3 +262,88 @@ pub fn pages() -> Vec<Claim> {
         },
     ]
 }
+
+/// `key` of `case` on each cloud-like model.
+fn case_values(v: &Value, case: &str, key: &str) -> Result<Measured, ClaimError> {
+    per_model(v, &CLOUD, &format!("/breakdown/{{m}}/{case}/{key}"))
+}
+
+/// `num / den` of `key` between two cases, on each cloud-like model.
+fn case_ratio(v: &Value, num: &str, den: &str, key: &str) -> Result<Measured, ClaimError> {
+    CLOUD
+        .iter()
+        .map(|m| {
+            let at = |c: &str| read::num(v, &format!("/breakdown/{m}/{c}/{key}"));
+            let (a, b) = (at(num)?, at(den)?);
+            Ok((m.to_string(), if b > 0.0 { a / b } else { f64::INFINITY }))
+        })
+        .collect()
+}
+
+/// Checked by `memos-breakdown`.
+pub fn breakdown() -> Vec<Claim> {
+    vec![
+        Claim {
+            id: "memos-breakdown/memory-dominates-random".into(),
+            sentence: "Under random mapping, memory accesses take 40-77% of the cloud-like models' runtime".into(),
+            source: src("section 6.2, Figure 13 (\"the overall time costs of memory accesses vary between 40.3% (Redis with fewer memory accesses) and 76.9% (Aerospike)\")"),
+            paper: "40.3%-76.9%".into(),
+            expect: Expect::Band { lo: 0.303, hi: 0.869 },
+            unit: Unit::Percent,
+            measure: Box::new(|v| case_values(v, "case 1", "memory_share")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-breakdown/memos-faster-than-random".into(),
+            sentence: "Memos' runtime is below random mapping's on every cloud-like model".into(),
+            source: src("section 6.2, Figure 13 (case 3 against case 1)"),
+            paper: "< 1".into(),
+            expect: Expect::Band { lo: 0.0, hi: 1.0 - 1e-9 },
+            unit: Unit::Times,
+            measure: Box::new(|v| case_values(v, "case 3", "total_norm")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-breakdown/memos-faster-than-prior".into(),
+            sentence: "Memos' runtime is below the page sampling + migration baseline's on every cloud-like model".into(),
+            source: src("section 6.2, Figure 13 (\"the overall computing time is significantly improved by around 20%\"; issue #21's goal: Memos ahead of prior sampling+migration)"),
+            paper: "case 3 < case 2".into(),
+            expect: Expect::Band { lo: 0.0, hi: 1.0 - 1e-9 },
+            unit: Unit::Times,
+            measure: Box::new(|v| case_ratio(v, "case 3", "case 2", "total_norm")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-breakdown/prior-loses-on-memcached-redis".into(),
+            sentence: "On the Memcached- and Redis-like models the sampling + migration baseline runs longer than random mapping (its overheads offset its benefit)".into(),
+            source: src("section 6.2 (\"In the case of Memcached and Redis, the overall performance degrades because the sampling and page migration overheads offset the benefits\")"),
+            paper: "> 1".into(),
+            expect: Expect::Band { lo: 1.0 + 1e-9, hi: f64::INFINITY },
+            unit: Unit::Times,
+            measure: Box::new(|v| {
+                per_model(v, &["memcached", "redis"], "/breakdown/{m}/case 2/total_norm")
+            }),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-breakdown/sampling-tenth-of-prior".into(),
+            sentence: "Memos' sampling overhead is under a tenth of the sampling + migration baseline's".into(),
+            source: src("section 6.2 (\"Memos' sampling overhead is less than 1/10 of that of prior efforts\")"),
+            paper: "< 0.1".into(),
+            expect: Expect::Band { lo: 0.0, hi: 0.1 },
+            unit: Unit::Times,
+            measure: Box::new(|v| case_ratio(v, "case 3", "case 2", "sampling_s")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-breakdown/migration-cost-halved".into(),
+            sentence: "Memos' migration overhead per moved page is less than half the baseline's (DMA evicts cold pages)".into(),
+            source: src("section 6.2 (\"the migration overhead is roughly reduced by more than half due to using DMA evicting cold pages\")"),
+            paper: "< 0.5".into(),
+            expect: Expect::Band { lo: 0.0, hi: 0.5 },
+            unit: Unit::Times,
+            measure: Box::new(|v| case_ratio(v, "case 3", "case 2", "migration_ms_per_page")),
+            reason: UNKNOWN,
+        },
+    ]
+}

@@ -23,6 +23,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::telescope::reproductions());
     all.extend(crate::memos::reproductions());
     all.extend(crate::memos_eval::reproductions());
+    all.extend(crate::memos_breakdown::reproductions());
     all.extend(crate::heteroos::reproductions());
     all
 }
@@ -232,6 +233,15 @@ mod tests {
             }],
             phase_starts_s: vec![0.0],
             windows: (1..=400).map(|t| window(f64::from(t))).collect(),
+            time_breakdown: Some(crate::report::TimeBreakdown {
+                compute_s: 200.0,
+                memory_s: 150.0,
+                sampling_s: 30.0,
+                monitor_shootdown_s: 10.0,
+                migration_shootdown_s: 10.0,
+                monitor_cpu_s: 5.0,
+                migration_cpu_s: 5.0,
+            }),
             ..Default::default()
         }
     }
