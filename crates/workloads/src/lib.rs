@@ -15,6 +15,7 @@ pub mod heteroos;
 pub mod lackey;
 pub mod masim;
 pub mod memos;
+pub mod mix;
 pub mod models;
 pub mod npb;
 pub mod presets;
@@ -112,6 +113,8 @@ pub enum Stream {
     Npb(Box<npb::NpbStream>),
     /// A HeteroOS-like page-typed model (accesses and memory events).
     Hetero(Box<heteroos::HeteroStream>),
+    /// Several workloads at once, each in its own address space.
+    Mix(Box<mix::MixStream>),
 }
 
 impl Stream {
@@ -128,6 +131,7 @@ impl Stream {
             Stream::Rate(s) => Ok(s.fill(buf)),
             Stream::Npb(s) => Ok(s.fill(buf)),
             Stream::Hetero(s) => Ok(s.fill(buf)),
+            Stream::Mix(s) => s.fill(buf),
         }
     }
 

@@ -572,6 +572,21 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
             ));
         }
     }
+    if let Some(names) = crate::mix::components(spec) {
+        let parts = names
+            .iter()
+            .map(|n| {
+                if n.starts_with("mix:") {
+                    Err(WorkloadError::Invalid(format!(
+                        "workload {spec:?}: a mix cannot hold a mix"
+                    )))
+                } else {
+                    load(n, o)
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return crate::mix::mix(spec, parts);
+    }
     // The name is looked up once; every preset kind is built from that entry.
     let found = preset(spec);
     if let Some(p) = found {
