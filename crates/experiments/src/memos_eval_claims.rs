@@ -347,3 +347,78 @@ pub fn breakdown() -> Vec<Claim> {
         },
     ]
 }
+
+/// The mixes' names, as the summary keys them.
+fn mixes() -> Vec<&'static str> {
+    crate::memos_steps::MIXES.iter().map(|m| m.0).collect()
+}
+
+/// Checked by `memos-steps`.
+pub fn steps() -> Vec<Claim> {
+    vec![
+        Claim {
+            id: "memos-steps/memos-gains-over-baseline".into(),
+            sentence: "Memos (step 3) raises throughput over the interleaved baseline by about 23% on average".into(),
+            source: src("section 4.4, Figure 9 (\"Step-3 achieves an average 23% performance gain over the baseline\"; 17.0% to 28.1%)"),
+            paper: "23%".into(),
+            expect: Expect::Band { lo: 0.115, hi: 0.345 },
+            unit: Unit::Percent,
+            measure: Box::new(|v| Ok(one("mean", read::num(v, "/mean_gain/step 3")?))),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-steps/order-of-steps".into(),
+            sentence: "On average step 3 gains more than step 2, and step 2 more than step 1".into(),
+            source: src("section 4.4, Figure 9 (\"Step-3 outperforms Step-2 by 7.2%\"; \"Step-2 outperforms the Step-1\")"),
+            paper: "step 3 > step 2 > step 1".into(),
+            expect: Expect::Order { margin: 0.0 },
+            unit: Unit::Percent,
+            measure: Box::new(|v| {
+                ["step 3", "step 2", "step 1"]
+                    .iter()
+                    .map(|s| Ok((s.to_string(), read::num(v, &format!("/mean_gain/{s}"))?)))
+                    .collect()
+            }),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-steps/memos-gains-on-every-mix".into(),
+            sentence: "Memos gains over the baseline on every mix".into(),
+            source: src("section 4.4 (\"the improvement also varies, from the lowest 17.0% to the highest 28.1%\")"),
+            paper: "17.0%-28.1%".into(),
+            expect: Expect::Band { lo: 1e-9, hi: f64::INFINITY },
+            unit: Unit::Percent,
+            measure: Box::new(|v| per_model(v, &mixes(), "/gain/{m}/step 3")),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-steps/bank-imbalance-falls".into(),
+            sentence: "Memos reduces bank imbalance against the baseline on every mix (busiest bank's excess over the mean)".into(),
+            source: src("section 4.4 (\"bank imbalance is reduced by 60.1~69.9%\"; read here as the busiest bank's excess over the mean, inferred)"),
+            paper: "-60.1% to -69.9%".into(),
+            expect: Expect::Band { lo: f64::NEG_INFINITY, hi: -1e-9 },
+            unit: Unit::Percent,
+            measure: Box::new(|v| {
+                mixes()
+                    .iter()
+                    .map(|m| {
+                        let at = |s: &str| read::num(v, &format!("/bank_imbalance/{m}/{s}"));
+                        let (b, s3) = (at("baseline")? - 1.0, at("step 3")? - 1.0);
+                        Ok((m.to_string(), if b > 0.0 { s3 / b - 1.0 } else { 0.0 }))
+                    })
+                    .collect()
+            }),
+            reason: UNKNOWN,
+        },
+        Claim {
+            id: "memos-steps/llc-misses-fall".into(),
+            sentence: "Memos has fewer LLC misses than the baseline, about 27% fewer on average".into(),
+            source: src("section 4.4 (\"the cache misses are reduced by 27.4% on average across both channels\")"),
+            paper: "0.726x".into(),
+            expect: Expect::Band { lo: 0.0, hi: 1.0 - 1e-9 },
+            unit: Unit::Times,
+            measure: Box::new(|v| per_model(v, &mixes(), "/llc_misses_vs_baseline/{m}/step 3")),
+            reason: UNKNOWN,
+        },
+    ]
+}

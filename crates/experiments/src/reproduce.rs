@@ -24,6 +24,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::memos::reproductions());
     all.extend(crate::memos_eval::reproductions());
     all.extend(crate::memos_breakdown::reproductions());
+    all.extend(crate::memos_steps::reproductions());
     all.extend(crate::heteroos::reproductions());
     all
 }

@@ -133,3 +133,44 @@ fn the_page_census_conserves_pages_within_a_cycle() {
     assert!(first.iter().all(|c| c.1 == first[0].1), "{first:?}");
     assert!(first[0].2 > 0.0, "nothing moved to DRAM: {first:?}");
 }
+
+/// Figure 9's steps 1-2 (`memos.scope`): pages interleaved over the two
+/// channels stay in their channel; hot ones move only between its slabs
+/// (and banks). They need a machine with slabs.
+#[test]
+fn partial_scopes_place_pages_within_their_channel() {
+    let run = |scope: &str, machine: &str| {
+        let sets: Vec<String> = [
+            "run.workload=\"memos:mcf:0.03:25\"".to_string(),
+            "run.manager=\"memos\"".into(),
+            format!("run.machine=\"{machine}\""),
+            format!("memos.scope=\"{scope}\""),
+            "workload.access_rate=2000000".into(),
+        ]
+        .into();
+        runner::run(&config::load(None, &sets).unwrap(), &mut |_, _| {})
+    };
+    for scope in ["cache", "cache+bank"] {
+        let r = run(scope, "dram+dram-memos").unwrap();
+        assert!(
+            gauge(&r, "placed_pages_count") > 0.0,
+            "{scope}: nothing placed"
+        );
+        assert_eq!(
+            r.migrations.promoted_pages + r.migrations.demoted_pages,
+            0,
+            "{scope}"
+        );
+        assert!(
+            r.migrations.bytes > 0,
+            "{scope}: moves within a channel copy pages"
+        );
+        // Interleaved: both channels hold half the pages.
+        let (a, b) = (r.tiers[0].avg_resident_bytes, r.tiers[1].avg_resident_bytes);
+        assert!((a / b - 1.0).abs() < 0.05, "{scope}: {a} vs {b}");
+    }
+    let Err(e) = run("cache", "dram+pcm") else {
+        panic!("step 1 ran on a machine without slabs");
+    };
+    assert!(e.to_string().contains("memory system"), "{e}");
+}

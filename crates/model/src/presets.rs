@@ -29,7 +29,7 @@ pub struct MachinePreset {
 }
 
 /// Every machine preset; the first is the default.
-pub const MACHINE_PRESETS: [MachinePreset; 8] = [
+pub const MACHINE_PRESETS: [MachinePreset; 9] = [
     MachinePreset {
         name: "dram+dcpmm",
         description:
@@ -108,6 +108,34 @@ pub const MACHINE_PRESETS: [MachinePreset; 8] = [
             hit_ns: 15.0,
         }),
         memory: Some(MemSysConfig::default),
+    },
+    MachinePreset {
+        name: "dram+dram-memos",
+        description: "Memos' machine for its Figure 9 steps (section 4.4: \"DRAM in both of the DRAM and NVM channels\"): two DRAM channels (bit 32), 32 banks each with row buffers and FR-FCFS controllers (Table 1's DRAM timings), an 8 MB LLC of 16 slabs",
+        tiers: || {
+            vec![
+                dram(),
+                TierSpec {
+                    name: "dram1".into(),
+                    ..dram()
+                },
+            ]
+        },
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
+        llc: Some(LlcConfig {
+            bytes: 8 << 20,
+            ways: 16,
+            hit_ns: 15.0,
+        }),
+        memory: Some(|| MemSysConfig {
+            timings: vec![
+                crate::memsys::BankTimings::dram(),
+                crate::memsys::BankTimings::dram(),
+            ],
+            ..MemSysConfig::default()
+        }),
     },
     MachinePreset {
         name: "fastmem+slowmem-heteroos",

@@ -37,6 +37,17 @@
 //! free when the copy finishes (*inferred*: the paper grows a reservation
 //! that is full, 4.2 (4), but says so for streams only).
 //!
+//! **Figure 9's steps** (`scope`, section 4.4): `full` is Memos. `cache`
+//! (step 1) and `cache+bank` (step 2) interleave pages over the channels
+//! and never move them between channels: HyMM's preparation looks at every
+//! page, and at its end each hot page moves within its channel into a slab
+//! of its class (stream-like: slab 0, others: the least used of 1-14; for
+//! `cache+bank` the coldest bank first), at most `max_migrate_pages` per
+//! cycle; there is no reclamation or bandwidth scheduling (nothing to
+//! reclaim to). *Inferred*: the paper names step 1 "cache partitioning
+//! [48]" without its rule; Memos' own slab classes stand for it. A full
+//! stream reservation is not grown in step 1.
+//!
 //! One cycle (section 3.5, Figure 5), repeated:
 //! - **Preparation** (21 s = 5 + 8 x 2 s). Application data starts in NVM
 //!   (6.1: "we initially map applications to NVM"). HyMM counts the TLB
@@ -207,6 +218,11 @@ pub struct MemosParams {
     /// 1's frequency tables, stream-like pages in slab 0 and the others in
     /// the coldest bank's coldest slab. Off: channel-level placement only.
     pub colour_placement: bool,
+    /// How much of the hierarchy Memos schedules (Figure 9's steps): the
+    /// whole of it (`full`, Memos), or, with pages interleaved over the
+    /// channels and never moved between them, only their LLC slab
+    /// (`cache`, step 1) or their bank and slab (`cache+bank`, step 2).
+    pub scope: Scope,
     /// Longest window length the history study scores (Figure 3: up to 16).
     pub history_max_window: u32,
     /// Future records a prediction is scored against (3.3: "stable for 10
@@ -233,10 +249,27 @@ impl Default for MemosParams {
             study: false,
             history_study: false,
             colour_placement: true,
+            scope: Scope::Full,
             history_max_window: 12,
             history_future: 10,
         }
     }
+}
+
+/// Figure 9's steps (section 4.4).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+pub enum Scope {
+    /// Memos: channel, bank and slab (step 3).
+    #[serde(rename = "full")]
+    Full,
+    /// Cache partitioning only: pages interleaved over the channels, each
+    /// hot page moved within its channel into a slab of its class (step 1).
+    #[serde(rename = "cache")]
+    Cache,
+    /// Cache and bank mapping without the channel: as `cache`, into the
+    /// coldest bank too (step 2).
+    #[serde(rename = "cache+bank")]
+    CacheBank,
 }
 
 impl MemosParams {
@@ -463,7 +496,7 @@ impl Memos {
         for (asid, start, end) in regions {
             let mut va = start & !0xfff;
             while let Some((base, t)) = b.next_mapped(asid, va, end)? {
-                if t.tier == self.slow {
+                if t.tier == self.slow || self.p.scope != Scope::Full {
                     self.pages.push(Page {
                         asid,
                         va: base,
@@ -723,6 +756,9 @@ impl Memos {
     /// The action period starts: queued pages move to DRAM (the queue is
     /// WD pages first, see `build_queue`).
     fn act(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.p.scope != Scope::Full {
+            return self.place_within_channels(b);
+        }
         self.action_start = Some((b.tier_counters(self.fast)?, b.tier_counters(self.slow)?));
         if std::mem::take(&mut self.skip_next) {
             return Ok(());
@@ -833,6 +869,55 @@ impl Memos {
             }
             self.stream_grown += 1;
         }
+    }
+
+    /// Figure 9's steps 1-2: each queued (hot) page moves, within its own
+    /// channel, into a slab of its class (and for `cache+bank` the coldest
+    /// bank first), unless its frame is in such a slab already; at most
+    /// `max_migrate_pages` per period.
+    fn place_within_channels(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let mut moved = 0;
+        for i in self.queue.clone() {
+            if moved >= self.p.max_migrate_pages {
+                break;
+            }
+            let p = self.pages[i];
+            if p.huge {
+                continue;
+            }
+            let Some(tr) = b.translate(p.asid, p.va)? else {
+                continue;
+            };
+            let class = if p.stream {
+                places::SlabClass::Stream
+            } else {
+                places::SlabClass::Frequent
+            };
+            let Some(t) = self.places.as_ref() else {
+                return Ok(());
+            };
+            let slabs = t.class_slabs(class, if p.stream { self.stream_grown } else { 0 });
+            if slabs.contains(&b.frame_place(tr.frame)?.slab) {
+                continue;
+            }
+            let placed = if self.p.scope == Scope::CacheBank {
+                self.place_in(b, &p, tr.tier)?
+            } else {
+                let mut placed = false;
+                for slab in slabs {
+                    if b.migrate_placed(p.asid, p.va, tr.tier, None, Some(slab))? {
+                        placed = true;
+                        break;
+                    }
+                }
+                placed
+            };
+            if placed {
+                moved += 1;
+            }
+        }
+        self.tally.placed += moved;
+        Ok(())
     }
 
     /// 4.3 case 4: stream-like hot pages left in NVM move into NVM's stream
@@ -1100,17 +1185,35 @@ impl Manager for Memos {
         self.slow = TierId(tiers.saturating_sub(1) as u8);
         let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
         asids.dedup();
+        let policy = if self.p.scope == Scope::Full {
+            MemPolicy::Bind { tier: self.slow }
+        } else {
+            // Steps 1-2: "dual-channel interleaving scheme".
+            MemPolicy::Interleave
+        };
         for a in asids {
-            b.set_policy(a, MemPolicy::Bind { tier: self.slow })?;
+            b.set_policy(a, policy)?;
         }
         // Memos' two-tiered buddy system where the machine has banks and
         // slabs to place pages in (5.1).
-        if self.p.colour_placement
+        if self.p.scope != Scope::Full && !b.capabilities().has(Capability::Colours) {
+            return Err(BackendError::Invalid {
+                va: 0,
+                why: "memos.scope cache and cache+bank place pages by slab: they need a machine with a memory system (dram+dram-memos, dram+pcm-memos)",
+            });
+        }
+        if (self.p.colour_placement || self.p.scope != Scope::Full)
             && !self.p.history_study
             && b.capabilities().has(Capability::Colours)
         {
             b.set_coloured_allocation(true)?;
             let (banks, slabs) = b.place_counts()?;
+            if self.p.scope != Scope::Full && b.tiers().len() < 2 {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "memos.scope cache and cache+bank interleave pages over two channels",
+                });
+            }
             self.places = Some(places::FreqTables::new(
                 tiers,
                 banks as usize,
@@ -1165,7 +1268,7 @@ impl Manager for Memos {
                 self.build_queue();
                 self.act(b)?;
             }
-        } else if t > prep && (t - prep).is_multiple_of(iv) {
+        } else if t > prep && (t - prep).is_multiple_of(iv) && self.p.scope == Scope::Full {
             self.reclaim_scan(b)?;
         }
         Ok(hot)
