@@ -29,6 +29,7 @@ mod memos_breakdown;
 mod memos_claims;
 mod memos_eval;
 mod memos_eval_claims;
+mod memos_setup;
 mod memos_steps;
 pub mod plot;
 mod rate_driver;

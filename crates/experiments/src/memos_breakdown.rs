@@ -23,7 +23,7 @@
 //! application's runtime, so the manager's CPU time is added to the
 //! simulated time (the simulated application does not wait for it).
 
-use crate::memos_eval::{spec, System, CLOUD, DRAM_GB, MEMOS, RANDOM};
+use crate::memos_setup::{spec, System, CLOUD, DRAM_GB, MEMOS, RANDOM};
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

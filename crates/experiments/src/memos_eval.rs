@@ -37,137 +37,15 @@
 //! case (hmmer, xalancbmk and mcf together) is not run: the models run one
 //! program at a time.
 
+use crate::memos_setup::{
+    spec, System, ALL_DRAM_128, ALL_DRAM_32, CLOUD, ENERGY, FIG10, FIG12, MEMOS, MEMOS_128, RANDOM,
+    TABLE2,
+};
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
-use thermocline_workloads::memos as models;
-
-/// Nominal work of each run (s).
-pub(crate) const WORK_S: u64 = 120;
-/// Table 2's models (its multi-programmed row is not run).
-pub(crate) const TABLE2: [&str; 7] = [
-    "mcf",
-    "hmmer",
-    "xalancbmk",
-    "memcached",
-    "redis",
-    "aerospike",
-    "mysql",
-];
-/// Figure 10's single-program models, run under Memos only.
-pub(crate) const FIG10: [&str; 3] = ["astar", "lbm", "libquantum"];
-/// Models of the energy comparison (SPEC- and cloud-like).
-pub(crate) const ENERGY: [&str; 4] = ["mcf", "hmmer", "memcached", "aerospike"];
-/// The cloud-like models (Figure 11).
-pub(crate) const CLOUD: [&str; 4] = models::CLOUD;
-
-const MACHINE: &str = "run.machine=\"dram+pcm-memos\"";
-/// The paper's DRAM (GB) beside NVM in its hybrid machine.
-pub(crate) const DRAM_GB: f64 = 4.0;
-/// An all-DRAM system is a DRAM channel of up to 256 GiB (the hybrid
-/// machine's channel bit 32 caps DRAM at 4 GiB); banks and slabs are
-/// indexed by the same bits.
-const ALL_DRAM_CHANNEL: &str = "machine.memory.map.channel_bit=38";
-
-/// One system Figure 12 or the energy study compares.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct System {
-    /// Label in the summary.
-    pub label: &'static str,
-    pub manager: &'static str,
-    pub dram_gb: f64,
-    pub nvm_gb: f64,
-}
-
-/// Figure 12's systems, the baseline first.
-pub(crate) const FIG12: [System; 5] = [
-    System {
-        label: "32GB DRAM",
-        manager: "all-fast",
-        dram_gb: 32.0,
-        nvm_gb: 32.0,
-    },
-    System {
-        label: "all NVM",
-        manager: "all-slow",
-        dram_gb: DRAM_GB,
-        nvm_gb: 32.0,
-    },
-    System {
-        label: "random 4-32",
-        manager: "random",
-        dram_gb: DRAM_GB,
-        nvm_gb: 32.0,
-    },
-    System {
-        label: "DRAM cache 4-32",
-        manager: "memory-mode",
-        dram_gb: DRAM_GB,
-        nvm_gb: 32.0,
-    },
-    System {
-        label: "Memos 4-32",
-        manager: "memos",
-        dram_gb: DRAM_GB,
-        nvm_gb: 32.0,
-    },
-];
-const ALL_DRAM_32: System = FIG12[0];
-pub(crate) const RANDOM: System = FIG12[2];
-pub(crate) const MEMOS: System = FIG12[4];
-const ALL_DRAM_128: System = System {
-    label: "128GB DRAM",
-    manager: "all-fast",
-    dram_gb: 128.0,
-    nvm_gb: 32.0,
-};
-const MEMOS_128: System = System {
-    label: "Memos 4-128",
-    manager: "memos",
-    dram_gb: DRAM_GB,
-    nvm_gb: 128.0,
-};
-
-/// `gb` of the paper's machine, scaled to model `m`'s footprint.
-fn scaled(m: &models::MemosModel, gb: f64) -> String {
-    let share = m.small_bytes as f64 / m.paper_bytes as f64;
-    let mib = (gb * 1024.0 * share).floor().max(1.0);
-    format!("{mib}MiB")
-}
-
-fn model(name: &str) -> &'static models::MemosModel {
-    models::model(name).expect("a listed Memos model")
-}
-
-/// The run of `sys` on model `name`.
-pub(crate) fn spec(name: &str, sys: System) -> RunSpec {
-    let m = model(name);
-    let gib = m.small_bytes as f64 / (1u64 << 30) as f64;
-    let fast = format!("run.fast_capacity=\"{}\"", scaled(m, sys.dram_gb));
-    let slow = format!("machine.slow_capacity=\"{}\"", scaled(m, sys.nvm_gb));
-    let p = format!(
-        "random.fast_probability={}",
-        sys.dram_gb / (sys.dram_gb + sys.nvm_gb)
-    );
-    let mut sets = vec![MACHINE, fast.as_str(), slow.as_str()];
-    if sys.manager == "random" {
-        sets.push(&p);
-    }
-    if sys.dram_gb > DRAM_GB {
-        sets.push(ALL_DRAM_CHANNEL);
-    }
-    if sys.manager == "kstaled" {
-        // Figure 13's case 2 starts in NVM, as Memos does.
-        sets.push("kstaled.start_slow=true");
-    }
-    RunSpec::new(
-        &format!("memos:{}:{gib}:{WORK_S}", m.name),
-        sys.manager,
-        &sets,
-    )
-}
 
 fn performance_runs(_: &Options) -> Vec<RunSpec> {
     TABLE2
@@ -556,6 +434,7 @@ pub fn reproductions() -> Vec<Reproduction> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::memos_setup::{ALL_DRAM_CHANNEL, WORK_S};
 
     #[test]
     fn capacities_scale_with_the_footprint() {

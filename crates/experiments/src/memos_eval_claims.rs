@@ -10,7 +10,7 @@
 //! is inferred: Table 1 gives none), DMA aborts below 5% (paper: 1.4%).
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
-use crate::memos_eval::{CLOUD, ENERGY, FIG12, TABLE2};
+use crate::memos_setup::{CLOUD, ENERGY, FIG12, MIXES, TABLE2};
 use serde_json::Value;
 
 const FILE: &str = "003_4ce7a4cbf1361ba3.txt";
@@ -350,7 +350,7 @@ pub fn breakdown() -> Vec<Claim> {
 
 /// The mixes' names, as the summary keys them.
 fn mixes() -> Vec<&'static str> {
-    crate::memos_steps::MIXES.iter().map(|m| m.0).collect()
+    MIXES.iter().map(|m| m.0).collect()
 }
 
 /// Checked by `memos-steps`.

@@ -30,6 +30,7 @@
 //! it). The two DRAM channels take half of the mix's footprint each at
 //! most (the default fast capacity).
 
+use crate::memos_setup::MIXES;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
@@ -41,28 +42,6 @@ use thermocline_workloads::memos as models;
 pub(crate) const WORK_S: u64 = 90;
 const RATE: &str = "workload.access_rate=2500000";
 const MACHINE: &str = "run.machine=\"dram+dram-memos\"";
-
-/// The appendix's workloads, restricted to the modelled applications.
-pub(crate) const MIXES: [(&str, &[&str]); 5] = [
-    ("W1", &["libquantum", "mcf", "xalancbmk"]),
-    ("W2", &["libquantum", "libquantum", "lbm", "astar"]),
-    (
-        "W4",
-        &["libquantum", "libquantum", "libquantum", "mcf", "astar"],
-    ),
-    ("W7", &["libquantum", "libquantum", "lbm"]),
-    (
-        "W10",
-        &[
-            "libquantum",
-            "libquantum",
-            "libquantum",
-            "libquantum",
-            "mcf",
-            "astar",
-        ],
-    ),
-];
 
 /// The systems: label, manager, `memos.scope`.
 pub(crate) const STEPS: [(&str, &str, Option<&str>); 4] = [
