@@ -29,7 +29,7 @@ pub enum BackendError {
     /// The manager cannot run on this workload or machine (it says why):
     /// the user's choice, not a failure.
     #[error("{0}")]
-    Unfit(&'static str),
+    Unfit(String),
     /// The operation does not apply to this mapping (e.g. split a 4 KiB page).
     #[error("invalid operation at {va:#x}: {why}")]
     Invalid {

@@ -445,9 +445,44 @@ fn print_table(reports: &[Report]) {
     }
     for r in reports {
         print_memory_system(r);
+        print_tenants(r);
     }
     for note in reports.iter().flat_map(|r| &r.notes) {
         println!("note: {note}");
+    }
+}
+
+/// One line per tenant of a shared machine (a mix's components).
+fn print_tenants(r: &Report) {
+    if r.tenants.is_empty() {
+        return;
+    }
+    println!(
+        "tenants ({}): {:<3} {:<28} {:>11} {:>10} {:>10} {:>11} {:>16}",
+        r.manager,
+        "vm",
+        "workload",
+        "footprint",
+        "fast GiB",
+        "slow GiB",
+        "slow acc %",
+        "est. slowdown"
+    );
+    let pad = "tenants ()".len() + r.manager.len();
+    for t in &r.tenants {
+        let held = |i: usize| t.resident_bytes.get(i).copied().unwrap_or(0) as f64;
+        let slow: f64 = (1..t.resident_bytes.len()).map(held).sum();
+        println!(
+            "{:pad$}  {:<3} {:<28} {:>11} {:>10} {:>10} {:>10.1}% {:>15.1}%",
+            "",
+            t.asid,
+            t.workload,
+            gib(t.footprint_bytes as f64),
+            gib(held(0)),
+            gib(slow),
+            t.slow_access_share * 100.0,
+            t.memory_bound_slowdown * 100.0,
+        );
     }
 }
 

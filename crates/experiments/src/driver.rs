@@ -107,6 +107,12 @@ pub(crate) trait Driver {
     fn time_breakdown(&self) -> Option<crate::report::TimeBreakdown> {
         None
     }
+
+    /// The tenants of a shared machine (a mix's components), where the
+    /// backend counts accesses per address space (the exact machine).
+    fn tenants(&mut self) -> Vec<crate::report::TenantReport> {
+        Vec::new()
+    }
 }
 
 /// Application accesses outside the fastest tier.

@@ -101,7 +101,7 @@ pub enum RunError {
         /// The manager.
         manager: String,
         /// Its reason.
-        why: &'static str,
+        why: String,
     },
     /// A manager's request failed on a backend that was set up correctly:
     /// a bug in the manager or the backend, not in the input.

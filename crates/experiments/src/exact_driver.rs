@@ -6,6 +6,7 @@ use crate::groundtruth::{exact_hot_units, UnitSpan};
 use thermocline_backend::{Backend, TierCounters};
 use thermocline_model::{MachineConfig, MachineStats};
 use thermocline_sim::{ConfigError, Machine};
+use thermocline_vocab::TierId;
 use thermocline_vocab::{Access, MemEvent};
 use thermocline_workloads::{Workload, WorkloadError};
 
@@ -166,6 +167,52 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
             monitor_cpu_s: (m.manager_ns() - migration_cpu).max(0.0) / 1e9,
             migration_cpu_s: migration_cpu / 1e9,
         })
+    }
+
+    fn tenants(&mut self) -> Vec<crate::report::TenantReport> {
+        let cfg = self.machine.config();
+        let mlp = cfg.perf.mlp.max(1e-9);
+        let tiers = &cfg.tiers;
+        self.workload
+            .stream
+            .tenants()
+            .iter()
+            .filter_map(|t| {
+                let acc = self.machine.space_accesses(t.asid.0)?;
+                let resident = (0..tiers.len())
+                    .map(|i| {
+                        self.machine
+                            .held_pages(t.asid, TierId(i as u8))
+                            .unwrap_or(0)
+                            * 4096
+                    })
+                    .collect();
+                let n: u64 = acc.iter().map(|a| a[0] + a[1]).sum();
+                let slow: u64 = acc.iter().skip(1).map(|a| a[0] + a[1]).sum();
+                let core = n as f64 * t.compute_ns;
+                let memory: f64 = acc
+                    .iter()
+                    .zip(tiers)
+                    .map(|(a, s)| a[0] as f64 * s.read_ns + a[1] as f64 * s.write_ns)
+                    .sum();
+                let (loads, stores) = acc.iter().fold((0, 0), |(l, s), a| (l + a[0], s + a[1]));
+                let fast = loads as f64 * tiers[0].read_ns + stores as f64 * tiers[0].write_ns;
+                let ideal = core + fast / mlp;
+                Some(crate::report::TenantReport {
+                    workload: t.name.clone(),
+                    asid: t.asid.0,
+                    footprint_bytes: t.footprint_bytes,
+                    resident_bytes: resident,
+                    accesses: acc.iter().map(|a| a[0] + a[1]).collect(),
+                    slow_access_share: if n > 0 { slow as f64 / n as f64 } else { 0.0 },
+                    memory_bound_slowdown: if ideal > 0.0 {
+                        (core + memory / mlp) / ideal - 1.0
+                    } else {
+                        0.0
+                    },
+                })
+            })
+            .collect()
     }
 }
 

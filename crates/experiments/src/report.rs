@@ -131,6 +131,38 @@ pub struct Report {
     /// (`Manager::notes`), for the summaries to show.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Each tenant of a shared machine (each component of a `mix:A+B`
+    /// workload, in its own address space), on the exact machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tenants: Vec<TenantReport>,
+}
+
+/// One tenant of a shared machine: what it got from each tier.
+///
+/// The machine's clock is shared (the tenants take turns), so a tenant's
+/// own slowdown is estimated from its accesses: `memory_bound_slowdown` is
+/// `T / T_fast - 1` with `T = n * compute + sum over tiers of (loads *
+/// read_ns + stores * write_ns) / mlp`, its own core time per access and
+/// its own accesses to pages in each tier, and `T_fast` the same with every
+/// access priced at the fastest tier. It counts every access as reaching
+/// memory and leaves out TLB misses, faults and bandwidth queueing: an
+/// estimate for comparing tenants and managers, not the machine's clock.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TenantReport {
+    /// The component's workload.
+    pub workload: String,
+    /// Its address space.
+    pub asid: u16,
+    /// Bytes its regions map.
+    pub footprint_bytes: u64,
+    /// Per tier, fastest first: bytes its pages held there at the end.
+    pub resident_bytes: Vec<u64>,
+    /// Per tier: its accesses to pages there.
+    pub accesses: Vec<u64>,
+    /// Its accesses outside the fastest tier over all of its accesses.
+    pub slow_access_share: f64,
+    /// The estimate above.
+    pub memory_bound_slowdown: f64,
 }
 
 /// Where a run's simulated time went, and what its manager's CPU time was

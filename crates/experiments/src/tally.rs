@@ -233,6 +233,7 @@ fn build_report(
     let st = d.stats();
     let memsys = d.memory_system();
     let time_breakdown = d.time_breakdown();
+    let tenants = d.tenants();
     let b = d.backend();
     let infos = b.tiers();
     let mut tiers = Vec::new();
@@ -305,6 +306,7 @@ fn build_report(
         memory_system,
         time_breakdown,
         notes: Vec::new(),
+        tenants,
     }
 }
 

@@ -6,6 +6,7 @@ use crate::baselines::{AllFast, AllSlow, FirstTouch, Interleave, Random};
 use crate::heteroos::coordinated::{Coordinated, CoordinatedParams};
 use crate::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
 use crate::heteroos::vmm::{VmmExclusive, VmmParams};
+use crate::heteroos::vms::{Vms, VmsParams};
 use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
@@ -138,6 +139,15 @@ fn heteroos_coordinated(
 ) -> Result<Box<dyn Manager>, ManagerError> {
     let p = parse_checked(name, params, CoordinatedParams::check)?;
     Ok(Box::new(Coordinated::new(p)))
+}
+
+fn heteroos_vms(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let p = parse_checked(name, params, VmsParams::check)?;
+    Ok(Box::new(Vms::new(p)))
 }
 
 fn kstaled(
@@ -357,6 +367,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "heteroos-vmm-exclusive",
         description: "HeteroOS's VMM-exclusive baseline (HeteroVisor-like): pages allocated in SlowMem; every 100 ms the VMM scans 16 K guest pages' Accessed bits (Table 6 walk cost), promotes the accessed ones, evicts idle FastMem pages",
         build: heteroos_vmm,
+    },
+    Entry {
+        name: "heteroos-vms",
+        description: "HeteroOS's VMM over several guest VMs (section 4.2): each address space (each part of a mix:A+B) a VM; FastMem and SlowMem divided at boot by weighted DRF (FastMem 2, SlowMem 1) or max-min from each VM's reservations, as per-VM tier quotas; each VM runs HeteroOS-coordinated (or another guest mechanism) within its share",
+        build: heteroos_vms,
     },
     Entry {
         name: "linear-scan-aggressive",

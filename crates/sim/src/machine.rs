@@ -63,6 +63,9 @@ pub(crate) struct Space {
     pub quota: [Option<u64>; MAX_TIERS],
     /// Per page type, its allocations.
     pub allocs: [AllocCounts; PageType::COUNT],
+    /// Per tier, the space's (loads, stores) to pages there, cache hits
+    /// included: what each tenant of a shared machine got from each tier.
+    pub accesses: [[u64; 2]; MAX_TIERS],
 }
 
 impl Space {
@@ -75,6 +78,7 @@ impl Space {
             held: [0; MAX_TIERS],
             quota: [None; MAX_TIERS],
             allocs: [AllocCounts::default(); PageType::COUNT],
+            accesses: [[0; 2]; MAX_TIERS],
         }
     }
 
@@ -361,6 +365,15 @@ impl Machine {
         spaces + frames + tlbs + cache + rmap + memctl
     }
 
+    /// Address space `asid`'s (loads, stores) to pages in each tier, fastest
+    /// first; `None` for a space the machine does not have.
+    pub fn space_accesses(&self, asid: u16) -> Option<Vec<[u64; 2]>> {
+        let tiers = self.frames.len();
+        self.spaces
+            .get(asid as usize)
+            .map(|s| s.accesses[..tiers.min(MAX_TIERS)].to_vec())
+    }
+
     /// What the memory controllers counted, if the machine has a memory
     /// system.
     pub fn memory_system_stats(&self) -> Option<thermocline_model::memsys::MemSysStats> {
@@ -405,6 +418,7 @@ impl Machine {
         let space = &mut self.spaces[a.asid as usize];
         let c = space.pt.leaves[e.leaf as usize].count_mut(((a.va >> 12) & 511) as usize);
         *c = c.saturating_add(1);
+        space.accesses[e.tier as usize % MAX_TIERS][usize::from(a.write)] += 1;
         self.epoch.accesses += 1;
         if self.llc.is_none() && self.dram_cache.is_none() && self.sampler.is_none() {
             // The access itself is the memory access, to its page's tier.
@@ -463,6 +477,9 @@ impl Machine {
                 let space = &mut self.spaces[a.asid as usize];
                 let c = space.pt.leaves[e.leaf as usize].count_mut(((a.va >> 12) & 511) as usize);
                 *c = c.saturating_add(n as u32);
+                let own = &mut space.accesses[e.tier as usize % MAX_TIERS];
+                own[0] += n as u64 - writes;
+                own[1] += writes;
                 let t = &mut traffic[e.tier as usize & 7];
                 t[0] += n as u64 - writes;
                 t[1] += writes;

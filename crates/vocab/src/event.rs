@@ -44,6 +44,15 @@ impl MemEvent {
         }
     }
 
+    /// The same event in address space `asid` (a mix moves each
+    /// component's events into the component's own space).
+    pub fn with_asid(self, asid: Asid) -> Self {
+        match self {
+            MemEvent::Release { start, len, .. } => MemEvent::Release { asid, start, len },
+            MemEvent::IoDone { start, len, .. } => MemEvent::IoDone { asid, start, len },
+        }
+    }
+
     /// Why the event cannot be applied as given, if it cannot: a range must
     /// be 4 KiB-aligned, non-empty and below 2^47.
     pub fn check(&self) -> Result<(), String> {

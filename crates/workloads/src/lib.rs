@@ -135,6 +135,15 @@ impl Stream {
         }
     }
 
+    /// The tenants of a mix (each component in its own address space);
+    /// none for any other stream.
+    pub fn tenants(&self) -> &[mix::Tenant] {
+        match self {
+            Stream::Mix(m) => m.tenants(),
+            _ => &[],
+        }
+    }
+
     /// [`Stream::fill`], and the memory events that come before and between
     /// those accesses pushed onto `events` (cleared first) in order, each
     /// with the index in `buf` of the access it precedes (the count
@@ -150,6 +159,7 @@ impl Stream {
         match self {
             Stream::Memory(s) => Ok(s.fill_with_events(buf, events)),
             Stream::Hetero(s) => Ok(s.fill_with_events(buf, events)),
+            Stream::Mix(s) => s.fill_with_events(buf, events),
             // No other source issues memory events.
             _ => self.fill(buf),
         }

@@ -37,7 +37,7 @@ use super::vmm::Tracker;
 use crate::Manager;
 use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError};
-use thermocline_vocab::{PageType, TierId};
+use thermocline_vocab::{Asid, MemEvent, PageType, TierId};
 
 /// Parameters of HeteroOS-coordinated: the guest's (as `heteroos-lru`)
 /// and the VMM tracker's.
@@ -70,7 +70,7 @@ impl Default for CoordinatedParams {
 }
 
 impl CoordinatedParams {
-    fn guest(&self) -> GuestParams {
+    pub(crate) fn guest(&self) -> GuestParams {
         GuestParams {
             interval_ms: self.interval_ms,
             fast_free_watermark: self.fast_free_watermark,
@@ -97,6 +97,8 @@ impl CoordinatedParams {
 /// The HeteroOS-coordinated manager.
 pub struct Coordinated {
     params: CoordinatedParams,
+    /// The one address space (VM) it manages, or `None`: every one.
+    scope: Option<Asid>,
     guest: HeteroOsGuest,
     tracker: Option<Tracker>,
     started: bool,
@@ -113,6 +115,7 @@ impl Coordinated {
     pub fn new(params: CoordinatedParams) -> Self {
         Coordinated {
             guest: HeteroOsGuest::new(Mechanism::Lru, params.guest()),
+            scope: None,
             track_interval_ns: (params.first_tracking_interval_ms * 1e6) as u64,
             params,
             tracker: None,
@@ -123,6 +126,55 @@ impl Coordinated {
             last_epoch_misses: None,
             epochs: 0,
         }
+    }
+
+    /// HeteroOS-coordinated for one VM of several: its guest runs address
+    /// space `asid` within `fast_budget` FastMem pages
+    /// ([`HeteroOsGuest::for_vm`]) and the VMM tracks that space's heap.
+    /// *Inferred*: Equation 1 reads the machine's LLC misses, not the VM's
+    /// (the paper does not say how a VMM would count them per VM).
+    pub fn for_vm(params: CoordinatedParams, asid: Asid, fast_budget: u64) -> Self {
+        Coordinated {
+            guest: HeteroOsGuest::for_vm(Mechanism::Lru, params.guest(), asid, fast_budget),
+            scope: Some(asid),
+            ..Coordinated::new(params)
+        }
+    }
+
+    /// A tick of a VM's manager, with its address space's memory events
+    /// (see [`HeteroOsGuest::tick_with_events`]).
+    pub fn tick_with_events(
+        &mut self,
+        b: &mut dyn Backend,
+        events: &[MemEvent],
+    ) -> Result<(), BackendError> {
+        self.step(b, Some(events))
+    }
+
+    fn step(
+        &mut self,
+        b: &mut dyn Backend,
+        events: Option<&[MemEvent]>,
+    ) -> Result<(), BackendError> {
+        let now = b.now_ns();
+        if now >= self.next_guest_ns {
+            match events {
+                Some(events) => self.guest.tick_with_events(b, events)?,
+                None => {
+                    self.guest.tick(b)?;
+                }
+            }
+            self.next_guest_ns = now + self.guest.interval_ns();
+            if !self.started && self.guest.interval_misses() > 0 {
+                self.started = true;
+                self.next_track_ns = now;
+                self.llc_at_epoch = b.llc_misses()?;
+            }
+        }
+        if self.started && now >= self.next_track_ns {
+            self.track(b, now)?;
+        }
+        Ok(())
     }
 
     /// One tracking epoch: the interval for the next from Equation 1, then
@@ -140,7 +192,7 @@ impl Coordinated {
             let hot = t.scan_round(b)?;
             // The guest makes room first with HeteroOS-LRU (any type's
             // inactive pages), then migrates.
-            let free = b.tiers()[0].free_bytes / 4096;
+            let (_, free) = self.guest.fast_view(b)?;
             if hot > free {
                 self.guest.reclaim(b, hot - free)?;
             }
@@ -177,7 +229,7 @@ impl Manager for Coordinated {
         let tracking: Vec<_> = b
             .regions()
             .iter()
-            .filter(|r| r.page_type == PageType::Anon)
+            .filter(|r| r.page_type == PageType::Anon && self.scope.is_none_or(|own| own == r.asid))
             .map(|r| (r.asid, r.start, r.end()))
             .collect();
         self.tracker = Some(Tracker::new(tracking, self.params.scan_pages, slow, false));
@@ -191,19 +243,7 @@ impl Manager for Coordinated {
     }
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
-        let now = b.now_ns();
-        if now >= self.next_guest_ns {
-            self.guest.tick(b)?;
-            self.next_guest_ns = now + self.guest.interval_ns();
-            if !self.started && self.guest.interval_misses() > 0 {
-                self.started = true;
-                self.next_track_ns = now;
-                self.llc_at_epoch = b.llc_misses()?;
-            }
-        }
-        if self.started && now >= self.next_track_ns {
-            self.track(b, now)?;
-        }
+        self.step(b, None)?;
         Ok(None)
     }
 }

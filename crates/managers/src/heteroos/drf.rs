@@ -9,8 +9,10 @@
 //!
 //! **Weighted DRF.** A VM's dominant share is `max_j w_j * vm_ij / r_j`
 //! (Algorithm 1 line 10 with the section's weights: FastMem 2, SlowMem 1).
-//! The VM with the lowest dominant share whose next request fits is served
-//! next; a request is one step of each type the VM still wants.
+//! The VM with the lowest dominant share is served next; a request is one
+//! step of each type the VM still wants, as far as that type has pages left
+//! (*inferred*: the prose has VMs request one resource at a time, so a type
+//! that runs out does not stop a VM's requests for the other).
 //!
 //! *Inferred*: Algorithm 1 divides by the capacities and is written
 //! unweighted, while the prose weights the page counts of the resource
@@ -72,16 +74,24 @@ pub fn dominant_share(
 /// Why `vms` cannot share `capacity`, if they cannot: minimums above
 /// maximums, or minimums that do not fit.
 pub fn check(capacity: &[u64; TYPES], vms: &[VmShare]) -> Result<(), String> {
+    const NAMES: [&str; TYPES] = ["FastMem", "SlowMem"];
+    let mib = |pages: u64| pages / 256;
     for (j, &cap) in capacity.iter().enumerate() {
         if let Some(i) = vms.iter().position(|v| v.min[j] > v.max[j]) {
             return Err(format!(
-                "VM {i}: its minimum of memory type {j} is above its maximum"
+                "VM {i}: its {} minimum ({} MiB) is above its maximum ({} MiB; without one, the tier's capacity)",
+                NAMES[j],
+                mib(vms[i].min[j]),
+                mib(vms[i].max[j])
             ));
         }
         let reserved: u64 = vms.iter().map(|v| v.min[j]).sum();
         if reserved > cap {
             return Err(format!(
-                "the minimums of memory type {j} ({reserved} pages) exceed its {cap} pages"
+                "the VMs' {} minimums ({} MiB in all) exceed its {} MiB",
+                NAMES[j],
+                mib(reserved),
+                mib(cap)
             ));
         }
     }
@@ -100,8 +110,9 @@ fn reserved(vms: &[VmShare]) -> (Vec<[u64; TYPES]>, [u64; TYPES]) {
 }
 
 /// Weighted DRF (Algorithm 1) by progressive filling: each VM starts at its
-/// minimums, then the VM with the lowest dominant share whose next request
-/// fits gets it, until no request fits or every VM has what it wants.
+/// minimums, then the VM with the lowest dominant share gets its next
+/// request (a step of each type it wants, as far as the type has pages
+/// left), until every VM has what it wants or nothing it wants is left.
 /// Ties go to the lower VM index. `vms` must pass [`check`].
 pub fn weighted_drf(
     capacity: &[u64; TYPES],
@@ -121,13 +132,20 @@ pub fn weighted_drf(
         let Some(i) = next else {
             return alloc;
         };
-        // The request: one step of each type the VM still wants.
-        let request: [u64; TYPES] =
-            std::array::from_fn(|j| vms[i].want(j).saturating_sub(alloc[i][j]).min(step));
-        let fits = (0..TYPES).all(|j| used[j] + request[j] <= capacity[j]);
-        if request.iter().all(|&r| r == 0) || !fits {
-            // Satisfied, or its request cannot be met: line 12 reclaims
-            // its overcommit instead of granting.
+        // The request: one step of each type the VM still wants and the
+        // machine still has. A guest asks for pages of one type at a time
+        // (section 4.2: "requests ... for the same resource"), so a type
+        // that ran out stops only its own requests.
+        let request: [u64; TYPES] = std::array::from_fn(|j| {
+            vms[i]
+                .want(j)
+                .saturating_sub(alloc[i][j])
+                .min(step)
+                .min(capacity[j] - used[j])
+        });
+        if request.iter().all(|&r| r == 0) {
+            // Satisfied, or nothing it wants is left: line 12 reclaims its
+            // overcommit instead of granting.
             done[i] = true;
             continue;
         }
@@ -229,6 +247,19 @@ mod tests {
         assert!(check(&cap, &[inverted])
             .unwrap_err()
             .contains("above its maximum"));
+    }
+
+    /// Once FastMem is all given out, a VM that still wants SlowMem gets
+    /// it: its requests for the other type go on.
+    #[test]
+    fn a_type_running_out_stops_only_its_own_requests() {
+        let cap = [GIB, 8 * GIB];
+        let a = vm([0, 0], [GIB, 8 * GIB], [GIB, 3 * GIB]);
+        let b = vm([0, 0], [GIB, 8 * GIB], [GIB, 2 * GIB]);
+        let d = weighted_drf(&cap, &PAPER_WEIGHTS, &[a, b], 1024);
+        assert_eq!(d[0][0] + d[1][0], GIB, "FastMem is shared out");
+        assert_eq!(d[0][1], 3 * GIB, "{d:?}");
+        assert_eq!(d[1][1], 2 * GIB, "{d:?}");
     }
 
     fn vms() -> impl Strategy<Value = Vec<VmShare>> {

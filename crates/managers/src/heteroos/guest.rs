@@ -118,6 +118,10 @@ impl GuestParams {
 pub struct HeteroOsGuest {
     mechanism: Mechanism,
     params: GuestParams,
+    /// The one address space (VM) this guest runs, or `None`: every one.
+    scope: Option<Asid>,
+    /// The FastMem pages the VMM gives a scoped guest (its quota).
+    fast_budget: Option<u64>,
     asids: Vec<Asid>,
     /// (asid, start, end, type) of every region, sorted, for typing pages.
     regions: Vec<(Asid, u64, u64, PageType)>,
@@ -150,6 +154,8 @@ impl HeteroOsGuest {
         HeteroOsGuest {
             mechanism,
             params,
+            scope: None,
+            fast_budget: None,
             asids: Vec::new(),
             regions: Vec::new(),
             slow: TierId(1),
@@ -168,6 +174,32 @@ impl HeteroOsGuest {
             lru_evicted: 0,
             lru_scanned: 0,
             lru_passes: 0,
+        }
+    }
+
+    /// A guest running `mechanism` in address space `asid` only, as one VM
+    /// of several: it types, places and evicts that space's pages, sees
+    /// FastMem as its `fast_budget` pages (the VMM's quota for it), and
+    /// takes the memory events it is handed ([`Self::tick_with_events`]).
+    pub fn for_vm(mechanism: Mechanism, params: GuestParams, asid: Asid, fast_budget: u64) -> Self {
+        HeteroOsGuest {
+            scope: Some(asid),
+            fast_budget: Some(fast_budget),
+            ..HeteroOsGuest::new(mechanism, params)
+        }
+    }
+
+    /// FastMem as this guest sees it: (its pages, the free ones). A VM's
+    /// FastMem is its quota, free as far as the machine has frames left.
+    pub fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {
+        let fast = b.tiers().into_iter().next().expect("a machine has a tier");
+        let (pages, free) = (fast.capacity_bytes / 4096, fast.free_bytes / 4096);
+        match (self.scope, self.fast_budget) {
+            (Some(asid), Some(budget)) => {
+                let held = b.held_pages(asid, fast.id)?;
+                Ok((budget, budget.saturating_sub(held).min(free)))
+            }
+            _ => Ok((pages, free)),
         }
     }
 
@@ -228,9 +260,7 @@ impl HeteroOsGuest {
     /// HeteroOS-LRU's replacement under FastMem pressure: [`Self::reclaim`]
     /// of what [`lru::reclaim_target`] asks for.
     fn replace(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        let fast = b.tiers().into_iter().next().expect("a machine has a tier");
-        let fast_pages = fast.capacity_bytes / 4096;
-        let free = fast.free_bytes / 4096;
+        let (fast_pages, free) = self.fast_view(b)?;
         let watermark = self.params.fast_free_watermark;
         let misses = self.last.total_misses();
         if fast_pages == 0 || !lru::under_pressure(free, fast_pages, watermark, misses) {
@@ -257,6 +287,8 @@ impl HeteroOsGuest {
             ));
         };
         let fast_pages = fast.capacity_bytes / 4096;
+        // The thresholds are shares of the FastMem this guest has.
+        let (own_pages, _) = self.fast_view(b)?;
         self.lru_passes += 1;
         self.evict.clear();
         let mut evicted_of = [0u64; PageType::COUNT];
@@ -272,6 +304,10 @@ impl HeteroOsGuest {
             let Some((asid, va)) = b.reverse_translate(frame)? else {
                 continue;
             };
+            // A VM's guest sees only its own pages.
+            if self.scope.is_some_and(|own| own != asid) {
+                continue;
+            }
             let Some(t) = b.translate(asid, va)? else {
                 continue;
             };
@@ -288,7 +324,7 @@ impl HeteroOsGuest {
             }
             let held = self.held_seen.map(|h| h[ty]);
             let share = self.params.thresholds.share(PageType::ALL[ty]);
-            if lru::may_evict(held, evicted_of[ty], fast_pages, share) {
+            if lru::may_evict(held, evicted_of[ty], own_pages, share) {
                 self.evict.push((asid, va));
                 evicted_of[ty] += pages;
                 freed += pages;
@@ -337,6 +373,7 @@ impl Manager for HeteroOsGuest {
         self.regions = b
             .regions()
             .iter()
+            .filter(|r| self.scope.is_none_or(|own| own == r.asid))
             .map(|r| (r.asid, r.start, r.end(), r.page_type))
             .collect();
         self.regions.sort_unstable_by_key(|&(a, s, _, _)| (a, s));
@@ -366,11 +403,31 @@ impl Manager for HeteroOsGuest {
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
         self.events.clear();
         self.events_dropped += b.drain_mem_events(&mut self.events)?;
+        self.step(b)?;
+        Ok(None)
+    }
+}
+
+impl HeteroOsGuest {
+    /// A tick of a VM's guest, with the memory events of its address space
+    /// since the last (the VMM drains the machine's once for every VM).
+    pub fn tick_with_events(
+        &mut self,
+        b: &mut dyn Backend,
+        events: &[MemEvent],
+    ) -> Result<(), BackendError> {
+        self.events.clear();
+        self.events.extend_from_slice(events);
+        self.step(b)
+    }
+
+    /// The statistics, then HeteroOS-LRU's evictions.
+    fn step(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.read_stats(b)?;
         if self.mechanism == Mechanism::Lru {
             self.evict_completed_io(b)?;
             self.replace(b)?;
         }
-        Ok(None)
+        Ok(())
     }
 }

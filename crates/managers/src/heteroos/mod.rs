@@ -14,13 +14,18 @@
 //!   `heteroos-vmm-exclusive`;
 //! - [`interval`]: Equation 1, the coordinated tracking interval;
 //! - [`drf`]: Algorithm 1's weighted DRF and the max-min it replaces, as
-//!   allocations of pages (not yet applied to VMs).
+//!   allocations of pages;
+//! - [`vms`]: several guest VMs on one host, `heteroos-vms`: each address
+//!   space of the workload (each part of a `mix:A+B`) a VM with its own
+//!   guest, FastMem and SlowMem divided by weighted DRF or max-min at boot
+//!   and applied as per-VM tier quotas.
 //!
 //! The paper's baselines are managers every paper shares: SlowMem-only is
 //! `all-slow`, FastMem-only `all-fast`, NUMA-preferred `first-touch`
 //! (Linux's preferred-node policy for every page type), and Random
-//! `random`. Not built yet: virtual machines (several guests over one VMM)
-//! and weighted DRF.
+//! `random`. Not built yet: ballooning that moves memory between VMs as
+//! their demands change, and swap (the shares are fixed at boot, see
+//! [`vms`]).
 
 pub mod coordinated;
 pub mod drf;
@@ -28,3 +33,4 @@ pub mod guest;
 pub mod interval;
 pub mod lru;
 pub mod vmm;
+pub mod vms;

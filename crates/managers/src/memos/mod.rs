@@ -1178,7 +1178,7 @@ impl Manager for Memos {
         let pages: u64 = b.regions().iter().map(|r| r.len.div_ceil(4096)).sum();
         if pages > MAX_PAGES {
             return Err(BackendError::Unfit(
-                "memos keeps a record per 4 KiB page (its shadow array): footprints above 256 GiB are beyond it (the paper's largest is 24 GB)",
+                "memos keeps a record per 4 KiB page (its shadow array): footprints above 256 GiB are beyond it (the paper's largest is 24 GB)".into(),
             ));
         }
         let tiers = b.tiers().len();
