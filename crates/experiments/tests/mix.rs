@@ -57,11 +57,16 @@ fn bad_mixes_are_clear_errors() {
 /// The two-VM example on two LevelDB-like VMs and a short run, the first
 /// VM with a large SlowMem reservation and the second with none.
 fn two_vms(sharing: &str) -> Report {
+    two_vms_with(sharing, "lru", "256MiB")
+}
+
+fn two_vms_with(sharing: &str, guest: &str, fast: &str) -> Report {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/two-vms.toml");
     let sets: Vec<String> = vec![
         "run.workload=\"mix:heteroos-leveldb+heteroos-leveldb\"".into(),
-        "run.fast_capacity=\"256MiB\"".into(),
+        format!("run.fast_capacity=\"{fast}\""),
         format!("heteroos-vms.sharing=\"{sharing}\""),
+        format!("heteroos-vms.guest=\"{guest}\""),
         "heteroos-vms.vms=[{slow_min=\"400MiB\"},{}]".into(),
         "run.duration_s=0.4".into(),
     ];
@@ -116,6 +121,26 @@ fn two_vms_share_the_machine_within_their_quotas() {
         share(&drf),
         share(&maxmin)
     );
+}
+
+/// The VMM-level managers run per VM too, each within its VM's quota.
+#[test]
+fn coordinated_and_vmm_exclusive_run_per_vm() {
+    for guest in ["coordinated", "vmm-exclusive"] {
+        // FastMem tight enough that allocations miss and tracking starts.
+        let r = two_vms_with("drf", guest, "64MiB");
+        let last = &r.windows.last().unwrap().manager;
+        assert!(last["scanned_pages_count"] > 0.0, "{guest}: {last:?}");
+        for w in &r.windows {
+            for vm in ["vm0", "vm1"] {
+                let g = |k: &str| w.manager[&format!("{vm}_{k}")];
+                assert!(
+                    g("fast_held_pages") <= g("fast_quota_pages"),
+                    "{guest} {vm}: {w:?}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

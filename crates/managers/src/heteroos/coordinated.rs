@@ -232,7 +232,11 @@ impl Manager for Coordinated {
             .filter(|r| r.page_type == PageType::Anon && self.scope.is_none_or(|own| own == r.asid))
             .map(|r| (r.asid, r.start, r.end()))
             .collect();
-        self.tracker = Some(Tracker::new(tracking, self.params.scan_pages, slow, false));
+        let tracker = Tracker::new(tracking, self.params.scan_pages, slow, false);
+        self.tracker = Some(match (self.scope, self.guest.fast_budget()) {
+            (Some(asid), Some(budget)) => tracker.with_budget(asid, budget),
+            _ => tracker,
+        });
         // The guest's first statistics come at the first tick.
         self.next_guest_ns = b.now_ns();
         Ok(())

@@ -189,6 +189,11 @@ impl HeteroOsGuest {
         }
     }
 
+    /// The FastMem quota of a VM's guest.
+    pub fn fast_budget(&self) -> Option<u64> {
+        self.fast_budget
+    }
+
     /// FastMem as this guest sees it: (its pages, the free ones). A VM's
     /// FastMem is its quota, free as far as the machine has frames left.
     pub fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {

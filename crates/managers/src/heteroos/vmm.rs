@@ -104,6 +104,9 @@ pub struct Tracker {
     hot: Vec<(Asid, u64)>,
     idle: VecDeque<(Asid, u64)>,
     to_move: Vec<u64>,
+    /// A VM's address space and its FastMem quota (pages), when the
+    /// tracker serves one VM of several: FastMem is then that quota.
+    fast_budget: Option<(Asid, u64)>,
     /// Pages scanned, promoted and evicted so far.
     pub scanned: u64,
     /// Pages moved into FastMem.
@@ -132,9 +135,30 @@ impl Tracker {
             hot: Vec::new(),
             idle: VecDeque::new(),
             to_move: Vec::new(),
+            fast_budget: None,
             scanned: 0,
             promoted: 0,
             evicted: 0,
+        }
+    }
+
+    /// The tracker of one VM of several, whose FastMem is `pages` (its
+    /// quota) in address space `asid`.
+    pub fn with_budget(mut self, asid: Asid, pages: u64) -> Self {
+        self.fast_budget = Some((asid, pages));
+        self
+    }
+
+    /// FastMem pages as the tracker sees them: (all, free).
+    fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {
+        let fast = &b.tiers()[0];
+        let (pages, free) = (fast.capacity_bytes / 4096, fast.free_bytes / 4096);
+        match self.fast_budget {
+            Some((asid, budget)) => {
+                let held = b.held_pages(asid, TierId::FAST)?;
+                Ok((budget, budget.saturating_sub(held).min(free)))
+            }
+            None => Ok((pages, free)),
         }
     }
 
@@ -155,7 +179,7 @@ impl Tracker {
         b.charge_manager(read as f64 * page_walk_ns(self.scan_pages));
         // A page found idle in several scans is queued several times; the
         // queue need not outgrow FastMem.
-        let fast_pages = (b.tiers()[0].capacity_bytes / 4096) as usize;
+        let fast_pages = self.fast_view(b)?.0 as usize;
         while self.idle.len() > fast_pages {
             self.idle.pop_front();
         }
@@ -222,7 +246,7 @@ impl Tracker {
     /// Evicts queued idle FastMem pages until `room` pages are free or the
     /// queue is empty.
     fn make_room(&mut self, b: &mut dyn Backend, room: u64) -> Result<(), BackendError> {
-        let mut free = b.tiers()[0].free_bytes / 4096;
+        let mut free = self.fast_view(b)?.1;
         while free < room {
             let Some((asid, va)) = self.idle.pop_front() else {
                 break;
@@ -247,6 +271,8 @@ impl Tracker {
 /// The VMM-exclusive (HeteroVisor-like) manager.
 pub struct VmmExclusive {
     params: VmmParams,
+    /// The VM it manages and its FastMem quota, when it is one of several.
+    scope: Option<(Asid, u64)>,
     tracker: Option<Tracker>,
 }
 
@@ -255,7 +281,17 @@ impl VmmExclusive {
     pub fn new(params: VmmParams) -> Self {
         VmmExclusive {
             params,
+            scope: None,
             tracker: None,
+        }
+    }
+
+    /// VMM-exclusive management of one VM of several: address space
+    /// `asid` only, with FastMem as its quota of `fast_budget` pages.
+    pub fn for_vm(params: VmmParams, asid: Asid, fast_budget: u64) -> Self {
+        VmmExclusive {
+            scope: Some((asid, fast_budget)),
+            ..VmmExclusive::new(params)
         }
     }
 }
@@ -278,9 +314,11 @@ impl Manager for VmmExclusive {
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        let scope = self.scope;
         let ranges: Vec<_> = b
             .regions()
             .iter()
+            .filter(|r| scope.is_none_or(|(own, _)| own == r.asid))
             .map(|r| (r.asid, r.start, r.end()))
             .collect();
         let mut asids: Vec<Asid> = ranges.iter().map(|r| r.0).collect();
@@ -289,7 +327,11 @@ impl Manager for VmmExclusive {
         for a in asids {
             b.set_policy(a, MemPolicy::Bind { tier: slow })?;
         }
-        self.tracker = Some(Tracker::new(ranges, self.params.scan_pages, slow, true));
+        let tracker = Tracker::new(ranges, self.params.scan_pages, slow, true);
+        self.tracker = Some(match scope {
+            Some((asid, budget)) => tracker.with_budget(asid, budget),
+            None => tracker,
+        });
         Ok(())
     }
 

@@ -15,8 +15,9 @@
 //!   a VM's new pages go to SlowMem when its FastMem quota is used, and its
 //!   guest sees FastMem as its quota ([`HeteroOsGuest::for_vm`]).
 //! - **Guests.** `guest = "coordinated"` (HeteroOS-coordinated, the paper's
-//!   section 5.5 runs), `"lru"`, `"heap-io-slab-od"` or `"heap-od"`, the
-//!   same in every VM, each with its own LRU clock, statistics and (for
+//!   section 5.5 runs), `"lru"`, `"heap-io-slab-od"`, `"heap-od"` or
+//!   `"vmm-exclusive"` (the baseline, the VMM scanning and migrating each
+//!   VM's pages within its FastMem quota), the same in every VM, each with its own LRU clock, statistics and (for
 //!   coordinated) VMM tracker over its own heap. The VMM drains the
 //!   machine's memory events once per tick and hands each guest its own.
 //!
@@ -35,6 +36,7 @@
 use super::coordinated::{Coordinated, CoordinatedParams};
 use super::drf::{self, VmShare, PAPER_WEIGHTS, TYPES};
 use super::guest::{HeteroOsGuest, Mechanism};
+use super::vmm::{VmmExclusive, VmmParams};
 use crate::Manager;
 use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError};
@@ -62,6 +64,8 @@ pub enum GuestKind {
     Lru,
     /// `heteroos-coordinated`.
     Coordinated,
+    /// `heteroos-vmm-exclusive` (the baseline: the VMM scans and migrates).
+    VmmExclusive,
 }
 
 /// One VM's boot-time resource vector: sizes such as `"1GiB"`, or
@@ -110,6 +114,8 @@ pub struct VmsParams {
     /// The guests' own parameters (as `heteroos-coordinated`'s; the guest
     /// mechanisms use its interval, watermark and thresholds).
     pub coordinated: CoordinatedParams,
+    /// VMM-exclusive's parameters (as `heteroos-vmm-exclusive`'s).
+    pub vmm: VmmParams,
 }
 
 impl Default for VmsParams {
@@ -122,6 +128,7 @@ impl Default for VmsParams {
             step_pages: 256,
             vms: Vec::new(),
             coordinated: CoordinatedParams::default(),
+            vmm: VmmParams::default(),
         }
     }
 }
@@ -153,7 +160,8 @@ impl VmsParams {
                 }
             }
         }
-        self.coordinated.check()
+        self.coordinated.check()?;
+        self.vmm.check()
     }
 }
 
@@ -161,6 +169,7 @@ impl VmsParams {
 enum Guest {
     Placement(Box<HeteroOsGuest>),
     Coordinated(Box<Coordinated>),
+    Vmm(Box<VmmExclusive>),
 }
 
 impl Guest {
@@ -168,6 +177,7 @@ impl Guest {
         match self {
             Guest::Placement(g) => g.as_mut(),
             Guest::Coordinated(c) => c.as_mut(),
+            Guest::Vmm(v) => v.as_mut(),
         }
     }
 
@@ -175,6 +185,7 @@ impl Guest {
         match self {
             Guest::Placement(g) => g.gauges(),
             Guest::Coordinated(c) => c.gauges(),
+            Guest::Vmm(v) => v.gauges(),
         }
     }
 
@@ -186,6 +197,9 @@ impl Guest {
         match self {
             Guest::Placement(g) => g.tick_with_events(b, events),
             Guest::Coordinated(c) => c.tick_with_events(b, events),
+            // The VMM knows nothing of the guest's events (the machine
+            // frees released pages itself).
+            Guest::Vmm(v) => v.tick(b).map(|_| ()),
         }
     }
 }
@@ -401,6 +415,9 @@ impl Manager for Vms {
                         GuestKind::Coordinated => Guest::Coordinated(Box::new(
                             Coordinated::for_vm(p.coordinated.clone(), asid, q[0]),
                         )),
+                        GuestKind::VmmExclusive => {
+                            Guest::Vmm(Box::new(VmmExclusive::for_vm(p.vmm.clone(), asid, q[0])))
+                        }
                     }
                 })
                 .collect();
@@ -420,6 +437,7 @@ impl Manager for Vms {
             .filter_map(|g| match g {
                 Guest::Placement(g) => g.tick_ns(),
                 Guest::Coordinated(c) => c.tick_ns(),
+                Guest::Vmm(v) => v.tick_ns(),
             })
             .min()
     }
