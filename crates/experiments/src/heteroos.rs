@@ -58,7 +58,9 @@ const MISS_MANAGERS: [&str; 3] = [
 ];
 const MACHINE: &str = "run.machine=\"fastmem+slowmem-heteroos\"";
 
-fn spec(model: &str, manager: &str, fast: Option<&str>) -> RunSpec {
+/// A run of `manager` on the `heteroos-MODEL` preset, FastMem `fast` (a
+/// share of the footprint) if given; `heteroos_vmm.rs` shares these runs.
+pub(crate) fn spec(model: &str, manager: &str, fast: Option<&str>) -> RunSpec {
     let cap = fast.map(|f| format!("run.fast_capacity=\"{f}\""));
     let mut sets = vec![MACHINE];
     sets.extend(cap.as_deref());
@@ -82,7 +84,7 @@ fn runs(_: &Options) -> Vec<RunSpec> {
 }
 
 /// `t_base / t - 1`, 0 for an empty run.
-fn gain(base: &Report, r: &Report) -> f64 {
+pub(crate) fn gain(base: &Report, r: &Report) -> f64 {
     if r.sim_time_s > 0.0 {
         base.sim_time_s / r.sim_time_s - 1.0
     } else {
