@@ -360,3 +360,33 @@ fn coordinated_tracking_starts_on_a_miss_and_scans_only_the_heap() {
         "heap pages only: {scanned}"
     );
 }
+
+/// A VM's HeteroOS-coordinated is ticked by the VMM more often than its
+/// guest's 100 ms: I/O completions handed over between two guest ticks
+/// are kept for the next one, not lost.
+#[test]
+fn a_vms_io_completions_between_guest_ticks_are_kept() {
+    use thermocline_managers::heteroos::coordinated::{Coordinated, CoordinatedParams};
+    let mut m = machine(256);
+    let mut g = Coordinated::for_vm(CoordinatedParams::default(), A0, 256);
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, CACHE, 16);
+    g.tick_with_events(&mut m, &[]).unwrap();
+    assert_eq!(count_in(&m, CACHE, TierId::FAST), 16);
+    let done = MemEvent::IoDone {
+        asid: A0,
+        start: CACHE,
+        len: 16 * PAGE,
+    };
+    // Before the guest's next tick: kept.
+    g.tick_with_events(&mut m, &[done]).unwrap();
+    assert_eq!(count_in(&m, CACHE, TierId::FAST), 16);
+    let due = m.now_ns() + 100_000_000;
+    advance_to(&mut m, due, HEAP);
+    g.tick_with_events(&mut m, &[]).unwrap();
+    assert_eq!(
+        count_in(&m, CACHE, TierId::FAST),
+        0,
+        "evicted at the guest's tick"
+    );
+}

@@ -157,7 +157,13 @@ impl Coordinated {
         events: Option<&[MemEvent]>,
     ) -> Result<(), BackendError> {
         let now = b.now_ns();
-        if now >= self.next_guest_ns {
+        if now < self.next_guest_ns {
+            // The VMM ticks more often than the guest: keep a VM's events
+            // for the guest's next tick.
+            if let Some(events) = events {
+                self.guest.queue_events(events);
+            }
+        } else {
             match events {
                 Some(events) => self.guest.tick_with_events(b, events)?,
                 None => {

@@ -415,15 +415,22 @@ impl Manager for HeteroOsGuest {
 
 impl HeteroOsGuest {
     /// A tick of a VM's guest, with the memory events of its address space
-    /// since the last (the VMM drains the machine's once for every VM).
+    /// since the last (the VMM drains the machine's once for every VM),
+    /// after those queued by [`Self::queue_events`].
     pub fn tick_with_events(
         &mut self,
         b: &mut dyn Backend,
         events: &[MemEvent],
     ) -> Result<(), BackendError> {
-        self.events.clear();
         self.events.extend_from_slice(events);
-        self.step(b)
+        let r = self.step(b);
+        self.events.clear();
+        r
+    }
+
+    /// Keeps a VM's events for its next tick (they arrived between two).
+    pub fn queue_events(&mut self, events: &[MemEvent]) {
+        self.events.extend_from_slice(events);
     }
 
     /// The statistics, then HeteroOS-LRU's evictions.
