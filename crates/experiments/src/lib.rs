@@ -24,6 +24,8 @@ pub mod groundtruth;
 pub mod heatmap;
 mod heteroos;
 mod heteroos_claims;
+mod heteroos_sensitivity;
+mod heteroos_sensitivity_claims;
 mod memos;
 mod memos_breakdown;
 mod memos_claims;
