@@ -26,6 +26,8 @@ mod heteroos;
 mod heteroos_claims;
 mod heteroos_vmm;
 mod heteroos_vmm_claims;
+mod heteroos_sensitivity;
+mod heteroos_sensitivity_claims;
 mod memos;
 mod memos_breakdown;
 mod memos_claims;

@@ -131,6 +131,16 @@ pub struct Report {
     /// (`Manager::notes`), for the summaries to show.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Pages allocated per page type (`anon`, `file-cache`, `slab`,
+    /// `io-buffer`, `page-table`): 4 KiB pages first touched, a page counted
+    /// again each time it is released and touched anew, summed over the
+    /// address spaces (the machine's per-type allocation counts). Only for
+    /// workloads with regions of a type other than `anon` (the HeteroOS-like
+    /// models), on a backend that counts typed allocations; otherwise
+    /// absent (for an untyped workload it would be every first touch,
+    /// `stats.first_touch_faults` in 4 KiB pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_allocs: Option<BTreeMap<String, u64>>,
     /// Each tenant of a shared machine (each component of a `mix:A+B`
     /// workload, in its own address space), on the exact machine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

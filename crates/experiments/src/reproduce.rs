@@ -27,6 +27,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::memos_steps::reproductions());
     all.extend(crate::heteroos::reproductions());
     all.extend(crate::heteroos_vmm::reproductions());
+    all.extend(crate::heteroos_sensitivity::reproductions());
     all
 }
 

@@ -307,7 +307,37 @@ fn build_report(
         time_breakdown,
         notes: Vec::new(),
         tenants,
+        page_allocs: page_allocs(b),
     }
+}
+
+/// Pages allocated per page type over every address space, when the
+/// workload has typed regions and the backend counts typed allocations (see
+/// [`Report::page_allocs`]).
+fn page_allocs(
+    b: &dyn thermocline_backend::Backend,
+) -> Option<std::collections::BTreeMap<String, u64>> {
+    use thermocline_vocab::PageType;
+    let regions = b.regions();
+    if regions.iter().all(|r| r.page_type == PageType::Anon) {
+        return None;
+    }
+    let mut asids: Vec<_> = regions.iter().map(|r| r.asid).collect();
+    asids.sort_unstable();
+    asids.dedup();
+    let mut pages = [0u64; PageType::COUNT];
+    for a in asids {
+        let counts = b.alloc_counts(a).ok()?;
+        for (p, c) in pages.iter_mut().zip(counts) {
+            *p += c.requests;
+        }
+    }
+    Some(
+        PageType::ALL
+            .iter()
+            .map(|t| (t.name().to_string(), pages[t.index()]))
+            .collect(),
+    )
 }
 
 /// Largest over mean (0 when all are 0).
