@@ -85,65 +85,21 @@
 //!   page-type mixes follow it), so Figure 4's claims check the counting as
 //!   much as the models.
 
+use crate::heteroos_sensitivity_setup::{slow_configs, EVAL_PRESET, PAGE_TABLES, RATIOS, REMOTE};
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
-use thermocline_model::presets::{machine_preset, HETEROOS_TABLE3};
+use thermocline_model::presets::machine_preset;
 use thermocline_vocab::PageType;
 
 /// The models of Figures 1, 3 and 4, in Table 2's order.
 pub(crate) const MODELS: [&str; 6] = ["graphchi", "xstream", "metis", "leveldb", "redis", "nginx"];
-/// The evaluation's machine, SlowMem at L:5,B:9 (Figure 3's).
-const EVAL_PRESET: &str = "fastmem+slowmem-heteroos";
 /// Figure 1's Remote NUMA machine.
 const REMOTE_PRESET: &str = "fastmem+remote-heteroos";
-/// Figure 1's Remote NUMA label (and JSON key).
-pub(crate) const REMOTE: &str = "Remote NUMA";
-/// Figure 3's ratios: (label, JSON key, FastMem as a share of the footprint).
-pub(crate) const RATIOS: [(&str, &str, &str); 4] = [
-    ("1/2", "1:2", "50%"),
-    ("1/4", "1:4", "25%"),
-    ("1/8", "1:8", "12.5%"),
-    ("1/16", "1:16", "6.25%"),
-];
 /// Figure 3's SlowMem-only column (JSON key).
 pub(crate) const SLOW_ONLY: &str = "SlowMem-only";
-
-/// One bar group of Figure 1: its label (`L:x,B:y`, the JSON key), the
-/// machine preset, and the SlowMem latency factor and bandwidth factor it
-/// is sorted by.
-struct Config {
-    label: String,
-    preset: String,
-    order: (u32, u32),
-}
-
-/// Figure 1's SlowMem configurations, slowest last: Table 3's SlowMem
-/// columns and the evaluation's L:5,B:9.
-fn slow_configs() -> Vec<Config> {
-    let mut v: Vec<Config> = HETEROOS_TABLE3
-        .iter()
-        .map(|c| Config {
-            label: format!("L:{},B:{}", c.latency_factor, c.bandwidth_factor),
-            preset: c.preset.to_string(),
-            order: (c.latency_factor, c.bandwidth_factor),
-        })
-        .collect();
-    v.push(Config {
-        label: "L:5,B:9".into(),
-        preset: EVAL_PRESET.into(),
-        order: (5, 9),
-    });
-    v.sort_by_key(|c| c.order);
-    v
-}
-
-/// The labels of Figure 1's SlowMem configurations, slowest last.
-pub(crate) fn slow_labels() -> Vec<String> {
-    slow_configs().into_iter().map(|c| c.label).collect()
-}
 
 fn machine(preset: &str) -> String {
     format!("run.machine=\"{preset}\"")
@@ -314,8 +270,6 @@ pub(crate) const PAGE_TYPES: [(&str, PageType); 4] = [
     ("buffer cache", PageType::IoBuffer),
     ("slab", PageType::Slab),
 ];
-/// Figure 4's page-table column.
-pub(crate) const PAGE_TABLES: &str = "page tables";
 
 /// Page-table pages that map `ranges` (start, bytes) with 4 KiB pages on
 /// x86-64's 4-level tables: a PTE page per 2 MiB range touched, a PMD page

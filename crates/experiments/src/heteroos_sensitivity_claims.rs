@@ -9,7 +9,7 @@
 //! "~90%") the threshold is ours and the claim says so.
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
-use crate::heteroos_sensitivity::{slow_labels, PAGE_TABLES, RATIOS, REMOTE};
+use crate::heteroos_sensitivity_setup::{slow_labels, PAGE_TABLES, RATIOS, REMOTE};
 use serde_json::Value;
 
 const FILE: &str = "001_f8c99e4789a9a37b.txt";

@@ -73,19 +73,13 @@
 //!   time over 100 ms, rounded down).
 
 use crate::heteroos::{gain, spec};
+use crate::heteroos_vmm_setup::{FIG12_MODELS, FIG8_INTERVALS_MS, MODELS, PAPER_T6, RATIOS};
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::{json, Map, Value};
 use std::fmt::Write;
 
-/// Figure 11's ratios: (label, FastMem as a share of the footprint); the
-/// JSON keys write them `1:4`, `1:8`.
-pub(crate) const RATIOS: [(&str, &str); 2] = [("1/4", "25%"), ("1/8", "12.5%")];
-/// Figure 11's models (Figure 9's without Metis, see the module docs).
-pub(crate) const MODELS: [&str; 4] = ["graphchi", "xstream", "leveldb", "redis"];
-/// Figure 12's applications, in the paper's order.
-pub(crate) const FIG12_MODELS: [&str; 3] = ["graphchi", "redis", "leveldb"];
 /// Figure 12's ratio (inferred, see the module docs).
 const FIG12_FAST: &str = RATIOS[0].1;
 /// Figure 11's approaches: (manager, label).
@@ -98,9 +92,8 @@ pub(crate) const APPROACHES: [(&str, &str); 3] = [
 const SLOW_ONLY_FAST: &str = RATIOS[0].1;
 /// Figure 11's VMM-exclusive setup: pages per scan, interval (ms).
 const FIG11_VMM: (u64, u64) = (16 * 1024, 100);
-/// Figure 8's scan batch (pages) and intervals (ms).
+/// Figure 8's scan batch (pages).
 const FIG8_PAGES: u64 = 32 * 1024;
-pub(crate) const FIG8_INTERVALS_MS: [u64; 5] = [100, 200, 300, 400, 500];
 /// Figure 8's and Table 6's model and FastMem share (inferred).
 const COST_MODEL: &str = "graphchi";
 const COST_FAST: &str = "25%";
@@ -109,13 +102,6 @@ pub(crate) const T6_BATCHES: [u64; 3] = [8 * 1024, 64 * 1024, 128 * 1024];
 const T6_INTERVAL_MS: u64 = 100;
 /// Table 6's runs stop after this much nominal workload time (s).
 const T6_DURATION_S: f64 = 1.0;
-/// Table 6 as the paper gives it: (batch pages, T_page_move us,
-/// T_page_walk us), printed beside ours.
-pub(crate) const PAPER_T6: [(u64, f64, f64); 3] = [
-    (8 * 1024, 25.5, 43.21),
-    (64 * 1024, 15.7, 26.32),
-    (128 * 1024, 11.12, 10.25),
-];
 
 /// VMM-exclusive on `model` at FastMem `fast`, `pages` scanned every
 /// `interval_ms`, capped at `duration_s` of nominal time if given.

@@ -11,7 +11,7 @@
 //! Figure 12's page counts are compared as orderings, not as counts.
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
-use crate::heteroos_vmm::{FIG12_MODELS, FIG8_INTERVALS_MS, MODELS, PAPER_T6, RATIOS};
+use crate::heteroos_vmm_setup::{FIG12_MODELS, FIG8_INTERVALS_MS, MODELS, PAPER_T6, RATIOS};
 use serde_json::Value;
 
 const FILE: &str = "001_f8c99e4789a9a37b.txt";
