@@ -169,3 +169,28 @@ fn vm_reservations_that_do_not_fit_are_clear_errors() {
         assert!(err.to_string().contains(why), "{set}: {err}");
     }
 }
+
+/// One VM given the whole machine is HeteroOS-coordinated itself: the VMM
+/// layer (shares, quotas, handing events over) changes nothing.
+#[test]
+fn one_vm_with_the_whole_machine_is_heteroos_coordinated() {
+    let run = |manager: &str| {
+        let sets: Vec<String> = vec![
+            "run.workload=\"heteroos-leveldb\"".into(),
+            format!("run.manager=\"{manager}\""),
+            "run.machine=\"fastmem+slowmem-heteroos\"".into(),
+            "run.fast_capacity=\"64MiB\"".into(),
+            "run.duration_s=0.4".into(),
+        ];
+        runner::run(&config::load(None, &sets).unwrap(), &mut |_, _| {}).unwrap()
+    };
+    let (vms, alone) = (run("heteroos-vms"), run("heteroos-coordinated"));
+    assert!(
+        alone.migrations.promoted_pages > 0,
+        "{:?}",
+        alone.migrations
+    );
+    assert_eq!(vms.sim_time_s, alone.sim_time_s);
+    assert_eq!(vms.migrations, alone.migrations);
+    assert_eq!(vms.tiers, alone.tiers);
+}
