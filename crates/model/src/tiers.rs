@@ -31,7 +31,8 @@ pub struct TierSpec {
     pub endurance_writes: Option<f64>,
     /// If set, the tier is not byte-addressable: a TLB miss to one of its pages
     /// faults for this long (e.g. zswap decompression), and the page moves to
-    /// the fast tier if that has room.
+    /// the fastest tier above it that has room (frames, and the address
+    /// space's quota there).
     #[serde(default)]
     pub fault_on_access_ns: Option<f64>,
     /// With `fault_on_access_ns`: the faulting page stays where it is instead

@@ -925,13 +925,21 @@ impl Machine {
         if tier_faults {
             self.stats.tier_faults += 1;
             self.epoch.tier_fault(a.core, tier as usize);
-            if !keep && self.move_page(a.asid, a.va, TierId(0)).is_ok() {
+            // The page comes back into the fastest tier that takes it (its
+            // frames and the space's quota), as a swap-in allocates under
+            // the task's policy with fallback to the other nodes.
+            let to = if keep {
+                None
+            } else {
+                (0..tier).find(|&t| self.move_page(a.asid, a.va, TierId(t)).is_ok())
+            };
+            if let Some(t) = to {
                 self.stats.tier_fault_promotions += 1;
                 entry = *self.spaces[a.asid as usize]
                     .pt
                     .leaf_mut(a.va)
                     .expect("just moved");
-                tier = 0;
+                tier = t;
             }
         }
         (entry, tier)

@@ -1,0 +1,69 @@
+//! A page in a tier that faults on access (zswap-like) comes back into the
+//! fastest tier above it that takes it: the fast tier while it has room,
+//! then the next, as a swap-in allocates with fallback to the other nodes.
+
+use thermocline_backend::{Backend, MemPolicy};
+use thermocline_model::{tiers, MachineConfig};
+use thermocline_sim::Machine;
+use thermocline_vocab::{Access, Asid, PageType, RegionInfo, TierId};
+
+const BASE: u64 = 1 << 30;
+const PAGE: u64 = 4096;
+
+fn touch(m: &mut Machine, page: u64) {
+    m.access(Access {
+        va: BASE + page * PAGE,
+        asid: 0,
+        core: 0,
+        write: false,
+    });
+    m.settle();
+}
+
+fn tier_of(m: &Machine, page: u64) -> TierId {
+    m.translate(Asid(0), BASE + page * PAGE)
+        .unwrap()
+        .unwrap()
+        .tier
+}
+
+/// DRAM of one page, CXL of two, and a zswap tier every page starts in.
+fn machine() -> Machine {
+    let mut t = vec![tiers::dram(), tiers::cxl(), tiers::zswap()];
+    t[0].capacity_bytes = PAGE;
+    t[1].capacity_bytes = 2 * PAGE;
+    t[2].capacity_bytes = 8 * PAGE;
+    let region = RegionInfo {
+        asid: Asid(0),
+        name: "r".into(),
+        start: BASE,
+        len: 8 * PAGE,
+        page_type: PageType::Anon,
+        thp: false,
+    };
+    let mut m = Machine::new(MachineConfig::with_tiers(t), vec![region]).unwrap();
+    m.set_policy(Asid(0), MemPolicy::Bind { tier: TierId(2) })
+        .unwrap();
+    m
+}
+
+#[test]
+fn a_faulting_page_moves_to_the_fastest_tier_with_room() {
+    let mut m = machine();
+    for page in 0..4 {
+        touch(&mut m, page);
+    }
+    assert_eq!(tier_of(&m, 0), TierId(0), "DRAM had room");
+    assert_eq!(tier_of(&m, 1), TierId(1), "DRAM full: CXL");
+    assert_eq!(tier_of(&m, 2), TierId(1));
+    assert_eq!(tier_of(&m, 3), TierId(2), "both full: it stays");
+    assert_eq!(m.stats().tier_fault_promotions, 3);
+}
+
+#[test]
+fn a_quota_counts_as_a_full_tier() {
+    let mut m = machine();
+    m.set_tier_quota(Asid(0), TierId(0), Some(0)).unwrap();
+    touch(&mut m, 0);
+    assert_eq!(tier_of(&m, 0), TierId(1), "no DRAM for this space");
+}
