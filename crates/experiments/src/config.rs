@@ -60,6 +60,10 @@ pub struct MachineSection {
     pub costs: CostTable,
     /// Slow-tier capacity; by default it holds the whole footprint.
     pub slow_capacity: Option<String>,
+    /// Capacities of the tiers after the fast one, in order, each a size or
+    /// a percentage of the footprint (instead of `slow_capacity` for all of
+    /// them): e.g. a small SlowMem above a large swap tier.
+    pub tier_capacities: Option<Vec<String>>,
     /// Soft-saturation exponent of the performance model (default: the
     /// machine preset's, else a hard knee).
     pub saturation_exponent: Option<f64>,

@@ -243,16 +243,40 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         Some(t) => parse_capacity("machine.slow_capacity", t)?.resolve(footprint),
         None => default_slow_capacity(&workload.regions),
     };
-    if fast + slow < footprint {
+    let below: Vec<u64> = match &cfg.machine.tier_capacities {
+        None => vec![slow; tiers.len() - 1],
+        Some(list) => {
+            if list.len() != tiers.len() - 1 {
+                return Err(ConfigError::invalid(
+                    "machine.tier_capacities",
+                    format!(
+                        "{} capacities for the {} tiers after the fast one",
+                        list.len(),
+                        tiers.len() - 1
+                    ),
+                )
+                .into());
+            }
+            list.iter()
+                .map(|t| parse_capacity("machine.tier_capacities", t).map(|c| c.resolve(footprint)))
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let (key, held) = if cfg.machine.tier_capacities.is_some() {
+        ("machine.tier_capacities", below.iter().sum::<u64>())
+    } else {
+        ("machine.slow_capacity", slow)
+    };
+    if fast + held < footprint {
         return Err(ConfigError::invalid(
-            "machine.slow_capacity",
-            format!("tiers of {fast} + {slow} B cannot hold the {footprint} B footprint"),
+            key,
+            format!("tiers of {fast} + {held} B cannot hold the {footprint} B footprint"),
         )
         .into());
     }
     tiers[0].capacity_bytes = fast;
-    for t in tiers.iter_mut().skip(1) {
-        t.capacity_bytes = slow;
+    for (t, bytes) in tiers.iter_mut().skip(1).zip(below) {
+        t.capacity_bytes = bytes;
     }
     // A preset's LLC and memory system apply unless the configuration
     // gives its own: each `machine.llc` key that differs from the default

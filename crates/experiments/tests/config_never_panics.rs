@@ -37,7 +37,15 @@ const KEYS: &[(&str, &[&str])] = &[
             "backend",
         ],
     ),
-    ("machine", &["mlp", "slow_capacity", "saturation_exponent"]),
+    (
+        "machine",
+        &[
+            "mlp",
+            "slow_capacity",
+            "tier_capacities",
+            "saturation_exponent",
+        ],
+    ),
     (
         "machine.tlb",
         &[
