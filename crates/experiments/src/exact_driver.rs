@@ -179,6 +179,12 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
             .iter()
             .filter_map(|t| {
                 let acc = self.machine.space_accesses(t.asid.0)?;
+                let faults = self.machine.space_tier_faults(t.asid.0)?;
+                let fault_ns: f64 = faults
+                    .iter()
+                    .zip(tiers)
+                    .map(|(&f, s)| f as f64 * s.fault_on_access_ns.unwrap_or(0.0))
+                    .sum();
                 let resident = (0..tiers.len())
                     .map(|i| {
                         self.machine
@@ -205,8 +211,9 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
                     resident_bytes: resident,
                     accesses: acc.iter().map(|a| a[0] + a[1]).collect(),
                     slow_access_share: if n > 0 { slow as f64 / n as f64 } else { 0.0 },
+                    tier_faults: faults.iter().sum(),
                     memory_bound_slowdown: if ideal > 0.0 {
-                        (core + memory / mlp) / ideal - 1.0
+                        (core + memory / mlp + fault_ns) / ideal - 1.0
                     } else {
                         0.0
                     },

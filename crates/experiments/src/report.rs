@@ -152,11 +152,13 @@ pub struct Report {
 /// The machine's clock is shared (the tenants take turns), so a tenant's
 /// own slowdown is estimated from its accesses: `memory_bound_slowdown` is
 /// `T / T_fast - 1` with `T = n * compute + sum over tiers of (loads *
-/// read_ns + stores * write_ns) / mlp`, its own core time per access and
-/// its own accesses to pages in each tier, and `T_fast` the same with every
-/// access priced at the fastest tier. It counts every access as reaching
-/// memory and leaves out TLB misses, faults and bandwidth queueing: an
-/// estimate for comparing tenants and managers, not the machine's clock.
+/// read_ns + stores * write_ns) / mlp + faults on access x their cost`
+/// (swap, zswap), its own core time per access and its own accesses to
+/// pages in each tier, and `T_fast` the same with every access priced at
+/// the fastest tier and no fault. It counts every access as reaching memory
+/// and leaves out TLB misses, first-touch and monitoring faults, migrations
+/// and bandwidth queueing: an estimate for comparing tenants and managers,
+/// not the machine's clock.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TenantReport {
     /// The component's workload.
@@ -171,6 +173,10 @@ pub struct TenantReport {
     pub accesses: Vec<u64>,
     /// Its accesses outside the fastest tier over all of its accesses.
     pub slow_access_share: f64,
+    /// Its faults on access to pages in a tier that faults (a swapped page
+    /// touched, say).
+    #[serde(default)]
+    pub tier_faults: u64,
     /// The estimate above.
     pub memory_bound_slowdown: f64,
 }

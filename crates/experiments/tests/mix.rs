@@ -194,3 +194,55 @@ fn one_vm_with_the_whole_machine_is_heteroos_coordinated() {
     assert_eq!(vms.migrations, alone.migrations);
     assert_eq!(vms.tiers, alone.tiers);
 }
+
+/// Overcommitted VMs on a machine with a swap device: pages beyond a VM's
+/// quotas go to swap, swapped pages touched come back (a fault each), the
+/// guests swap out inactive SlowMem pages to make room, and every VM stays
+/// within its quotas. Without the swap tier the same VMs are refused.
+#[test]
+fn overcommitted_vms_swap_within_their_quotas() {
+    let vms = "[{fast_min=\"16MiB\",slow_min=\"48MiB\"},{fast_min=\"16MiB\",slow_min=\"48MiB\"}]";
+    let run = |machine: &str, caps: &str, vms: &str| {
+        let sets: Vec<String> = vec![
+            "run.workload=\"mix:heteroos-leveldb+heteroos-leveldb\"".into(),
+            "run.manager=\"heteroos-vms\"".into(),
+            format!("run.machine=\"{machine}\""),
+            "run.fast_capacity=\"32MiB\"".into(),
+            format!("machine.tier_capacities={caps}"),
+            "heteroos-vms.guest=\"lru\"".into(),
+            format!("heteroos-vms.vms={vms}"),
+            "run.duration_s=0.4".into(),
+        ];
+        runner::run(&config::load(None, &sets)?, &mut |_, _| {})
+    };
+    let r = run(
+        "fastmem+slowmem+swap-heteroos",
+        "[\"96MiB\", \"100%\"]",
+        vms,
+    )
+    .unwrap();
+    let last = &r.windows.last().unwrap().manager;
+    assert!(last["swapped_out_pages_count"] > 0.0, "{last:?}");
+    assert!(r.stats.tier_fault_promotions > 0, "swapped pages come back");
+    assert!(
+        r.tenants.iter().any(|t| t.resident_bytes[2] > 0),
+        "{:?}",
+        r.tenants
+    );
+    let faults: u64 = r.tenants.iter().map(|t| t.tier_faults).sum();
+    assert_eq!(
+        faults, r.stats.tier_faults,
+        "every swap fault is a tenant's"
+    );
+    for w in &r.windows {
+        for vm in ["vm0", "vm1"] {
+            let g = |k: &str| w.manager[&format!("{vm}_{k}")];
+            assert!(g("fast_held_pages") <= g("fast_quota_pages"), "{vm}: {w:?}");
+            assert!(g("slow_held_pages") <= g("slow_quota_pages"), "{vm}: {w:?}");
+        }
+    }
+    // The same shares (SlowMem capped at the reservations) with no swap.
+    let capped = vms.replace("\"48MiB\"}", "\"48MiB\",slow_max=\"48MiB\"}");
+    let e = run("fastmem+slowmem-heteroos", "[\"100%\"]", &capped).unwrap_err();
+    assert!(e.to_string().contains("no swap device"), "{e}");
+}

@@ -368,7 +368,7 @@ fn coordinated_tracking_starts_on_a_miss_and_scans_only_the_heap() {
 fn a_vms_io_completions_between_guest_ticks_are_kept() {
     use thermocline_managers::heteroos::coordinated::{Coordinated, CoordinatedParams};
     let mut m = machine(256);
-    let mut g = Coordinated::for_vm(CoordinatedParams::default(), A0, 256);
+    let mut g = Coordinated::for_vm(CoordinatedParams::default(), A0, 256, 1 << 20);
     g.start(&mut m).unwrap();
     touch_range(&mut m, CACHE, 16);
     g.tick_with_events(&mut m, &[]).unwrap();

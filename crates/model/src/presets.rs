@@ -29,7 +29,7 @@ pub struct MachinePreset {
 }
 
 /// Every machine preset; the first is the default.
-pub const MACHINE_PRESETS: [MachinePreset; 13] = [
+pub const MACHINE_PRESETS: [MachinePreset; 14] = [
     MachinePreset {
         name: "dram+dcpmm",
         description:
@@ -141,6 +141,16 @@ pub const MACHINE_PRESETS: [MachinePreset; 13] = [
         name: "fastmem+slowmem-heteroos",
         description: "HeteroOS's emulated machine (Table 3, section 5.1): FastMem 60 ns / 24 GB/s, SlowMem throttled to L:5,B:9 (354 ns, 2.67 GB/s); FastMem set per run (the paper: 0.25-4 GiB beside 8 GiB SlowMem)",
         tiers: || vec![heteroos_fastmem(), heteroos_slowmem()],
+        mlp: None,
+        saturation_exponent: None,
+        fast_capacity: None,
+        llc: None,
+        memory: None,
+    },
+    MachinePreset {
+        name: "fastmem+slowmem+swap-heteroos",
+        description: "HeteroOS's emulated machine with a swap device behind SlowMem (an NVMe SSD of the paper's time, inferred: 20 us per swapped page touched), for overcommitted VMs; size the tiers with machine.tier_capacities",
+        tiers: || vec![heteroos_fastmem(), heteroos_slowmem(), heteroos_swap()],
         mlp: None,
         saturation_exponent: None,
         fast_capacity: None,

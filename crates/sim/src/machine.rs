@@ -66,6 +66,9 @@ pub(crate) struct Space {
     /// Per tier, the space's (loads, stores) to pages there, cache hits
     /// included: what each tenant of a shared machine got from each tier.
     pub accesses: [[u64; 2]; MAX_TIERS],
+    /// Per tier, the space's faults on access to pages there (a tier that
+    /// faults on access: zswap, swap, BadgerTrap).
+    pub tier_faults: [u64; MAX_TIERS],
 }
 
 impl Space {
@@ -79,6 +82,7 @@ impl Space {
             quota: [None; MAX_TIERS],
             allocs: [AllocCounts::default(); PageType::COUNT],
             accesses: [[0; 2]; MAX_TIERS],
+            tier_faults: [0; MAX_TIERS],
         }
     }
 
@@ -363,6 +367,15 @@ impl Machine {
         let rmap = self.rmap.as_ref().map_or(0, |r| r.host_bytes());
         let memctl = self.memctl.as_ref().map_or(0, |m| m.host_bytes());
         spaces + frames + tlbs + cache + rmap + memctl
+    }
+
+    /// Address space `asid`'s faults on access per tier, fastest first;
+    /// `None` for a space the machine does not have.
+    pub fn space_tier_faults(&self, asid: u16) -> Option<Vec<u64>> {
+        let tiers = self.frames.len();
+        self.spaces
+            .get(asid as usize)
+            .map(|s| s.tier_faults[..tiers.min(MAX_TIERS)].to_vec())
     }
 
     /// Address space `asid`'s (loads, stores) to pages in each tier, fastest
@@ -924,6 +937,7 @@ impl Machine {
         }
         if tier_faults {
             self.stats.tier_faults += 1;
+            self.spaces[a.asid as usize].tier_faults[tier as usize % MAX_TIERS] += 1;
             self.epoch.tier_fault(a.core, tier as usize);
             // The page comes back into the fastest tier that takes it (its
             // frames and the space's quota), as a swap-in allocates under

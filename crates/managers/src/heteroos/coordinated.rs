@@ -37,7 +37,7 @@ use super::vmm::Tracker;
 use crate::Manager;
 use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError};
-use thermocline_vocab::{Asid, MemEvent, PageType, TierId};
+use thermocline_vocab::{Asid, MemEvent, PageType};
 
 /// Parameters of HeteroOS-coordinated: the guest's (as `heteroos-lru`)
 /// and the VMM tracker's.
@@ -129,13 +129,25 @@ impl Coordinated {
     }
 
     /// HeteroOS-coordinated for one VM of several: its guest runs address
-    /// space `asid` within `fast_budget` FastMem pages
+    /// space `asid` within `fast_budget` FastMem and `slow_budget` SlowMem
+    /// pages
     /// ([`HeteroOsGuest::for_vm`]) and the VMM tracks that space's heap.
     /// *Inferred*: Equation 1 reads the machine's LLC misses, not the VM's
     /// (the paper does not say how a VMM would count them per VM).
-    pub fn for_vm(params: CoordinatedParams, asid: Asid, fast_budget: u64) -> Self {
+    pub fn for_vm(
+        params: CoordinatedParams,
+        asid: Asid,
+        fast_budget: u64,
+        slow_budget: u64,
+    ) -> Self {
         Coordinated {
-            guest: HeteroOsGuest::for_vm(Mechanism::Lru, params.guest(), asid, fast_budget),
+            guest: HeteroOsGuest::for_vm(
+                Mechanism::Lru,
+                params.guest(),
+                asid,
+                fast_budget,
+                slow_budget,
+            ),
             scope: Some(asid),
             ..Coordinated::new(params)
         }
@@ -231,7 +243,7 @@ impl Manager for Coordinated {
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.guest.start(b)?;
-        let slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        let slow = super::slow_tier(b);
         let tracking: Vec<_> = b
             .regions()
             .iter()

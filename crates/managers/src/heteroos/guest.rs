@@ -122,6 +122,13 @@ pub struct HeteroOsGuest {
     scope: Option<Asid>,
     /// The FastMem pages the VMM gives a scoped guest (its quota).
     fast_budget: Option<u64>,
+    /// The SlowMem pages the VMM gives a scoped guest (its quota).
+    slow_budget: Option<u64>,
+    /// The swap device, if the machine has one.
+    swap: Option<TierId>,
+    /// The swap clock hand over SlowMem's frames (an offset).
+    slow_hand: u64,
+    swapped_out: u64,
     asids: Vec<Asid>,
     /// (asid, start, end, type) of every region, sorted, for typing pages.
     regions: Vec<(Asid, u64, u64, PageType)>,
@@ -156,6 +163,10 @@ impl HeteroOsGuest {
             params,
             scope: None,
             fast_budget: None,
+            slow_budget: None,
+            swap: None,
+            slow_hand: 0,
+            swapped_out: 0,
             asids: Vec::new(),
             regions: Vec::new(),
             slow: TierId(1),
@@ -181,10 +192,20 @@ impl HeteroOsGuest {
     /// of several: it types, places and evicts that space's pages, sees
     /// FastMem as its `fast_budget` pages (the VMM's quota for it), and
     /// takes the memory events it is handed ([`Self::tick_with_events`]).
-    pub fn for_vm(mechanism: Mechanism, params: GuestParams, asid: Asid, fast_budget: u64) -> Self {
+    /// On a machine with a swap device, the guest also swaps out inactive
+    /// SlowMem pages when its `slow_budget` is used up and some of its pages
+    /// wait in swap ([`Self::swap_out`]).
+    pub fn for_vm(
+        mechanism: Mechanism,
+        params: GuestParams,
+        asid: Asid,
+        fast_budget: u64,
+        slow_budget: u64,
+    ) -> Self {
         HeteroOsGuest {
             scope: Some(asid),
             fast_budget: Some(fast_budget),
+            slow_budget: Some(slow_budget),
             ..HeteroOsGuest::new(mechanism, params)
         }
     }
@@ -370,11 +391,13 @@ impl Manager for HeteroOsGuest {
             ("lru_scanned_pages_count", self.lru_scanned as f64),
             ("lru_passes_count", self.lru_passes as f64),
             ("events_dropped_count", self.events_dropped as f64),
+            ("swapped_out_pages_count", self.swapped_out as f64),
         ]
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        self.slow = super::slow_tier(b);
+        self.swap = super::swap_tier(b);
         self.regions = b
             .regions()
             .iter()
@@ -440,6 +463,61 @@ impl HeteroOsGuest {
             self.evict_completed_io(b)?;
             self.replace(b)?;
         }
+        self.swap_out(b)
+    }
+
+    /// Linux's reclaim of a full node, for a VM on a machine with a swap
+    /// device: when its SlowMem quota has fewer free pages than the
+    /// watermark and some of its pages wait in swap, a clock hand over
+    /// SlowMem's frames swaps out the VM's pages it finds inactive (Accessed
+    /// clear since it last passed), up to the watermark's worth, so that
+    /// the swapped pages touched next find room. *Inferred*: the paper's
+    /// balloon drivers "swap pages to the disk" without saying how many or
+    /// when; the watermark is HeteroOS-LRU's.
+    fn swap_out(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        let (Some(swap), Some(asid), Some(budget)) = (self.swap, self.scope, self.slow_budget)
+        else {
+            return Ok(());
+        };
+        let want = ((budget as f64 * self.params.fast_free_watermark).ceil() as u64).max(1);
+        let free = budget.saturating_sub(b.held_pages(asid, self.slow)?);
+        if free >= want || b.held_pages(asid, swap)? == 0 {
+            return Ok(());
+        }
+        let tier = b.tiers()[self.slow.index()].clone();
+        let Some(first) = tier.first_frame else {
+            return Err(BackendError::Unsupported(
+                thermocline_backend::Capability::ReverseMap,
+            ));
+        };
+        let frames = tier.capacity_bytes / 4096;
+        let (target, mut freed, mut examined) = (want - free, 0u64, 0u64);
+        self.to_move.clear();
+        while freed < target && examined < frames {
+            let frame = first + self.slow_hand;
+            examined += 1;
+            self.slow_hand = (self.slow_hand + 1) % frames;
+            match b.reverse_translate(frame)? {
+                Some((a, va)) if a == asid => {
+                    let Some(t) = b.translate(a, va)? else {
+                        continue;
+                    };
+                    if t.size == PageSize::Huge && frame != t.frame {
+                        continue;
+                    }
+                    let va = t.size.align_down(va);
+                    if !b.accessed(a, va, Level::Pte, true)? {
+                        self.to_move.push(va);
+                        freed += t.size.bytes() / 4096;
+                    }
+                }
+                _ => continue,
+            }
+        }
+        b.flush_tlb(asid, Flush::All)?;
+        self.to_move.sort_unstable();
+        let r = b.migrate(asid, &self.to_move, swap)?;
+        self.swapped_out += r.pages;
         Ok(())
     }
 }

@@ -23,9 +23,13 @@
 //! The paper's baselines are managers every paper shares: SlowMem-only is
 //! `all-slow`, FastMem-only `all-fast`, NUMA-preferred `first-touch`
 //! (Linux's preferred-node policy for every page type), and Random
-//! `random`. Not built yet: ballooning that moves memory between VMs as
-//! their demands change, and swap (the shares are fixed at boot, see
-//! [`vms`]).
+//! `random`. A third tier, on `fastmem+slowmem+swap-heteroos`, is a swap
+//! device for overcommitted VMs (see [`vms`]). Not built yet: ballooning
+//! that moves memory between VMs as their demands change (the shares are
+//! fixed at boot), and with it section 5.5's DRF reproduction.
+
+use thermocline_backend::Backend;
+use thermocline_vocab::TierId;
 
 pub mod coordinated;
 pub mod drf;
@@ -34,3 +38,15 @@ pub mod interval;
 pub mod lru;
 pub mod vmm;
 pub mod vms;
+
+/// SlowMem: the machine's second tier (its last on a two-tier machine). A
+/// third tier, on `fastmem+slowmem+swap-heteroos`, is the swap device
+/// behind it, where only the guests' reclaim puts pages.
+pub(crate) fn slow_tier(b: &dyn Backend) -> TierId {
+    TierId(b.tiers().len().clamp(1, 2) as u8 - 1)
+}
+
+/// The swap device, if the machine has one (a third tier).
+pub(crate) fn swap_tier(b: &dyn Backend) -> Option<TierId> {
+    (b.tiers().len() >= 3).then_some(TierId(2))
+}

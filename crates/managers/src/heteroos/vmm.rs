@@ -313,7 +313,7 @@ impl Manager for VmmExclusive {
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        let slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        let slow = super::slow_tier(b);
         let scope = self.scope;
         let ranges: Vec<_> = b
             .regions()

@@ -29,9 +29,17 @@
 //!   footprint is the most a VM could use;
 //! - the shares are fixed at boot. The paper's ballooning moves memory
 //!   between VMs as demands change, and its max-min runs swap when a VM's
-//!   SlowMem is ballooned away; this simulator has no swap device, so a VM
-//!   whose shares do not cover its footprint is refused with the figures
-//!   (`Unfit`) rather than run wrong.
+//!   SlowMem is ballooned away; ballooning is not built yet.
+//! - **Swap.** On `fastmem+slowmem+swap-heteroos` (a third tier, the swap
+//!   device) a VM may be overcommitted: its pages beyond its quotas go to
+//!   swap, a swapped page touched comes back into the fastest tier the VM
+//!   has room in (a fault of the device's latency), and each guest swaps
+//!   out its inactive SlowMem pages to make that room
+//!   ([`HeteroOsGuest::for_vm`]). Without a swap tier, a VM whose shares do
+//!   not cover its footprint is refused with the figures (`Unfit`) rather
+//!   than run wrong. A `vmm-exclusive` VM does not swap out (the VMM
+//!   baseline has no guest reclaim): its pages in swap come back only
+//!   where it has room.
 
 use super::coordinated::{Coordinated, CoordinatedParams};
 use super::drf::{self, VmShare, PAPER_WEIGHTS, TYPES};
@@ -347,13 +355,14 @@ impl Manager for Vms {
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let tiers = b.tiers();
-        if tiers.len() != 2 {
+        if !(2..=3).contains(&tiers.len()) {
             return Err(BackendError::Unfit(format!(
-                "heteroos-vms shares FastMem and SlowMem: the machine has {} tiers, not 2",
+                "heteroos-vms shares FastMem and SlowMem (and a swap device behind them): the machine has {} tiers, not 2 or 3",
                 tiers.len()
             )));
         }
-        self.slow = tiers[1].id;
+        self.slow = super::slow_tier(b);
+        let swap = super::swap_tier(b);
         let capacity = [
             tiers[0].capacity_bytes / 4096,
             tiers[1].capacity_bytes / 4096,
@@ -382,9 +391,9 @@ impl Manager for Vms {
             Sharing::MaxMin => drf::max_min(&capacity, &shares, self.params.step_pages),
         };
         for (k, (q, &fp)) in self.quota.iter().zip(&pages).enumerate() {
-            if q[0] + q[1] < fp {
+            if swap.is_none() && q[0] + q[1] < fp {
                 return Err(BackendError::Unfit(format!(
-                    "VM {k} gets {} MiB of FastMem and {} MiB of SlowMem under {:?}, less than its {} MiB footprint, and the simulator has no swap device: give the machine more memory or the VMs smaller reservations",
+                    "VM {k} gets {} MiB of FastMem and {} MiB of SlowMem under {:?}, less than its {} MiB footprint, and the machine has no swap device: give it more memory, the VMs smaller reservations, or a swap tier (fastmem+slowmem+swap-heteroos)",
                     q[0] / 256,
                     q[1] / 256,
                     self.params.sharing,
@@ -406,6 +415,7 @@ impl Manager for Vms {
                             p.coordinated.guest(),
                             asid,
                             q[0],
+                            q[1],
                         )))
                     };
                     match p.guest {
@@ -413,7 +423,7 @@ impl Manager for Vms {
                         GuestKind::HeapIoSlabOd => mech(Mechanism::HeapIoSlabOd),
                         GuestKind::Lru => mech(Mechanism::Lru),
                         GuestKind::Coordinated => Guest::Coordinated(Box::new(
-                            Coordinated::for_vm(p.coordinated.clone(), asid, q[0]),
+                            Coordinated::for_vm(p.coordinated.clone(), asid, q[0], q[1]),
                         )),
                         GuestKind::VmmExclusive => {
                             Guest::Vmm(Box::new(VmmExclusive::for_vm(p.vmm.clone(), asid, q[0])))
