@@ -393,10 +393,13 @@ impl Manager for Vms {
         for (k, (q, &fp)) in self.quota.iter().zip(&pages).enumerate() {
             if swap.is_none() && q[0] + q[1] < fp {
                 return Err(BackendError::Unfit(format!(
-                    "VM {k} gets {} MiB of FastMem and {} MiB of SlowMem under {:?}, less than its {} MiB footprint, and the machine has no swap device: give it more memory, the VMs smaller reservations, or a swap tier (fastmem+slowmem+swap-heteroos)",
+                    "VM {k} gets {} MiB of FastMem and {} MiB of SlowMem under {}, less than its {} MiB footprint, and the machine has no swap device: give it more memory, the VMs smaller reservations, or a swap tier (fastmem+slowmem+swap-heteroos)",
                     q[0] / 256,
                     q[1] / 256,
-                    self.params.sharing,
+                    match self.params.sharing {
+                        Sharing::Drf => "drf",
+                        Sharing::MaxMin => "max-min",
+                    },
                     fp / 256
                 )));
             }
