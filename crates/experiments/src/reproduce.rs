@@ -28,6 +28,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::heteroos::reproductions());
     all.extend(crate::heteroos_vmm::reproductions());
     all.extend(crate::heteroos_sensitivity::reproductions());
+    all.extend(crate::heteroos_drf::reproductions());
     all
 }
 

@@ -166,7 +166,25 @@ pub struct HeteroSpec {
     pub slab: Ring,
     /// Rounds after the load phase.
     pub rounds: u64,
+    /// Heap beyond the working set, seldom touched.
+    pub cold: ColdHeap,
 }
+
+/// Heap an application keeps but seldom touches (section 5.5's GraphChi
+/// "requires 6GB of total heap capacity with an active working set size of
+/// just 1.5GB"): its own region, stored once in the load phase, then `ops`
+/// uniform accesses per round (after the slab), stores at the heap's
+/// store fraction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ColdHeap {
+    /// Bytes (0: none).
+    pub bytes: u64,
+    /// Accesses per round.
+    pub ops: u64,
+}
+
+/// No cold heap (every model of Table 2 as the paper's figures use it).
+pub const NO_COLD: ColdHeap = ColdHeap { bytes: 0, ops: 0 };
 
 /// The application models (Table 2), in Table 4's order.
 pub const MODELS: [HeteroSpec; 6] = [
@@ -196,6 +214,7 @@ pub const MODELS: [HeteroSpec; 6] = [
         buffer_cache: NONE,
         slab: NONE,
         rounds: 125,
+        cold: NO_COLD,
     },
     // X-Stream: the input graph streamed through the page cache (each
     // page read 4 times line by line), vertex state on a smaller heap.
@@ -223,6 +242,7 @@ pub const MODELS: [HeteroSpec; 6] = [
         buffer_cache: NONE,
         slab: NONE,
         rounds: 140,
+        cold: NO_COLD,
     },
     // Metis: map-reduce over a 5 GiB heap (5.4 GB in 5.5) that is hardly
     // ever freed. Inferred: 256 MiB chunks x 20, one replaced every 40
@@ -249,6 +269,7 @@ pub const MODELS: [HeteroSpec; 6] = [
         buffer_cache: NONE,
         slab: NONE,
         rounds: 100,
+        cold: NO_COLD,
     },
     // Redis: a heap of values with Zipfian keys, 80% gets (20% stores),
     // and network buffers (skbuff) allocated, used and freed per request.
@@ -276,6 +297,7 @@ pub const MODELS: [HeteroSpec; 6] = [
             store_frac: 0.5,
         },
         rounds: 300,
+        cold: NO_COLD,
     },
     // LevelDB: filesystem intensive; a memory-mapped database read
     // through the page cache, a log written through the buffer cache,
@@ -318,6 +340,7 @@ pub const MODELS: [HeteroSpec; 6] = [
             store_frac: 0.3,
         },
         rounds: 400,
+        cold: NO_COLD,
     },
     // Nginx: under 60 MB active; static files through the page cache,
     // responses through slab network buffers, per-request pools on a small
@@ -352,6 +375,7 @@ pub const MODELS: [HeteroSpec; 6] = [
             store_frac: 0.5,
         },
         rounds: 2000,
+        cold: NO_COLD,
     },
 ];
 
@@ -376,6 +400,7 @@ fn micro(name: &'static str, description: &'static str, ws: u64) -> HeteroSpec {
         buffer_cache: NONE,
         slab: NONE,
         rounds: MICRO_ROUNDS,
+        cold: NO_COLD,
     }
 }
 
@@ -405,6 +430,43 @@ pub fn stream(ws: u64) -> HeteroSpec {
 /// The application model called `name`.
 pub fn model(name: &str) -> Option<HeteroSpec> {
     MODELS.iter().find(|m| m.name == name).copied()
+}
+
+/// Section 5.5's VMs: (preset suffix, model, heap in all, description).
+/// GraphChi's Twitter run "requires 6GB of total heap capacity with an
+/// active working set size of just 1.5GB"; Metis "uses 8GB of the heap and
+/// has a working set size of 5.4GB". Each is the model (its working set)
+/// plus a cold heap up to the total, each cold page touched about once a
+/// run (*inferred*: the paper says only that the rest is not active).
+pub const SECTION_5_5: [(&str, &str, u64, &str); 2] = [
+    (
+        "graphchi-6g",
+        "graphchi",
+        6 * GIB,
+        "GraphChi-like model with section 5.5's 6 GiB heap (not GraphChi; HeteroOS 5.5): heteroos-graphchi plus 4.1 GiB of cold heap, each cold page touched about once a run",
+    ),
+    (
+        "metis-8g",
+        "metis",
+        8 * GIB,
+        "Metis-like model with section 5.5's 8 GiB heap (not Metis; HeteroOS 5.5): heteroos-metis plus 2.7 GiB of cold heap, each cold page touched about once a run",
+    ),
+];
+
+/// The section-5.5 variant `heteroos-NAME` (`graphchi-6g`, `metis-8g`).
+pub fn section_5_5(name: &str) -> Option<HeteroSpec> {
+    let &(_, base, total, description) = SECTION_5_5.iter().find(|v| v.0 == name)?;
+    let m = model(base)?;
+    let warm: u64 = m.bytes_by_type().iter().map(|t| t.1).sum();
+    let bytes = total.saturating_sub(warm);
+    Some(HeteroSpec {
+        description,
+        cold: ColdHeap {
+            bytes,
+            ops: (bytes / PAGE).div_ceil(m.rounds.max(1)),
+        },
+        ..m
+    })
 }
 
 fn scale_bytes(b: u64, s: f64, unit: u64) -> u64 {
@@ -438,6 +500,10 @@ impl HeteroSpec {
             page_cache: ring(self.page_cache),
             buffer_cache: ring(self.buffer_cache),
             slab: ring(self.slab),
+            cold: ColdHeap {
+                bytes: scale_bytes(self.cold.bytes, s, PAGE),
+                ops: scale_count(self.cold.ops, s),
+            },
             ..*self
         }
     }
@@ -450,7 +516,10 @@ impl HeteroSpec {
     /// Bytes per page type: heap, page cache, buffer cache, slab.
     pub fn bytes_by_type(&self) -> [(PageType, u64); 4] {
         [
-            (PageType::Anon, self.heap_slots() * self.chunk_bytes),
+            (
+                PageType::Anon,
+                self.heap_slots() * self.chunk_bytes + self.cold.bytes,
+            ),
             (PageType::FileCache, self.page_cache.bytes),
             (PageType::IoBuffer, self.buffer_cache.bytes),
             (PageType::Slab, self.slab.bytes),
@@ -465,7 +534,7 @@ impl HeteroSpec {
 
     /// Accesses of the load phase.
     pub fn load_accesses(&self) -> u64 {
-        self.live_chunks * self.chunk_bytes / PAGE
+        (self.live_chunks * self.chunk_bytes + self.cold.bytes) / PAGE
     }
 
     /// Accesses after the load phase.
@@ -476,7 +545,8 @@ impl HeteroSpec {
                 * (self.heap_ops
                     + self.page_cache.accesses_per_round()
                     + self.buffer_cache.accesses_per_round()
-                    + self.slab.accesses_per_round())
+                    + self.slab.accesses_per_round()
+                    + self.cold.ops)
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -499,6 +569,9 @@ impl HeteroSpec {
         if !(ok_ring(&self.page_cache) && ok_ring(&self.buffer_cache) && ok_ring(&self.slab)) {
             return Err("a ring must be whole I/Os and have I/Os iff it has bytes".into());
         }
+        if !self.cold.bytes.is_multiple_of(PAGE) || (self.cold.bytes == 0 && self.cold.ops > 0) {
+            return Err("a cold heap is whole pages, and touched only if it has bytes".into());
+        }
         Ok(())
     }
 }
@@ -513,10 +586,14 @@ pub fn build(
     spec.validate()
         .map_err(|e| WorkloadError::Invalid(format!("heteroos-{}: {e}", spec.name)))?;
     let names = ["heap", "page-cache", "buffer-cache", "slab"];
-    let typed: Vec<(String, u64, PageType)> = spec
-        .bytes_by_type()
+    let mut by_type = spec.bytes_by_type();
+    by_type[0].1 -= spec.cold.bytes;
+    // The cold heap last, so that the other regions lie where they would
+    // without it.
+    let typed: Vec<(String, u64, PageType)> = by_type
         .iter()
         .zip(names)
+        .chain([(&(PageType::Anon, spec.cold.bytes), "cold-heap")])
         .filter(|((_, b), _)| *b > 0)
         .map(|(&(t, b), n)| (n.to_string(), b, t))
         .collect();
@@ -531,6 +608,7 @@ pub fn build(
         base("page-cache"),
         base("buffer-cache"),
         base("slab"),
+        base("cold-heap"),
     ];
     Ok((regions, HeteroStream::new(*spec, bases, seed)))
 }
@@ -543,6 +621,7 @@ enum Phase {
     PageCache,
     BufferCache,
     Slab,
+    Cold,
     Done,
 }
 
@@ -556,8 +635,10 @@ pub struct HeteroStream {
     perm: u64,
     /// Pages per chunk.
     ppc: u64,
-    /// Bases of heap, page cache, buffer cache, slab.
-    bases: [u64; 4],
+    /// Bases of heap, page cache, buffer cache, slab, cold heap.
+    bases: [u64; 5],
+    /// Cold-heap pages stored so far in the load phase.
+    cold_loaded: u64,
     /// Live chunks' slots, oldest first.
     live: VecDeque<u64>,
     /// Free slots, in the order they were freed.
@@ -588,7 +669,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl HeteroStream {
-    fn new(spec: HeteroSpec, bases: [u64; 4], seed: u64) -> Self {
+    fn new(spec: HeteroSpec, bases: [u64; 5], seed: u64) -> Self {
         let ppc = spec.chunk_bytes / PAGE;
         let n = spec.live_chunks * ppc;
         let zipf = match spec.pattern {
@@ -606,6 +687,7 @@ impl HeteroStream {
             perm,
             ppc,
             bases,
+            cold_loaded: 0,
             live: VecDeque::new(),
             free: (0..spec.heap_slots()).collect(),
             cursor: [0; 3],
@@ -677,6 +759,16 @@ impl HeteroStream {
         }
     }
 
+    /// `n` uniform accesses over the cold heap.
+    fn cold_work(&mut self, n: u64) {
+        let pages = self.spec.cold.bytes / PAGE;
+        for _ in 0..n {
+            let va = self.bases[4] + self.rng.below(pages) * PAGE + self.rng.below(LINES) * 64;
+            let write = self.rng.chance(self.spec.heap_store_frac);
+            self.push(va, write);
+        }
+    }
+
     /// One I/O (or slab allocation) on ring `i` (0 page cache, 1 buffer
     /// cache, 2 slab).
     fn ring_op(&mut self, i: usize) {
@@ -740,6 +832,15 @@ impl HeteroStream {
                         self.allocate_chunk();
                         return true;
                     }
+                    let cold_pages = self.spec.cold.bytes / PAGE;
+                    if self.cold_loaded < cold_pages {
+                        let n = (cold_pages - self.cold_loaded).min(STEP);
+                        for p in self.cold_loaded..self.cold_loaded + n {
+                            self.push(self.bases[4] + p * PAGE, true);
+                        }
+                        self.cold_loaded += n;
+                        return true;
+                    }
                     self.begin_round();
                 }
                 Phase::Churn => {
@@ -786,14 +887,25 @@ impl HeteroStream {
                                 self.left = self.spec.slab.ops;
                             }
                             _ => {
-                                self.round += 1;
-                                self.begin_round();
+                                self.phase = Phase::Cold;
+                                self.left = self.spec.cold.ops;
                             }
                         }
                         continue;
                     }
                     self.ring_op(i);
                     self.left -= 1;
+                    return true;
+                }
+                Phase::Cold => {
+                    if self.left == 0 {
+                        self.round += 1;
+                        self.begin_round();
+                        continue;
+                    }
+                    let n = self.left.min(STEP);
+                    self.cold_work(n);
+                    self.left -= n;
                     return true;
                 }
                 Phase::Done => return false,
@@ -882,12 +994,19 @@ pub fn parameterized(spec: &str) -> Option<Result<HeteroSpec, WorkloadError>> {
     if let Some(m) = spec.strip_prefix("heteroos-").and_then(model) {
         return Some(Ok(m));
     }
+    if let Some(m) = spec.strip_prefix("heteroos-").and_then(section_5_5) {
+        return Some(Ok(m));
+    }
     let rest = spec.strip_prefix("heteroos:")?;
     let Some((name, scale)) = rest.split_once(':') else {
         return bad("expected heteroos:NAME:SCALE, e.g. heteroos:redis:0.5".into());
     };
-    let Some(m) = model(name) else {
-        let names: Vec<&str> = MODELS.iter().map(|m| m.name).collect();
+    let Some(m) = model(name).or_else(|| section_5_5(name)) else {
+        let names: Vec<&str> = MODELS
+            .iter()
+            .map(|m| m.name)
+            .chain(SECTION_5_5.iter().map(|v| v.0))
+            .collect();
         return bad(format!(
             "model must be one of {}, got {name:?}",
             names.join(", ")
@@ -1178,5 +1297,45 @@ mod tests {
             let e = parameterized(bad).unwrap().unwrap_err().to_string();
             assert!(e.contains(bad), "{e}");
         }
+    }
+
+    /// Section 5.5's variants: the paper's heaps in all, the cold heap a
+    /// region of its own after the others, stored once in the load phase
+    /// and then touched about once per page a run, uniformly.
+    #[test]
+    fn section_5_5_models_add_a_cold_heap_to_the_working_set() {
+        for (name, base, total, _) in SECTION_5_5 {
+            let m = section_5_5(name).unwrap();
+            assert_eq!(m.bytes_by_type().iter().map(|t| t.1).sum::<u64>(), total);
+            let warm = model(base).unwrap();
+            let (warm_regions, _) = build(&warm, false, 1).unwrap();
+            let (regions, _) = build(&m, false, 1).unwrap();
+            assert_eq!(&regions[..warm_regions.len()], &warm_regions[..], "{name}");
+            let cold = regions.last().unwrap();
+            assert_eq!(
+                (cold.name.as_str(), cold.page_type),
+                ("cold-heap", PageType::Anon)
+            );
+            let pages = m.cold.bytes / PAGE;
+            assert!(m.cold.ops * m.rounds >= pages && m.cold.ops * m.rounds < pages + m.rounds);
+            // A small copy: the cold accesses land in the region, and
+            // every cold page is stored once before the rounds.
+            let s = HeteroSpec {
+                rounds: 3,
+                ..m.scaled(0.01)
+            };
+            let (regions, acc, _) = run(&s, 7);
+            let cold = regions.last().unwrap();
+            let in_cold: Vec<&Access> = acc
+                .iter()
+                .filter(|a| cold.start <= a.va && a.va < cold.end())
+                .collect();
+            let cold_pages = s.cold.bytes / PAGE;
+            assert_eq!(in_cold.len() as u64, cold_pages + 3 * s.cold.ops, "{name}");
+            assert!(in_cold[..cold_pages as usize].iter().all(|a| a.write));
+            assert_eq!(acc.len() as u64, s.load_accesses() + s.run_accesses());
+        }
+        assert!(section_5_5("graphchi").is_none());
+        assert!(parameterized("heteroos-metis-8g").unwrap().is_ok());
     }
 }

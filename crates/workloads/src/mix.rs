@@ -131,9 +131,11 @@ pub fn components(spec: &str) -> Option<Vec<&str>> {
 /// The mix `name` of the loaded `parts`, in order.
 pub fn mix(name: &str, parts: Vec<Workload>) -> Result<Workload, WorkloadError> {
     let bad = |why: String| Err(WorkloadError::Invalid(format!("workload {name:?}: {why}")));
-    if parts.len() < 2 || parts.len() > MAX_COMPONENTS {
+    // A mix of one is the workload alone, reported as a tenant (to compare
+    // a VM alone with the same VM sharing a machine).
+    if parts.is_empty() || parts.len() > MAX_COMPONENTS {
         return bad(format!(
-            "a mix takes 2 to {MAX_COMPONENTS} workloads joined by '+', got {}",
+            "a mix takes 1 to {MAX_COMPONENTS} workloads joined by '+', got {}",
             parts.len()
         ));
     }
@@ -306,7 +308,11 @@ mod tests {
         let mut stopped = part("b", 0, 10, 1);
         stopped.access_rate = 0.0;
         assert!(err(mix("m", vec![part("a", 0, 10, 1), stopped])).contains("positive rates"));
-        assert!(err(mix("m", vec![part("a", 0, 10, 1)])).contains("2 to 16"));
+        assert!(err(mix("m", vec![])).contains("1 to 16"));
+        let one = std::iter::repeat_with(|| part("a", 0, 10, 1))
+            .take(17)
+            .collect();
+        assert!(err(mix("m", one)).contains("1 to 16"));
         let inner = mix("mix:a+b", vec![part("a", 0, 10, 1), part("b", 0, 10, 1)]).unwrap();
         assert!(err(mix("m", vec![part("a", 0, 10, 1), inner])).contains("do not nest"));
     }

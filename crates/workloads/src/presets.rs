@@ -447,6 +447,16 @@ pub const PRESETS: &[Preset] = &[
         kind: Kind::Hetero(|| heteroos::MODELS[5]),
     },
     Preset {
+        name: "heteroos-graphchi-6g",
+        description: heteroos::SECTION_5_5[0].3,
+        kind: Kind::Hetero(|| heteroos::section_5_5("graphchi-6g").expect("a section-5.5 model")),
+    },
+    Preset {
+        name: "heteroos-metis-8g",
+        description: heteroos::SECTION_5_5[1].3,
+        kind: Kind::Hetero(|| heteroos::section_5_5("metis-8g").expect("a section-5.5 model")),
+    },
+    Preset {
         name: "heteroos-memlat",
         description: heteroos::MEMLAT_DESCRIPTION,
         kind: Kind::Hetero(|| heteroos::memlat(GIB)),

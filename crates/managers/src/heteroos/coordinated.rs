@@ -153,6 +153,11 @@ impl Coordinated {
         }
     }
 
+    /// The VM's new SlowMem quota, after the VMM's ballooning.
+    pub fn set_slow_budget(&mut self, pages: u64) {
+        self.guest.set_slow_budget(pages);
+    }
+
     /// A tick of a VM's manager, with its address space's memory events
     /// (see [`HeteroOsGuest::tick_with_events`]).
     pub fn tick_with_events(

@@ -32,6 +32,7 @@
 //!   look inactive at the next scan (Observation 4: tracking "requires
 //!   frequent TLB invalidation"); the flush and its refills are charged.
 
+use super::balloon::SwapClock;
 use super::lru::{self, IntervalStats, Thresholds};
 use crate::Manager;
 use serde::{Deserialize, Serialize};
@@ -126,8 +127,8 @@ pub struct HeteroOsGuest {
     slow_budget: Option<u64>,
     /// The swap device, if the machine has one.
     swap: Option<TierId>,
-    /// The swap clock hand over SlowMem's frames (an offset).
-    slow_hand: u64,
+    /// The swap clock over SlowMem's frames.
+    swap_clock: SwapClock,
     swapped_out: u64,
     asids: Vec<Asid>,
     /// (asid, start, end, type) of every region, sorted, for typing pages.
@@ -165,7 +166,7 @@ impl HeteroOsGuest {
             fast_budget: None,
             slow_budget: None,
             swap: None,
-            slow_hand: 0,
+            swap_clock: SwapClock::default(),
             swapped_out: 0,
             asids: Vec::new(),
             regions: Vec::new(),
@@ -215,18 +216,15 @@ impl HeteroOsGuest {
         self.fast_budget
     }
 
+    /// A VM's new SlowMem quota, after the VMM's ballooning.
+    pub fn set_slow_budget(&mut self, pages: u64) {
+        self.slow_budget = Some(pages);
+    }
+
     /// FastMem as this guest sees it: (its pages, the free ones). A VM's
     /// FastMem is its quota, free as far as the machine has frames left.
     pub fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {
-        let fast = b.tiers().into_iter().next().expect("a machine has a tier");
-        let (pages, free) = (fast.capacity_bytes / 4096, fast.free_bytes / 4096);
-        match (self.scope, self.fast_budget) {
-            (Some(asid), Some(budget)) => {
-                let held = b.held_pages(asid, fast.id)?;
-                Ok((budget, budget.saturating_sub(held).min(free)))
-            }
-            _ => Ok((pages, free)),
-        }
+        super::fast_view(b, self.scope.zip(self.fast_budget))
     }
 
     /// FastMem allocation misses in the last statistics interval: the
@@ -467,57 +465,21 @@ impl HeteroOsGuest {
     }
 
     /// Linux's reclaim of a full node, for a VM on a machine with a swap
-    /// device: when its SlowMem quota has fewer free pages than the
-    /// watermark and some of its pages wait in swap, a clock hand over
-    /// SlowMem's frames swaps out the VM's pages it finds inactive (Accessed
-    /// clear since it last passed), up to the watermark's worth, so that
-    /// the swapped pages touched next find room. *Inferred*: the paper's
-    /// balloon drivers "swap pages to the disk" without saying how many or
-    /// when; the watermark is HeteroOS-LRU's.
+    /// device ([`super::balloon::reclaim_for_swap_ins`]).
     fn swap_out(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let (Some(swap), Some(asid), Some(budget)) = (self.swap, self.scope, self.slow_budget)
         else {
             return Ok(());
         };
-        let want = ((budget as f64 * self.params.fast_free_watermark).ceil() as u64).max(1);
-        let free = budget.saturating_sub(b.held_pages(asid, self.slow)?);
-        if free >= want || b.held_pages(asid, swap)? == 0 {
-            return Ok(());
-        }
-        let tier = b.tiers()[self.slow.index()].clone();
-        let Some(first) = tier.first_frame else {
-            return Err(BackendError::Unsupported(
-                thermocline_backend::Capability::ReverseMap,
-            ));
-        };
-        let frames = tier.capacity_bytes / 4096;
-        let (target, mut freed, mut examined) = (want - free, 0u64, 0u64);
-        self.to_move.clear();
-        while freed < target && examined < frames {
-            let frame = first + self.slow_hand;
-            examined += 1;
-            self.slow_hand = (self.slow_hand + 1) % frames;
-            match b.reverse_translate(frame)? {
-                Some((a, va)) if a == asid => {
-                    let Some(t) = b.translate(a, va)? else {
-                        continue;
-                    };
-                    if t.size == PageSize::Huge && frame != t.frame {
-                        continue;
-                    }
-                    let va = t.size.align_down(va);
-                    if !b.accessed(a, va, Level::Pte, true)? {
-                        self.to_move.push(va);
-                        freed += t.size.bytes() / 4096;
-                    }
-                }
-                _ => continue,
-            }
-        }
-        b.flush_tlb(asid, Flush::All)?;
-        self.to_move.sort_unstable();
-        let r = b.migrate(asid, &self.to_move, swap)?;
-        self.swapped_out += r.pages;
+        self.swapped_out += super::balloon::reclaim_for_swap_ins(
+            &mut self.swap_clock,
+            b,
+            asid,
+            self.slow,
+            swap,
+            budget,
+            self.params.fast_free_watermark,
+        )?;
         Ok(())
     }
 }

@@ -151,15 +151,7 @@ impl Tracker {
 
     /// FastMem pages as the tracker sees them: (all, free).
     fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {
-        let fast = &b.tiers()[0];
-        let (pages, free) = (fast.capacity_bytes / 4096, fast.free_bytes / 4096);
-        match self.fast_budget {
-            Some((asid, budget)) => {
-                let held = b.held_pages(asid, TierId::FAST)?;
-                Ok((budget, budget.saturating_sub(held).min(free)))
-            }
-            None => Ok((pages, free)),
-        }
+        super::fast_view(b, self.fast_budget)
     }
 
     /// Idle FastMem pages waiting to be evicted.

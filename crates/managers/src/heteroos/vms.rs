@@ -27,20 +27,31 @@
 //!   the paper's VMs ask at boot for what they were configured with and
 //!   grow by ballooning; without a guest's balloon requests to go by, the
 //!   footprint is the most a VM could use;
-//! - the shares are fixed at boot. The paper's ballooning moves memory
-//!   between VMs as demands change, and its max-min runs swap when a VM's
-//!   SlowMem is ballooned away; ballooning is not built yet.
+//! - **Ballooning** (section 4.2, "Extending ballooning"), on a machine
+//!   with a swap device and `balloon = true` (the default): at every VMM
+//!   tick the VMM divides SlowMem anew ([`slow_targets`]) by each VM's
+//!   demand (its pages in SlowMem and in swap). DRF keeps each VM's SlowMem
+//!   minimum reserved; max-min keeps only the part of it the VM is using
+//!   (its active pages, sampled as ESX does, `active_samples` frames per
+//!   tick) and lends the rest evenly to the VMs that want more, ballooning
+//!   it back when the owner is active again. A VM whose quota shrinks
+//!   gives pages back through its balloon ([`super::balloon`]): inactive
+//!   pages first, then any, into swap. *Inferred*: FastMem keeps its boot
+//!   shares under both policies (the paper's max-min guarantees FastMem,
+//!   "fairness of only one resource (FastMem in this case)", and DRF
+//!   reserves both); the balloon acts at once, at the VMM's tick, where a
+//!   real balloon driver takes time.
 //! - **Swap.** On `fastmem+slowmem+swap-heteroos` (a third tier, the swap
 //!   device) a VM may be overcommitted: its pages beyond its quotas go to
 //!   swap, a swapped page touched comes back into the fastest tier the VM
 //!   has room in (a fault of the device's latency), and each guest swaps
 //!   out its inactive SlowMem pages to make that room
-//!   ([`HeteroOsGuest::for_vm`]). Without a swap tier, a VM whose shares do
-//!   not cover its footprint is refused with the figures (`Unfit`) rather
-//!   than run wrong. A `vmm-exclusive` VM does not swap out (the VMM
-//!   baseline has no guest reclaim): its pages in swap come back only
-//!   where it has room.
+//!   ([`super::balloon::reclaim_for_swap_ins`]); a `vmm-exclusive` VM's
+//!   unmodified Linux guest reclaims the same way. Without a swap tier, a
+//!   VM whose shares do not cover its footprint is refused with the
+//!   figures (`Unfit`) rather than run wrong.
 
+use super::balloon::SwapClock;
 use super::coordinated::{Coordinated, CoordinatedParams};
 use super::drf::{self, VmShare, PAPER_WEIGHTS, TYPES};
 use super::guest::{HeteroOsGuest, Mechanism};
@@ -48,7 +59,8 @@ use super::vmm::{VmmExclusive, VmmParams};
 use crate::Manager;
 use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError};
-use thermocline_vocab::{Asid, CapacitySpec, MemEvent, TierId};
+use thermocline_backend::{Capability, Flush};
+use thermocline_vocab::{Asid, CapacitySpec, Level, MemEvent, Rng, TierId};
 
 /// How the VMM divides the memory types among VMs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,6 +131,13 @@ pub struct VmsParams {
     pub step_pages: u64,
     /// Per address space, in order: its reservations.
     pub vms: Vec<VmReservation>,
+    /// Whether the VMM balloons SlowMem between VMs as their demands
+    /// change (on a machine with a swap device; see the module docs).
+    pub balloon: bool,
+    /// Max-min's estimate of each VM's active SlowMem: SlowMem frames
+    /// sampled per VMM tick (*inferred*: ESX samples 100 pages per VM per
+    /// 30 s; the runs here last seconds).
+    pub active_samples: u64,
     /// The guests' own parameters (as `heteroos-coordinated`'s; the guest
     /// mechanisms use its interval, watermark and thresholds).
     pub coordinated: CoordinatedParams,
@@ -135,6 +154,8 @@ impl Default for VmsParams {
             slow_weight: PAPER_WEIGHTS[1],
             step_pages: 256,
             vms: Vec::new(),
+            balloon: true,
+            active_samples: 1024,
             coordinated: CoordinatedParams::default(),
             vmm: VmmParams::default(),
         }
@@ -197,6 +218,24 @@ impl Guest {
         }
     }
 
+    fn tick_ns(&self) -> Option<u64> {
+        match self {
+            Guest::Placement(g) => g.tick_ns(),
+            Guest::Coordinated(c) => c.tick_ns(),
+            Guest::Vmm(v) => v.tick_ns(),
+        }
+    }
+
+    /// The VM's SlowMem quota changed: its guest's reclaim works to it (the
+    /// VMM baseline has no guest reclaim).
+    fn set_slow_budget(&mut self, pages: u64) {
+        match self {
+            Guest::Placement(g) => g.set_slow_budget(pages),
+            Guest::Coordinated(c) => c.set_slow_budget(pages),
+            Guest::Vmm(_) => {}
+        }
+    }
+
     fn tick_with_events(
         &mut self,
         b: &mut dyn Backend,
@@ -253,7 +292,22 @@ pub struct Vms {
     quota: Vec<[u64; TYPES]>,
     /// Per VM, the pages it held in each at the last tick.
     held: Vec<[u64; TYPES]>,
+    /// Per VM, its boot-time resource vector.
+    shares: Vec<VmShare>,
+    /// The machine's (FastMem, SlowMem) pages.
+    capacity: [u64; TYPES],
     slow: TierId,
+    swap: Option<TierId>,
+    /// Per VM, the balloon driver's clock over SlowMem.
+    balloons: Vec<SwapClock>,
+    /// SlowMem pages the balloons took into swap.
+    ballooned: u64,
+    /// SlowMem pages VMM-exclusive VMs' Linux reclaim swapped out.
+    vmm_guests_swapped: u64,
+    /// SlowMem quota moved between VMs (pages granted over the run).
+    regranted: u64,
+    /// Draws max-min's sampled frames.
+    rng: Rng,
     events: Vec<MemEvent>,
     own: Vec<MemEvent>,
     events_dropped: u64,
@@ -268,7 +322,15 @@ impl Vms {
             guests: Vec::new(),
             quota: Vec::new(),
             held: Vec::new(),
+            shares: Vec::new(),
+            capacity: [0; TYPES],
             slow: TierId(1),
+            swap: None,
+            balloons: Vec::new(),
+            ballooned: 0,
+            vmm_guests_swapped: 0,
+            regranted: 0,
+            rng: Rng::derive(0, "heteroos-vms active sampling"),
             events: Vec::new(),
             own: Vec::new(),
             events_dropped: 0,
@@ -306,6 +368,127 @@ impl Vms {
             .collect()
     }
 
+    /// A VMM-exclusive VM runs an unmodified Linux guest, which reclaims
+    /// (swaps out) its inactive SlowMem pages when the node is full as the
+    /// HeteroOS guests do ([`super::balloon::reclaim_for_swap_ins`]); the
+    /// VMM baseline only adds the VMM's hotness tracking.
+    fn reclaim_for_vmm_guests(
+        &mut self,
+        b: &mut dyn Backend,
+        swap: TierId,
+    ) -> Result<(), BackendError> {
+        let watermark = self.params.coordinated.fast_free_watermark;
+        for k in 0..self.asids.len() {
+            if let Guest::Vmm(_) = self.guests[k] {
+                self.vmm_guests_swapped += super::balloon::reclaim_for_swap_ins(
+                    &mut self.balloons[k],
+                    b,
+                    self.asids[k],
+                    self.slow,
+                    swap,
+                    self.quota[k][1],
+                    watermark,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ballooning: SlowMem divided anew by the VMs' demands (what each
+    /// holds in SlowMem and in swap), the VMs whose quota shrinks giving
+    /// pages back through their balloon (inactive first) into swap, then
+    /// the others' quotas growing. FastMem keeps its boot shares.
+    fn rebalance(&mut self, b: &mut dyn Backend, swap: TierId) -> Result<(), BackendError> {
+        let mut demand = Vec::with_capacity(self.asids.len());
+        for (k, &asid) in self.asids.iter().enumerate() {
+            demand.push(self.held[k][1] + b.held_pages(asid, swap)?);
+        }
+        let active = match self.params.sharing {
+            Sharing::MaxMin => self.sample_active(b)?,
+            Sharing::Drf => Vec::new(),
+        };
+        let target = slow_targets(
+            self.params.sharing,
+            &self.capacity,
+            &[self.params.fast_weight, self.params.slow_weight],
+            &self.shares,
+            &self.quota,
+            &demand,
+            &active,
+            self.params.step_pages,
+        );
+        // Shrink first, so that a growing VM's swap-ins find the frames.
+        for (k, &new) in target.iter().enumerate() {
+            let asid = self.asids[k];
+            if new >= self.quota[k][1] {
+                continue;
+            }
+            self.quota[k][1] = new;
+            b.set_tier_quota(asid, self.slow, Some(new))?;
+            self.guests[k].set_slow_budget(new);
+            let over = self.held[k][1].saturating_sub(new);
+            if over > 0 {
+                let moved = self.balloons[k].swap_out(b, asid, self.slow, swap, over, 2)?;
+                self.ballooned += moved;
+                self.held[k][1] -= moved;
+            }
+        }
+        for (k, &new) in target.iter().enumerate() {
+            let asid = self.asids[k];
+            if new <= self.quota[k][1] {
+                continue;
+            }
+            self.regranted += new - self.quota[k][1];
+            self.quota[k][1] = new;
+            b.set_tier_quota(asid, self.slow, Some(new))?;
+            self.guests[k].set_slow_budget(new);
+        }
+        Ok(())
+    }
+
+    /// Each VM's active SlowMem pages, as an ESX-like VMM estimates them:
+    /// `active_samples` SlowMem frames drawn at random, the Accessed bit of
+    /// each VM page found there read and cleared (then the VM's TLB
+    /// flushed), and a VM's held SlowMem pages scaled by the share of its
+    /// sampled pages touched since the last sampling.
+    fn sample_active(&mut self, b: &mut dyn Backend) -> Result<Vec<u64>, BackendError> {
+        let tier = b.tiers()[self.slow.index()].clone();
+        let Some(first) = tier.first_frame else {
+            return Err(BackendError::Unsupported(Capability::ReverseMap));
+        };
+        let frames = (tier.capacity_bytes / 4096).max(1);
+        let n = self.asids.len();
+        let (mut seen, mut touched) = (vec![0u64; n], vec![0u64; n]);
+        for _ in 0..self.params.active_samples {
+            let frame = first + self.rng.below(frames);
+            let Some((asid, va)) = b.reverse_translate(frame)? else {
+                continue;
+            };
+            let (Some(k), Some(t)) = (
+                self.asids.iter().position(|&a| a == asid),
+                b.translate(asid, va)?,
+            ) else {
+                continue;
+            };
+            seen[k] += 1;
+            if b.accessed(asid, t.size.align_down(va), Level::Pte, true)? {
+                touched[k] += 1;
+            }
+        }
+        for (k, &asid) in self.asids.iter().enumerate() {
+            if seen[k] > 0 {
+                b.flush_tlb(asid, Flush::All)?;
+            }
+        }
+        Ok((0..n)
+            .map(|k| {
+                (self.held[k][1] as u128 * touched[k] as u128)
+                    .checked_div(seen[k] as u128)
+                    .unwrap_or(0) as u64
+            })
+            .collect())
+    }
+
     fn read_held(&mut self, b: &dyn Backend) -> Result<(), BackendError> {
         for (k, &asid) in self.asids.iter().enumerate() {
             self.held[k] = [
@@ -340,7 +523,18 @@ impl Manager for Vms {
                 *v /= n;
             }
         }
+        if self.vmm_guests_swapped > 0 {
+            match sum
+                .iter_mut()
+                .find(|(n, _)| *n == "swapped_out_pages_count")
+            {
+                Some((_, v)) => *v += self.vmm_guests_swapped as f64,
+                None => sum.push(("swapped_out_pages_count", self.vmm_guests_swapped as f64)),
+            }
+        }
         sum.push(("events_dropped_count", self.events_dropped as f64));
+        sum.push(("ballooned_pages_count", self.ballooned as f64));
+        sum.push(("balloon_granted_pages_count", self.regranted as f64));
         for (k, names) in VM_GAUGES.iter().enumerate().take(self.asids.len()) {
             let (q, h) = (self.quota[k], self.held[k]);
             sum.extend([
@@ -385,6 +579,8 @@ impl Manager for Vms {
         let pages: Vec<u64> = footprint.iter().map(|f| f.1).collect();
         let shares = self.shares(&pages, capacity);
         drf::check(&capacity, &shares).map_err(BackendError::Unfit)?;
+        self.capacity = capacity;
+        self.swap = swap;
         let weights = [self.params.fast_weight, self.params.slow_weight];
         self.quota = match self.params.sharing {
             Sharing::Drf => drf::weighted_drf(&capacity, &weights, &shares, self.params.step_pages),
@@ -406,6 +602,8 @@ impl Manager for Vms {
         }
         self.asids = footprint.iter().map(|f| f.0).collect();
         self.held = vec![[0; TYPES]; n];
+        self.shares = shares;
+        self.balloons = (0..n).map(|_| SwapClock::default()).collect();
         let p = &self.params;
         self.guests =
             self.asids
@@ -445,14 +643,7 @@ impl Manager for Vms {
     }
 
     fn tick_ns(&self) -> Option<u64> {
-        self.guests
-            .iter()
-            .filter_map(|g| match g {
-                Guest::Placement(g) => g.tick_ns(),
-                Guest::Coordinated(c) => c.tick_ns(),
-                Guest::Vmm(v) => v.tick_ns(),
-            })
-            .min()
+        self.guests.iter().filter_map(Guest::tick_ns).min()
     }
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
@@ -465,8 +656,102 @@ impl Manager for Vms {
                 .extend(self.events.iter().filter(|e| e.range().0 == asid).copied());
             g.tick_with_events(b, &self.own)?;
         }
+        if let Some(swap) = self.swap {
+            self.reclaim_for_vmm_guests(b, swap)?;
+        }
         self.read_held(b)?;
+        if self.params.balloon {
+            if let Some(swap) = self.swap {
+                self.rebalance(b, swap)?;
+            }
+        }
         Ok(None)
+    }
+}
+
+/// Each VM's SlowMem quota for the VMs' current SlowMem `demand`s (the
+/// pages each holds in SlowMem and in swap) and `active` pages, FastMem
+/// staying at its boot `quota`s.
+///
+/// - **DRF** (Algorithm 1): a VM's SlowMem minimum stays reserved whatever
+///   it uses (section 5.5: DRF "guarantees the 4GB SlowMem availability");
+///   SlowMem beyond the minimums goes to the VM with the least weighted
+///   dominant share first.
+/// - **Max-min** ("most VMMs today", section 4.2, after ESX's ballooning
+///   [62]): a VM's basic share is its minimum as far as it is active, the
+///   rest "evenly distributed among VMs demanding more", up to their
+///   demands. Idle reserved memory is thus lent to the VMs that want more
+///   and ballooned back when it is active again (*inferred*: the paper says
+///   max-min guarantees fairness "of only one resource (FastMem in this
+///   case)", and cites ESX, whose VMM reclaims idle memory first).
+///
+/// SlowMem left over is spread evenly as room to grow, within each VM's
+/// maximum.
+#[allow(clippy::too_many_arguments)]
+pub fn slow_targets(
+    sharing: Sharing,
+    capacity: &[u64; TYPES],
+    weights: &[f64; TYPES],
+    shares: &[VmShare],
+    quota: &[[u64; TYPES]],
+    demand: &[u64],
+    active: &[u64],
+    step: u64,
+) -> Vec<u64> {
+    let want: Vec<u64> = shares
+        .iter()
+        .zip(demand)
+        .map(|(s, &d)| d.min(s.max[1]))
+        .collect();
+    let mut target: Vec<u64> = match sharing {
+        Sharing::Drf => {
+            let vms: Vec<VmShare> = shares
+                .iter()
+                .zip(quota)
+                .zip(demand)
+                .map(|((s, q), &d)| VmShare {
+                    min: [q[0], s.min[1]],
+                    max: [q[0], s.max[1]],
+                    demand: [q[0], d],
+                })
+                .collect();
+            drf::weighted_drf(capacity, weights, &vms, step)
+                .iter()
+                .map(|a| a[1])
+                .collect()
+        }
+        Sharing::MaxMin => {
+            let mut t: Vec<u64> = shares
+                .iter()
+                .zip(active)
+                .map(|(s, &a)| s.min[1].min(a))
+                .collect();
+            spread(&mut t, &want, capacity[1]);
+            t
+        }
+    };
+    let max: Vec<u64> = shares.iter().map(|s| s.max[1]).collect();
+    spread(&mut target, &max, capacity[1]);
+    target
+}
+
+/// What `capacity` leaves beyond `target`, given evenly to the VMs below
+/// their `limit` (the remainder in VM order).
+fn spread(target: &mut [u64], limit: &[u64], capacity: u64) {
+    let mut left = capacity.saturating_sub(target.iter().sum());
+    loop {
+        let open: Vec<usize> = (0..target.len())
+            .filter(|&k| target[k] < limit[k])
+            .collect();
+        if left == 0 || open.is_empty() {
+            return;
+        }
+        let each = (left / open.len() as u64).max(1);
+        for k in open {
+            let give = each.min(limit[k] - target[k]).min(left);
+            target[k] += give;
+            left -= give;
+        }
     }
 }
 
@@ -510,5 +795,54 @@ mod tests {
         assert_eq!(s[1].min, [0, 0]);
         assert_eq!(s[1].max, [4096, 8192]);
         assert_eq!(s[1].demand, [400, 400]);
+    }
+
+    /// Section 5.5's setup in pages of 1 GiB: FastMem 4, SlowMem 8; the
+    /// GraphChi-like VM reserves <1, 4>, the Metis-like one <3, 4>.
+    fn paper_setup() -> ([u64; TYPES], Vec<VmShare>, Vec<[u64; TYPES]>) {
+        let vm = |f, sl| VmShare {
+            min: [f, sl],
+            max: [4, 8],
+            demand: [0, 0],
+        };
+        ([4, 8], vec![vm(1, 4), vm(3, 4)], vec![[1, 4], [3, 4]])
+    }
+
+    #[test]
+    fn drf_keeps_an_idle_reservation_that_max_min_lends() {
+        let (cap, shares, quota) = paper_setup();
+        // Each holds its 4 SlowMem and has 1 more in swap; GraphChi's
+        // SlowMem is mostly idle, Metis' active.
+        let (demand, active) = ([5, 5], [1, 4]);
+        let w = PAPER_WEIGHTS;
+        let t = |s, a: &[u64]| slow_targets(s, &cap, &w, &shares, &quota, &demand, a, 1);
+        assert_eq!(
+            t(Sharing::Drf, &active),
+            vec![4, 4],
+            "DRF: both reservations hold"
+        );
+        // Max-min: basic shares 1 and 4; the 3 left go evenly to the VMs
+        // that want more, Metis up to its demand of 5, GraphChi the rest.
+        assert_eq!(t(Sharing::MaxMin, &active), vec![3, 5]);
+        // Once GraphChi's SlowMem is active again, it is ballooned back.
+        assert_eq!(t(Sharing::MaxMin, &[4, 4]), vec![4, 4]);
+    }
+
+    #[test]
+    fn slowmem_left_over_is_room_to_grow_for_every_vm() {
+        let (cap, mut shares, quota) = paper_setup();
+        shares[0].min[1] = 1;
+        shares[1].min[1] = 1;
+        shares[1].max[1] = 2;
+        let w = PAPER_WEIGHTS;
+        for sharing in [Sharing::Drf, Sharing::MaxMin] {
+            let t = slow_targets(sharing, &cap, &w, &shares, &quota, &[1, 1], &[1, 1], 1);
+            assert_eq!(
+                t.iter().sum::<u64>(),
+                8,
+                "{sharing:?}: all of SlowMem is given"
+            );
+            assert_eq!(t[1], 2, "{sharing:?}: within the maximum");
+        }
     }
 }
