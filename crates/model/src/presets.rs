@@ -28,59 +28,54 @@ pub struct MachinePreset {
     pub memory: Option<fn() -> MemSysConfig>,
 }
 
+impl MachinePreset {
+    /// A preset of `tiers` alone: no fitted MLP or saturation, no fixed
+    /// FastMem size, the default LLC and memory system.
+    const fn new(
+        name: &'static str,
+        description: &'static str,
+        tiers: fn() -> Vec<TierSpec>,
+    ) -> Self {
+        MachinePreset {
+            name,
+            description,
+            tiers,
+            mlp: None,
+            saturation_exponent: None,
+            fast_capacity: None,
+            llc: None,
+            memory: None,
+        }
+    }
+}
+
 /// Every machine preset; the first is the default.
 pub const MACHINE_PRESETS: [MachinePreset; 14] = [
-    MachinePreset {
-        name: "dram+dcpmm",
-        description:
-            "DRAM (80 ns) + Optane-DCPMM-like NVM (305 ns reads; 39.4/13.9 GB/s read/write)",
-        tiers: || vec![dram(), dcpmm()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "dram+cxl",
-        description: "DRAM (80 ns) + CXL expander (DRAM + 80 ns; 32 GB/s)",
-        tiers: || vec![dram(), cxl()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "dram+pcm",
-        description: "DRAM (80 ns) + PCM (150/450 ns read/write; 2 GB/s; 1e7 write endurance)",
-        tiers: || vec![dram(), pcm()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "dram+zswap",
-        description: "DRAM (80 ns) + zswap-like compressed pool (6 us fault per TLB miss)",
-        tiers: || vec![dram(), zswap()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "dram+badgertrap",
-        description: "DRAM + slow memory emulated as in Thermostat: DRAM-resident pages whose every TLB miss faults for 1 us",
-        tiers: || vec![dram(), badgertrap()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
+    MachinePreset::new(
+        "dram+dcpmm",
+        "DRAM (80 ns) + Optane-DCPMM-like NVM (305 ns reads; 39.4/13.9 GB/s read/write)",
+        || vec![dram(), dcpmm()],
+    ),
+    MachinePreset::new(
+        "dram+cxl",
+        "DRAM (80 ns) + CXL expander (DRAM + 80 ns; 32 GB/s)",
+        || vec![dram(), cxl()],
+    ),
+    MachinePreset::new(
+        "dram+pcm",
+        "DRAM (80 ns) + PCM (150/450 ns read/write; 2 GB/s; 1e7 write endurance)",
+        || vec![dram(), pcm()],
+    ),
+    MachinePreset::new(
+        "dram+zswap",
+        "DRAM (80 ns) + zswap-like compressed pool (6 us fault per TLB miss)",
+        || vec![dram(), zswap()],
+    ),
+    MachinePreset::new(
+        "dram+badgertrap",
+        "DRAM + slow memory emulated as in Thermostat: DRAM-resident pages whose every TLB miss faults for 1 us",
+        || vec![dram(), badgertrap()],
+    ),
     MachinePreset {
         name: "dram+dcpmm-ambix",
         description: "Ambix's socket (2-channel DRAM + 2 DCPMM DIMMs) fitted to its IWB tables: 15.7/10.0 GB/s DRAM, 3.8/0.87 GB/s DCPMM read/write; 864 MiB DRAM (27 GB at 1/32 scale)",
@@ -137,66 +132,36 @@ pub const MACHINE_PRESETS: [MachinePreset; 14] = [
             ..MemSysConfig::default()
         }),
     },
-    MachinePreset {
-        name: "fastmem+slowmem-heteroos",
-        description: "HeteroOS's emulated machine (Table 3, section 5.1): FastMem 60 ns / 24 GB/s, SlowMem throttled to L:5,B:9 (354 ns, 2.67 GB/s); FastMem set per run (the paper: 0.25-4 GiB beside 8 GiB SlowMem)",
-        tiers: || vec![heteroos_fastmem(), heteroos_slowmem()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "fastmem+slowmem+swap-heteroos",
-        description: "HeteroOS's emulated machine with a swap device behind SlowMem (an NVMe SSD of the paper's time, inferred: 20 us per swapped page touched), for overcommitted VMs; size the tiers with machine.tier_capacities",
-        tiers: || vec![heteroos_fastmem(), heteroos_slowmem(), heteroos_swap()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "fastmem+slowmem-heteroos-l2b2",
-        description: "HeteroOS Table 3's L:2,B:2 column: FastMem 60 ns / 24 GB/s, SlowMem as measured at L:2,B:2 (128 ns, 12.4 GB/s)",
-        tiers: || vec![heteroos_fastmem(), heteroos_table3_slowmem(&HETEROOS_TABLE3[0])],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "fastmem+slowmem-heteroos-l5b5",
-        description: "HeteroOS Table 3's L:5,B:5 column: FastMem 60 ns / 24 GB/s, SlowMem as measured at L:5,B:5 (354 ns, 5.1 GB/s)",
-        tiers: || vec![heteroos_fastmem(), heteroos_table3_slowmem(&HETEROOS_TABLE3[1])],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "fastmem+slowmem-heteroos-l5b12",
-        description: "HeteroOS Table 3's L:5,B:12 column: FastMem 60 ns / 24 GB/s, SlowMem as measured at L:5,B:12 (960 ns, 1.38 GB/s)",
-        tiers: || vec![heteroos_fastmem(), heteroos_table3_slowmem(&HETEROOS_TABLE3[2])],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
-    MachinePreset {
-        name: "fastmem+remote-heteroos",
-        description: "HeteroOS Fig. 1's Remote NUMA: FastMem 60 ns / 24 GB/s, and FastMem on the other socket of a Xeon X5560 pair (105 ns: 75% over local; 12.8 GB/s: one QPI direction)",
-        tiers: || vec![heteroos_fastmem(), heteroos_remote_fastmem()],
-        mlp: None,
-        saturation_exponent: None,
-        fast_capacity: None,
-        llc: None,
-        memory: None,
-    },
+    MachinePreset::new(
+        "fastmem+slowmem-heteroos",
+        "HeteroOS's emulated machine (Table 3, section 5.1): FastMem 60 ns / 24 GB/s, SlowMem throttled to L:5,B:9 (354 ns, 2.67 GB/s); FastMem set per run (the paper: 0.25-4 GiB beside 8 GiB SlowMem)",
+        || vec![heteroos_fastmem(), heteroos_slowmem()],
+    ),
+    MachinePreset::new(
+        "fastmem+slowmem+swap-heteroos",
+        "HeteroOS's emulated machine with a swap device behind SlowMem (an NVMe SSD of the paper's time, inferred: 20 us per swapped page touched), for overcommitted VMs; size the tiers with machine.tier_capacities",
+        || vec![heteroos_fastmem(), heteroos_slowmem(), heteroos_swap()],
+    ),
+    MachinePreset::new(
+        "fastmem+slowmem-heteroos-l2b2",
+        "HeteroOS Table 3's L:2,B:2 column: FastMem 60 ns / 24 GB/s, SlowMem as measured at L:2,B:2 (128 ns, 12.4 GB/s)",
+        || vec![heteroos_fastmem(), heteroos_table3_slowmem(&HETEROOS_TABLE3[0])],
+    ),
+    MachinePreset::new(
+        "fastmem+slowmem-heteroos-l5b5",
+        "HeteroOS Table 3's L:5,B:5 column: FastMem 60 ns / 24 GB/s, SlowMem as measured at L:5,B:5 (354 ns, 5.1 GB/s)",
+        || vec![heteroos_fastmem(), heteroos_table3_slowmem(&HETEROOS_TABLE3[1])],
+    ),
+    MachinePreset::new(
+        "fastmem+slowmem-heteroos-l5b12",
+        "HeteroOS Table 3's L:5,B:12 column: FastMem 60 ns / 24 GB/s, SlowMem as measured at L:5,B:12 (960 ns, 1.38 GB/s)",
+        || vec![heteroos_fastmem(), heteroos_table3_slowmem(&HETEROOS_TABLE3[2])],
+    ),
+    MachinePreset::new(
+        "fastmem+remote-heteroos",
+        "HeteroOS Fig. 1's Remote NUMA: FastMem 60 ns / 24 GB/s, and FastMem on the other socket of a Xeon X5560 pair (105 ns: 75% over local; 12.8 GB/s: one QPI direction)",
+        || vec![heteroos_fastmem(), heteroos_remote_fastmem()],
+    ),
 ];
 
 /// One SlowMem column of HeteroOS' Table 3
