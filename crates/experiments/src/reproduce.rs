@@ -216,6 +216,9 @@ mod tests {
                 ("nvm_wd_pages", 1e2),
                 ("nvm_rd_pages", 1e2),
                 ("nvm_cold_pages", 1e4),
+                ("vm0_slow_quota_pages", 1e6),
+                ("vm1_slow_quota_pages", 1e6),
+                ("ballooned_pages_count", 1e3),
             ]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
@@ -237,6 +240,19 @@ mod tests {
             }],
             phase_starts_s: vec![0.0],
             windows: (1..=400).map(|t| window(f64::from(t))).collect(),
+            // A mix's parts are its tenants.
+            tenants: thermocline_workloads::mix::components(&spec.workload)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(k, w)| crate::report::TenantReport {
+                    workload: w.to_string(),
+                    asid: k as u16,
+                    memory_bound_slowdown: 0.5,
+                    slow_access_share: 0.2,
+                    ..Default::default()
+                })
+                .collect(),
             time_breakdown: Some(crate::report::TimeBreakdown {
                 compute_s: 200.0,
                 memory_s: 150.0,
