@@ -587,7 +587,7 @@ fn write_results_md(
     };
     let all = reproduce::all();
     let order: Vec<&str> = all.iter().map(|r| r.name).collect();
-    let (md, kept, dropped) = results_md::update(existing.as_deref(), fresh, &order, |name| {
+    let not_run = |name: &str| {
         all.iter()
             .find(|r| r.name == name)
             .map(|r| results_md::NotRun {
@@ -595,7 +595,17 @@ fn write_results_md(
                 description: r.description,
                 runs: (r.runs)(opts).len(),
             })
-    });
+    };
+    let reasons: std::collections::BTreeMap<String, &'static str> = all
+        .iter()
+        .flat_map(|r| (r.claims)())
+        .filter(|c| c.reason != thermocline_experiments::claims::UNKNOWN)
+        .map(|c| (c.id, c.reason))
+        .collect();
+    let (md, kept, dropped) =
+        results_md::update(existing.as_deref(), fresh, &order, not_run, |id| {
+            reasons.get(id).map(|r| r.to_string())
+        });
     write_file(p, &md)?;
     if !kept.is_empty() {
         eprintln!(

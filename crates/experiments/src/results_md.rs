@@ -109,6 +109,32 @@ fn not_held_line(v: &Verdict) -> String {
     )
 }
 
+/// Where a kept claim line says why, and how a later commit's reason reads.
+const WHY: &str = ". Why: ";
+const LATER_WHY: &str = ". Why (explained after the run): ";
+
+/// Replaces the reason of a kept `not_held` line with the current one, if
+/// the current code has one and it differs.
+fn refresh_reason(line: &mut String, reason_of: &impl Fn(&str) -> Option<String>) {
+    let Some(id) = line.strip_prefix('`').and_then(|l| l.split('`').next()) else {
+        return;
+    };
+    let Some(now) = reason_of(id) else {
+        return;
+    };
+    let at = match (line.rfind(LATER_WHY), line.rfind(WHY)) {
+        (Some(i), _) => i,
+        (None, Some(i)) => i,
+        (None, None) => return,
+    };
+    let old = line[at..].split_once(": ").map_or("", |(_, r)| r);
+    if old != now {
+        line.truncate(at);
+        line.push_str(LATER_WHY);
+        line.push_str(&now);
+    }
+}
+
 /// The section of one reproduction run under `stamp`.
 pub fn section(stamp: &Stamp, d: &Reproduced) -> Section {
     let held = d.verdicts.iter().filter(|v| v.held).count();
@@ -294,11 +320,17 @@ pub fn assemble(sections: &[Section], not_run: &[NotRun]) -> String {
 /// `not_run` describing every name of `order` without a section. Returns
 /// the markdown, the names whose sections were kept from `existing`, and
 /// the number of unstamped sections of `existing` that were dropped.
+///
+/// A kept section's numbers are its commit's, but a claim's reason is
+/// commentary that can be learnt later: where `reason_of` (the current
+/// code's reason for a claim id) knows one, it replaces the kept line's
+/// "Why", marked as the explanation of a later commit.
 pub fn update(
     existing: Option<&str>,
     fresh: Vec<Section>,
     order: &[&str],
     not_run: impl Fn(&str) -> Option<NotRun>,
+    reason_of: impl Fn(&str) -> Option<String>,
 ) -> (String, Vec<String>, usize) {
     let (old, unstamped) = existing.map(parse).unwrap_or_default();
     let mut sections = Vec::new();
@@ -309,7 +341,11 @@ pub fn update(
             sections.push(x.clone());
         } else if let Some(x) = old.iter().find(|x| x.meta.name == name) {
             kept.push(name.to_string());
-            sections.push(x.clone());
+            let mut x = x.clone();
+            for line in &mut x.meta.not_held {
+                refresh_reason(line, &reason_of);
+            }
+            sections.push(x);
         } else if let Some(n) = not_run(name) {
             missing.push(n);
         }
@@ -382,7 +418,7 @@ mod tests {
             &stamp("abc123", cmd, Some(5.0)),
             &reproduced("r", 2.0),
         )];
-        let (md, kept, dropped) = update(None, fresh, ORDER, not_run);
+        let (md, kept, dropped) = update(None, fresh, ORDER, not_run, |_| None);
         assert!(kept.is_empty() && dropped == 0);
         assert!(md.contains("## Not run yet"));
         assert!(md.contains("- `long` (60 runs): a long one"));
@@ -416,10 +452,10 @@ mod tests {
             section(&stamp("old", "run r s", None), &reproduced("r", 2.0)),
             section(&stamp("old", "run r s", None), &reproduced("s", 2.0)),
         ];
-        let (md1, _, _) = update(None, first, ORDER, not_run);
+        let (md1, _, _) = update(None, first, ORDER, not_run, |_| None);
         // Only `s` runs again, at another commit, and now holds both claims.
         let again = vec![section(&stamp("new", "run s", None), &reproduced("s", 0.5))];
-        let (md2, kept, dropped) = update(Some(&md1), again, ORDER, not_run);
+        let (md2, kept, dropped) = update(Some(&md1), again, ORDER, not_run, |_| None);
         assert_eq!(kept, vec!["r".to_string()]);
         assert_eq!(dropped, 0);
         assert!(md2.contains("| r | 1 | 1 | `old` | full length |"), "{md2}");
@@ -430,21 +466,21 @@ mod tests {
         // Sections follow the catalogue, whatever order the runs came in.
         assert!(md2.find("\n## r\n").unwrap() < md2.find("\n## s\n").unwrap());
         // Updating with nothing new changes nothing.
-        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run);
+        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run, |_| None);
         assert_eq!(md3, md2);
     }
 
     #[test]
     fn unstamped_and_retired_sections_are_dropped_and_counted() {
         let old_format = "# Measured results\n\n## Summary\n\n## r\n\n```text\nx\n```\n";
-        let (md, kept, dropped) = update(Some(old_format), Vec::new(), ORDER, not_run);
+        let (md, kept, dropped) = update(Some(old_format), Vec::new(), ORDER, not_run, |_| None);
         assert!(kept.is_empty());
         assert_eq!(dropped, 1);
         assert!(!md.contains("\n## r\n"));
         // A reproduction no longer in the catalogue loses its section.
         let gone = vec![section(&stamp("c", "cmd", None), &reproduced("gone", 2.0))];
-        let (md, _, _) = update(None, gone, ORDER, not_run);
-        let (md, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run);
+        let (md, _, _) = update(None, gone, ORDER, not_run, |_| None);
+        let (md, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run, |_| None);
         assert!(kept.is_empty() && !md.contains("## gone"));
     }
 
@@ -456,5 +492,27 @@ mod tests {
         let (back, _) = parse(&assemble(std::slice::from_ref(&x), &[]));
         assert_eq!(back[0].meta.not_held, x.meta.not_held);
         assert!(back[0].meta.not_held[0].ends_with("because a --> b"));
+    }
+
+    /// A kept section's reasons follow the code; its numbers do not.
+    #[test]
+    fn a_kept_sections_reasons_are_the_current_codes() {
+        let first = vec![section(&stamp("aaa", "c", None), &reproduced("r", 5.0))];
+        let (md, _, _) = update(None, first, ORDER, not_run, |_| None);
+        assert!(md.contains("Why: unknown yet"), "{md}");
+        let now = |id: &str| (id == "r/fails").then(|| "the model is small".to_string());
+        let (md2, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run, now);
+        assert_eq!(kept, ["r"]);
+        assert!(
+            md2.contains("Why (explained after the run): the model is small"),
+            "{md2}"
+        );
+        assert!(!md2.contains("unknown yet"), "{md2}");
+        // Read back and refreshed again: unchanged, not stacked.
+        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run, now);
+        assert_eq!(md2, md3);
+        // A reason the code no longer knows leaves the line as it was.
+        let (md4, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run, |_| None);
+        assert_eq!(md2, md4);
     }
 }
