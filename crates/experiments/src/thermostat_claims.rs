@@ -63,7 +63,13 @@ pub fn rate() -> Vec<Claim> {
 /// The paper's cold fraction at 3% per model (section 5, Figures 5-10):
 /// (model, band, as the paper says it, why ours differs where it did).
 const COLD: [(&str, f64, f64, &str, &str); 8] = [
-    ("cassandra-write", 0.40, 0.50, "40-50%", UNKNOWN),
+    (
+        "cassandra-write",
+        0.40,
+        0.50,
+        "40-50%",
+        COLD_CASSANDRA_WRITE,
+    ),
     (
         "cassandra-read",
         0.35,
@@ -86,7 +92,13 @@ const COLD: [(&str, f64, f64, &str, &str); 8] = [
         "about 15% (+-5 inferred)",
         UNKNOWN,
     ),
-    ("redis-hotspot", 0.05, 0.15, "10% (+-5 inferred)", UNKNOWN),
+    (
+        "redis-hotspot",
+        0.05,
+        0.15,
+        "10% (+-5 inferred)",
+        COLD_REDIS_HOTSPOT,
+    ),
     ("analytics", 0.15, 0.20, "15-20%", COLD_ANALYTICS),
     (
         "websearch",
@@ -103,6 +115,40 @@ const COLD: [(&str, f64, f64, &str, &str); 8] = [
 // the mean of 1 - 0.95^k over the run, k the batches classified by then:
 // 13.8% at 317 s, 29.7% at 600 s, 52.1% at 1200 s, 72.8% at 2381 s (ours
 // can exceed it a little, as units in flight are not drawn again).
+
+const COLD_CASSANDRA_WRITE: &str = "the run was 600 s at abdba54, and nearly every unit \
+Thermostat samples goes cold (see thermostat-sensitivity/cold-grows-cassandra-write), so the mean follows the \
+sampling ramp: a sampling-limited run (every sampled unit cold, 5% of mapped units per 30 s, first \
+classification at 90 s) averages 29.7% over 600 s, ours 25.6% (below it, inferred, because the \
+memtable is mapped during the run and sampled as it is). Since 625ec78 the model runs the paper's \
+50 M operations at 45 K/s (1111 s, section 4.3), where that bound is 49.5%: measured 45.8% at \
+625ec78 (`thermocline reproduce thermostat-sensitivity --check`, 3%) and 46.4/46.0/45.5% on 1/4/16 \
+threads at afcd592 (thermostat-threads), inside the band, so the claim is expected to hold when \
+this section is regenerated (inferred; the default 8-thread run was not repeated here)";
+
+const COLD_REDIS_HOTSPOT: &str = "at abdba54 Thermostat did not count the TLB shootdowns of its \
+own splits, poisonings and collapses against the budget: the Redis-like model's 779,989 shootdowns \
+stalled it 1.56 s of 626 s (0.26%, about 2.5 K of the 30 K slow accesses/s) on top of slow and \
+sampled accesses that filled the budget, so it demoted past it (16.0% cold, 3.22% slowdown; \
+53ab8c5's message, the docs of crates/managers/src/thermostat). The model's cold fraction is set \
+by the budget (it grows with the target: 16.0/20.8/24.8% at 3/6/10%), and since 53ab8c5 the stall \
+is taken off the budget: the same run at afcd592 (results/runs/74d70af83545f7c2.json.gz, shared \
+with thermostat-threads' 1-thread cell) budgets 2,865 stall + 7,575 sampling faults per second of \
+the 30 K, keeps 18,989/s in slow memory, and gives 14.8% cold and 2.95% slowdown, inside the band; \
+so does the reproduction's run at 836bed4 (`thermocline run --workload redis-hotspot --manager \
+thermostat-badgertrap`: time-mean cold 14.81%, slowdown 2.95%), so the claim is expected to hold \
+when this section is regenerated";
+
+/// Why a 3% target was missed at abdba54 (only the Redis-like model did).
+const SHOOTDOWNS_OVER_BUDGET: &str = "only redis-hotspot misses, by 0.22 points: at abdba54 \
+Thermostat did not count the TLB shootdowns of its own splits, poisonings and collapses against \
+the budget, and the Redis-like model's 779,989 shootdowns stalled it 1.56 s of 626 s (0.26%) on \
+top of slow and sampled accesses that filled it (2.95%): 3.22%. Since 53ab8c5 the stall is taken \
+off the budget; the same run at afcd592 (results/runs/74d70af83545f7c2.json.gz: 11.98 s of slow \
+faults, 4.26 s of sampling faults, 1.65 s of shootdowns over 606.5 s ideal) gives 2.95%, as does \
+the same run at 836bed4 (`thermocline run --workload redis-hotspot --manager \
+thermostat-badgertrap`), and thermostat-threads/met-3pct holds on 1, 4 and 16 threads, so the \
+claim is expected to hold when this section is regenerated";
 
 const COLD_CASSANDRA_READ: &str = "measured at 625ec78 (`thermocline reproduce \
 thermostat-footprint --check`): over the paper's run, 50 M operations at 21 K/s (2381 s, section \
@@ -160,7 +206,7 @@ pub fn footprint() -> Vec<Claim> {
         expect: Expect::Band { lo: 0.0, hi: 0.03 },
         unit: Unit::Percent,
         measure: Box::new(|v| per_model(v, "slowdown")),
-        reason: UNKNOWN,
+        reason: SHOOTDOWNS_OVER_BUDGET,
     });
     v
 }
@@ -245,7 +291,11 @@ thermostat-footprint/cold-tpcc)",
                     })
                     .collect()
             }),
-            reason: UNKNOWN,
+            reason: if i == 0 {
+                SHOOTDOWNS_OVER_BUDGET
+            } else {
+                UNKNOWN
+            },
         });
     }
     v
