@@ -17,7 +17,7 @@ pub(crate) const INVALID: u64 = u64::MAX;
 
 /// One byte of a hash of `tag`, compared before the tag itself.
 #[inline]
-fn signature(tag: u64) -> u8 {
+pub(crate) fn signature(tag: u64) -> u8 {
     (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8
 }
 
@@ -72,13 +72,19 @@ impl<P: Copy + Default> Small<P> {
     /// checked before the signatures.
     #[inline(always)]
     fn find(&self, tag: u64, ways: usize, recent_first: bool) -> Option<usize> {
+        self.find_signed(tag, signature(tag), ways, recent_first)
+    }
+
+    /// [`Small::find`] with the tag's signature already computed.
+    #[inline(always)]
+    fn find_signed(&self, tag: u64, sig: u8, ways: usize, recent_first: bool) -> Option<usize> {
         if recent_first {
             let mru = (self.order & 15) as usize;
             if self.tags[mru] == tag {
                 return Some(mru);
             }
         }
-        let want = u64::from(signature(tag)) * BYTES_ONE;
+        let want = u64::from(sig) * BYTES_ONE;
         for half in 0..2 {
             let sigs = u64::from_le_bytes(
                 self.sigs[half * 8..half * 8 + 8]
@@ -130,8 +136,15 @@ impl<P: Copy + Default> Small<P> {
     /// recent; returns that way. `used` is `nibbles_below(ways)`.
     #[inline(always)]
     fn fill_lru(&mut self, ways: usize, used: u64, tag: u64) -> usize {
+        self.fill_lru_signed(ways, used, tag, signature(tag))
+    }
+
+    /// [`Small::fill_lru`] with the tag's signature already computed.
+    #[inline(always)]
+    fn fill_lru_signed(&mut self, ways: usize, used: u64, tag: u64, sig: u8) -> usize {
         let way = self.lru(ways);
-        self.set_tag(way, tag);
+        self.tags[way & 15] = tag;
+        self.sigs[way & 15] = sig;
         self.order = ((self.order << 4) | way as u64) & used;
         way
     }
@@ -417,6 +430,36 @@ impl<P: Copy + Default> Assoc<P> {
     }
 }
 
+/// The sets of a [`Ways`] of at most 16 ways per set, borrowed: lookups and
+/// fills on them need no match on the representation, and take the tag's
+/// signature from the caller, which computes it once for several of them.
+pub(crate) struct SmallSets<'a, P> {
+    ways: usize,
+    used: u64,
+    sets: &'a mut [Small<P>],
+}
+
+impl<P: Copy + Default> SmallSets<'_, P> {
+    /// [`Ways::lookup`] (without `recent_first`) of `tag`, whose signature
+    /// is `sig`.
+    #[inline(always)]
+    pub(crate) fn lookup(&mut self, set: usize, tag: u64, sig: u8) -> Option<P> {
+        let s = &mut self.sets[set];
+        let way = s.find_signed(tag, sig, self.ways, false)?;
+        s.touch(way);
+        Some(s.payloads[way & 15])
+    }
+
+    /// [`Ways::insert_absent`] of `tag`, whose signature is `sig`.
+    #[inline(always)]
+    pub(crate) fn insert_absent(&mut self, set: usize, tag: u64, sig: u8, payload: P) {
+        let s = &mut self.sets[set];
+        debug_assert!(s.find(tag, self.ways, false).is_none());
+        let way = s.fill_lru_signed(self.ways, self.used, tag, sig);
+        s.payloads[way & 15] = payload;
+    }
+}
+
 /// Sets of ways with true LRU order, each way with a payload.
 // A tag byte of its own: telling the representations apart is one compare
 // (a niche in a Vec's capacity costs several instructions per operation).
@@ -451,6 +494,19 @@ impl<P: Copy + Default> Ways<P> {
             Ways::Assoc(Box::new(Assoc::new(ways)))
         } else {
             Ways::Large(Large::new(sets, ways))
+        }
+    }
+
+    /// The sets, if they have at most 16 ways each.
+    #[inline(always)]
+    pub(crate) fn small_sets(&mut self) -> Option<SmallSets<'_, P>> {
+        match self {
+            Ways::Small { ways, used, sets } => Some(SmallSets {
+                ways: *ways,
+                used: *used,
+                sets,
+            }),
+            _ => None,
         }
     }
 
