@@ -640,12 +640,16 @@ impl Machine {
     #[inline]
     fn prefetch_leaves(&self, group: &[Access]) {
         static NOTHING: u64 = 0;
+        // The deposits of a 1 GiB range without a page directory.
+        static NO_DEPOSITS: [u32; 512] = [u32::MAX; 512];
         let mut lines = [&NOTHING; PREFETCH_GROUP];
         let mut n = 0;
         let mut last_page = u64::MAX;
-        // The page directory of the last 1 GiB range, found once per range.
+        // The leaf tables and page directory of the last 1 GiB range, found
+        // once per range (none: no leaf table is found).
         let mut last_range = u64::MAX;
-        let mut range = None;
+        let mut leaves: &[pt::Leaf] = &[];
+        let mut deposits = &NO_DEPOSITS;
         for a in group {
             let page = (a.va >> 12) ^ (u64::from(a.asid) << 52);
             if page == last_page {
@@ -654,13 +658,14 @@ impl Machine {
             last_page = page;
             if page >> 18 != last_range {
                 last_range = page >> 18;
-                range = self.spaces.get(a.asid as usize).and_then(|s| {
-                    let pt = &s.pt;
-                    pt.deposits_of(a.va).map(|d| (pt, d))
-                });
+                (leaves, deposits) = self
+                    .spaces
+                    .get(a.asid as usize)
+                    .and_then(|s| Some((&s.pt.leaves[..], s.pt.deposits_of(a.va)?)))
+                    .unwrap_or((&[], &NO_DEPOSITS));
             }
-            if let Some(line) = range.and_then(|(pt, d)| pt.leaf_line_in(d, a.va)) {
-                lines[n % PREFETCH_GROUP] = line;
+            if let Some(leaf) = leaves.get(deposits[Level::Pmd.index(a.va)] as usize) {
+                lines[n % PREFETCH_GROUP] = leaf.line_word(Level::Pte.index(a.va));
                 n += 1;
             }
         }
@@ -857,7 +862,7 @@ impl Machine {
         };
         if let Some(e) = found {
             if a.write && !e.dirty() {
-                return self.store_through_clean(a, e);
+                return self.store_through_clean(a.va, a.asid, a.core, e);
             }
             Self::remember(core, a, e);
             return e;
@@ -871,13 +876,17 @@ impl Machine {
             a.va,
             a.write,
         );
-        let Some(w) = walked.filter(|w| !w.huge) else {
-            return self.walk_rest(a, walked);
-        };
+        // No page: a leaf entry without Present.
+        let w = walked.unwrap_or(Walked {
+            entry: 0,
+            leaf: 0,
+            huge: false,
+        });
         let frame = pt::target(w.entry);
         let tier = tier_in(&self.tier_starts, &self.tier_ends, frame);
-        if w.entry & pt::POISON != 0 || self.faulting_tiers >> tier & 1 != 0 {
-            return self.walk_rest(a, walked);
+        if w.entry & (pt::P | pt::POISON) != pt::P || w.huge || self.faulting_tiers >> tier & 1 != 0
+        {
+            return self.walk_rest(a.va, a.asid, a.core, a.write, w);
         }
         // `finish_walk` without faults: the walk followed misses of `tb` in
         // both TLBs, and a store's walk set Dirty.
@@ -889,23 +898,44 @@ impl Machine {
     }
 
     /// The rest of [`Machine::translate_miss`] for a store through a TLB
-    /// entry without Dirty.
+    /// entry without Dirty. (The access's fields in registers: an `Access`
+    /// argument would go through the stack, at every access.)
     #[cold]
     #[inline(never)]
-    fn store_through_clean(&mut self, a: Access, e: Translation) -> Translation {
+    fn store_through_clean(
+        &mut self,
+        va: u64,
+        asid: u16,
+        core: u16,
+        e: Translation,
+    ) -> Translation {
+        let a = Access {
+            va,
+            asid,
+            core,
+            write: true,
+        };
         let e = self.set_dirty_through_tlb(a, e);
         Self::remember(&mut self.cores[a.core as usize], a, e);
         e
     }
 
-    /// The rest of [`Machine::translate_miss`] for a walk that found no page,
-    /// a 2 MiB page, a poisoned leaf or a tier that faults on access.
+    /// The rest of [`Machine::translate_miss`] for a walk that found no page
+    /// (a leaf `entry` without Present), a 2 MiB page, a poisoned leaf or a
+    /// tier that faults on access.
     #[cold]
     #[inline(never)]
-    fn walk_rest(&mut self, a: Access, walked: Option<Walked>) -> Translation {
-        let e = match walked {
-            Some(w) => self.finish_walk(a, w.entry, w.leaf, w.huge),
-            None => self.walk_after_fault(a),
+    fn walk_rest(&mut self, va: u64, asid: u16, core: u16, write: bool, w: Walked) -> Translation {
+        let a = Access {
+            va,
+            asid,
+            core,
+            write,
+        };
+        let e = if w.entry & pt::P != 0 {
+            self.finish_walk(a, w.entry, w.leaf, w.huge)
+        } else {
+            self.walk_after_fault(a)
         };
         // A walk remembers its translation as it forms it.
         if a.write && !e.dirty() {
