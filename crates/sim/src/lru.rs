@@ -136,13 +136,14 @@ impl<P: Copy + Default> Small<P> {
     /// recent; returns that way. `used` is `nibbles_below(ways)`.
     #[inline(always)]
     fn fill_lru(&mut self, ways: usize, used: u64, tag: u64) -> usize {
-        self.fill_lru_signed(ways, used, tag, signature(tag))
+        self.fill_lru_signed(4 * (ways as u32 - 1), used, tag, signature(tag))
     }
 
-    /// [`Small::fill_lru`] with the tag's signature already computed.
+    /// [`Small::fill_lru`] with the tag's signature already computed and
+    /// the least recent position's shift (`4 * (ways - 1)`).
     #[inline(always)]
-    fn fill_lru_signed(&mut self, ways: usize, used: u64, tag: u64, sig: u8) -> usize {
-        let way = self.lru(ways);
+    fn fill_lru_signed(&mut self, lru_shift: u32, used: u64, tag: u64, sig: u8) -> usize {
+        let way = ((self.order >> lru_shift) & 15) as usize;
         self.tags[way & 15] = tag;
         self.sigs[way & 15] = sig;
         self.order = ((self.order << 4) | way as u64) & used;
@@ -435,6 +436,9 @@ impl<P: Copy + Default> Assoc<P> {
 /// signature from the caller, which computes it once for several of them.
 pub(crate) struct SmallSets<'a, P> {
     ways: usize,
+    /// `4 * (ways - 1)`: the shift of the least recent position (a fill
+    /// computes it once per translation, not at every fill).
+    lru_shift: u32,
     used: u64,
     sets: &'a mut [Small<P>],
 }
@@ -455,7 +459,7 @@ impl<P: Copy + Default> SmallSets<'_, P> {
     pub(crate) fn insert_absent(&mut self, set: usize, tag: u64, sig: u8, payload: P) {
         let s = &mut self.sets[set];
         debug_assert!(s.find(tag, self.ways, false).is_none());
-        let way = s.fill_lru_signed(self.ways, self.used, tag, sig);
+        let way = s.fill_lru_signed(self.lru_shift, self.used, tag, sig);
         s.payloads[way & 15] = payload;
     }
 }
@@ -503,6 +507,8 @@ impl<P: Copy + Default> Ways<P> {
         match self {
             Ways::Small { ways, used, sets } => Some(SmallSets {
                 ways: *ways,
+                // Only TLBs, of at least one way per set, are borrowed so.
+                lru_shift: 4 * (*ways as u32 - 1),
                 used: *used,
                 sets,
             }),
