@@ -159,18 +159,28 @@ pub(crate) struct Core {
     pub stlb: Tlb,
     /// PML4, PDPTE and PDE caches.
     pub psc: [Psc; 3],
-    /// The last translation used, as a VA range: accesses inside it need no
-    /// lookup because that entry is already most recent in its set.
+    /// The last translation used, as a VA range (`last_len` bytes from
+    /// `last_lo`; none if 0): accesses inside it need no lookup because that
+    /// entry is already most recent in its set.
     pub last_lo: u64,
-    pub last_hi: u64,
+    pub last_len: u64,
     pub last_asid: u16,
     pub last: Translation,
 }
 
 impl Core {
     fn forget_last(&mut self) {
-        self.last_lo = 1;
-        self.last_hi = 0;
+        self.last_len = 0;
+    }
+
+    /// Whether `a` can reuse the last translation. One unsigned compare
+    /// for the range: two would make a branch that random addresses take
+    /// half of the time, unpredictably.
+    #[inline(always)]
+    fn reuses_last(&self, a: Access) -> bool {
+        a.va.wrapping_sub(self.last_lo) < self.last_len
+            && a.asid == self.last_asid
+            && (!a.write || self.last.dirty())
     }
 }
 
@@ -334,8 +344,8 @@ impl Machine {
             l1_huge: Tlb::new(t.l1_huge_entries, t.l1_huge_ways).map_err(e)?,
             stlb: Tlb::new(t.stlb_entries, t.stlb_ways).map_err(e)?,
             psc: t.psc_entries.map(Psc::new),
-            last_lo: 1,
-            last_hi: 0,
+            last_lo: 0,
+            last_len: 0,
             last_asid: 0,
             last: Translation::default(),
         };
@@ -789,11 +799,7 @@ impl Machine {
     #[inline]
     fn translate(&mut self, a: Access) -> Translation {
         let core = &mut self.cores[a.core as usize];
-        if a.va >= core.last_lo
-            && a.va < core.last_hi
-            && a.asid == core.last_asid
-            && (!a.write || core.last.dirty())
-        {
+        if core.reuses_last(a) {
             return core.last;
         }
         // The fields in registers: an `Access` argument would go through
@@ -805,11 +811,7 @@ impl Machine {
     #[inline(always)]
     fn translate_inline(&mut self, a: Access) -> Translation {
         let core = &mut self.cores[a.core as usize];
-        if a.va >= core.last_lo
-            && a.va < core.last_hi
-            && a.asid == core.last_asid
-            && (!a.write || core.last.dirty())
-        {
+        if core.reuses_last(a) {
             return core.last;
         }
         self.translate_miss(a)
@@ -823,7 +825,7 @@ impl Machine {
             PageSize::Base
         };
         core.last_lo = size.align_down(a.va);
-        core.last_hi = core.last_lo + size.bytes();
+        core.last_len = size.bytes();
         core.last_asid = a.asid;
         core.last = e;
     }
