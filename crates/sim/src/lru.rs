@@ -255,6 +255,23 @@ impl<P: Copy + Default> Large<P> {
         self.newer[set * self.ways + self.mru[set] as usize] as usize
     }
 
+    /// [`Ways::lookup`]; out of line, as these sizes are rare, to keep
+    /// the translation path of the usual ones small.
+    #[inline(never)]
+    fn lookup(&mut self, set: usize, tag: u64) -> Option<P> {
+        let way = self.find(set, tag)?;
+        self.relink(set, way, true);
+        Some(self.payloads[set * self.ways + way])
+    }
+
+    /// [`Ways::insert_absent`]; out of line as [`Large::lookup`].
+    #[inline(never)]
+    fn insert_absent(&mut self, set: usize, tag: u64, payload: P) {
+        debug_assert!(self.find(set, tag).is_none());
+        let way = self.fill_lru(set, tag);
+        self.payloads[set * self.ways + way] = payload;
+    }
+
     /// Puts `tag` in the least recently used way of `set`, which becomes the
     /// most recent (the list turns by one); returns that way.
     #[inline(always)]
@@ -552,11 +569,7 @@ impl<P: Copy + Default> Ways<P> {
                 a.relink(way, true);
                 Some(a.payloads[way & (ASSOC_WAYS - 1)])
             }
-            Ways::Large(l) => {
-                let way = l.find(set, tag)?;
-                l.relink(set, way, true);
-                Some(l.payloads[set * l.ways + way])
-            }
+            Ways::Large(l) => l.lookup(set, tag),
         }
     }
 
@@ -577,11 +590,7 @@ impl<P: Copy + Default> Ways<P> {
                 let way = a.fill_lru(tag);
                 a.payloads[way & (ASSOC_WAYS - 1)] = payload;
             }
-            Ways::Large(l) => {
-                debug_assert!(l.find(set, tag).is_none());
-                let way = l.fill_lru(set, tag);
-                l.payloads[set * l.ways + way] = payload;
-            }
+            Ways::Large(l) => l.insert_absent(set, tag, payload),
         }
     }
 
