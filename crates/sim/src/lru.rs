@@ -17,9 +17,19 @@ pub(crate) const INVALID: u64 = u64::MAX;
 
 /// One byte of a hash of `tag`, compared before the tag itself.
 #[inline]
-fn signature(tag: u64) -> u8 {
+pub(crate) fn signature(tag: u64) -> u8 {
     (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8
 }
+
+/// Ten bits of the same hash as [`signature`] (its top eight are the
+/// signature): the bucket of `tag` in [`Assoc`]'s filter.
+#[inline]
+fn bucket(tag: u64) -> usize {
+    (tag.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54) as usize
+}
+
+/// Buckets of [`bucket`].
+const BUCKETS: usize = 1 << 10;
 
 const BYTES_LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 const BYTES_ONE: u64 = 0x0101_0101_0101_0101;
@@ -72,13 +82,19 @@ impl<P: Copy + Default> Small<P> {
     /// checked before the signatures.
     #[inline(always)]
     fn find(&self, tag: u64, ways: usize, recent_first: bool) -> Option<usize> {
+        self.find_signed(tag, signature(tag), ways, recent_first)
+    }
+
+    /// [`Small::find`] with the tag's signature already computed.
+    #[inline(always)]
+    fn find_signed(&self, tag: u64, sig: u8, ways: usize, recent_first: bool) -> Option<usize> {
         if recent_first {
             let mru = (self.order & 15) as usize;
             if self.tags[mru] == tag {
                 return Some(mru);
             }
         }
-        let want = u64::from(signature(tag)) * BYTES_ONE;
+        let want = u64::from(sig) * BYTES_ONE;
         for half in 0..2 {
             let sigs = u64::from_le_bytes(
                 self.sigs[half * 8..half * 8 + 8]
@@ -130,8 +146,16 @@ impl<P: Copy + Default> Small<P> {
     /// recent; returns that way. `used` is `nibbles_below(ways)`.
     #[inline(always)]
     fn fill_lru(&mut self, ways: usize, used: u64, tag: u64) -> usize {
-        let way = self.lru(ways);
-        self.set_tag(way, tag);
+        self.fill_lru_signed(4 * (ways as u32 - 1), used, tag, signature(tag))
+    }
+
+    /// [`Small::fill_lru`] with the tag's signature already computed and
+    /// the least recent position's shift (`4 * (ways - 1)`).
+    #[inline(always)]
+    fn fill_lru_signed(&mut self, lru_shift: u32, used: u64, tag: u64, sig: u8) -> usize {
+        let way = ((self.order >> lru_shift) & 15) as usize;
+        self.tags[way & 15] = tag;
+        self.sigs[way & 15] = sig;
         self.order = ((self.order << 4) | way as u64) & used;
         way
     }
@@ -241,6 +265,23 @@ impl<P: Copy + Default> Large<P> {
         self.newer[set * self.ways + self.mru[set] as usize] as usize
     }
 
+    /// [`Ways::lookup`]; out of line, as these sizes are rare, to keep
+    /// the translation path of the usual ones small.
+    #[inline(never)]
+    fn lookup(&mut self, set: usize, tag: u64) -> Option<P> {
+        let way = self.find(set, tag)?;
+        self.relink(set, way, true);
+        Some(self.payloads[set * self.ways + way])
+    }
+
+    /// [`Ways::insert_absent`]; out of line as [`Large::lookup`].
+    #[inline(never)]
+    fn insert_absent(&mut self, set: usize, tag: u64, payload: P) {
+        debug_assert!(self.find(set, tag).is_none());
+        let way = self.fill_lru(set, tag);
+        self.payloads[set * self.ways + way] = payload;
+    }
+
     /// Puts `tag` in the least recently used way of `set`, which becomes the
     /// most recent (the list turns by one); returns that way.
     #[inline(always)]
@@ -295,15 +336,17 @@ const ASSOC_WAYS: usize = 64;
 
 /// A single set of 17 to 64 ways (a paging-structure cache of the usual
 /// size) in fixed-size arrays, so that no access needs a bounds check: a
-/// circular list for the recency order and signature counts, so most
-/// misses cost one load.
+/// circular list for the recency order and counts of its tags' hash
+/// buckets, so most misses cost one load. (1024 buckets, not the 256
+/// signatures: with 32 ways, 3% of missing tags share a bucket with one
+/// held, rather than 12%, and take the search and its mispredicted branch.)
 #[derive(Clone, Debug)]
 pub(crate) struct Assoc<P> {
     ways: usize,
     /// Its most recently used way.
     mru: u8,
-    /// How many of the `ways` ways hold each signature.
-    sig_count: [u8; 256],
+    /// How many of the `ways` ways hold a tag of each [`bucket`].
+    bucket_count: [u8; BUCKETS],
     /// Per way, `signature(tags[w])`; `signature(INVALID)` beyond `ways`.
     sigs: [u8; ASSOC_WAYS],
     /// Per way, the next less recently used way (circular: the least recent
@@ -320,12 +363,12 @@ pub(crate) struct Assoc<P> {
 impl<P: Copy + Default> Assoc<P> {
     fn new(ways: usize) -> Self {
         assert!((1..=ASSOC_WAYS).contains(&ways));
-        let mut sig_count = [0; 256];
-        sig_count[signature(INVALID) as usize] = ways as u8;
+        let mut bucket_count = [0; BUCKETS];
+        bucket_count[bucket(INVALID)] = ways as u8;
         Assoc {
             ways,
             mru: 0,
-            sig_count,
+            bucket_count,
             sigs: [signature(INVALID); ASSOC_WAYS],
             older: std::array::from_fn(|w| ((w + 1) % ways) as u8),
             newer: std::array::from_fn(|w| ((w + ways - 1) % ways) as u8),
@@ -336,10 +379,11 @@ impl<P: Copy + Default> Assoc<P> {
 
     #[inline(always)]
     fn find(&self, tag: u64) -> Option<usize> {
-        let sig = signature(tag);
-        if self.sig_count[sig as usize] == 0 {
+        let b = bucket(tag);
+        if self.bucket_count[b & (BUCKETS - 1)] == 0 {
             return None;
         }
+        let sig = (b >> 2) as u8;
         let mru = self.mru as usize & (ASSOC_WAYS - 1);
         if self.tags[mru] == tag {
             return Some(mru);
@@ -409,11 +453,44 @@ impl<P: Copy + Default> Assoc<P> {
     #[inline(always)]
     fn set_tag(&mut self, way: usize, tag: u64) {
         let way = way & (ASSOC_WAYS - 1);
-        self.tags[way] = tag;
-        let sig = signature(tag);
-        let old = std::mem::replace(&mut self.sigs[way], sig);
-        self.sig_count[old as usize] -= 1;
-        self.sig_count[sig as usize] += 1;
+        let old = std::mem::replace(&mut self.tags[way], tag);
+        let (old, new) = (bucket(old), bucket(tag));
+        self.sigs[way] = (new >> 2) as u8;
+        self.bucket_count[old & (BUCKETS - 1)] -= 1;
+        self.bucket_count[new & (BUCKETS - 1)] += 1;
+    }
+}
+
+/// The sets of a [`Ways`] of at most 16 ways per set, borrowed: lookups and
+/// fills on them need no match on the representation, and take the tag's
+/// signature from the caller, which computes it once for several of them.
+pub(crate) struct SmallSets<'a, P> {
+    ways: usize,
+    /// `4 * (ways - 1)`: the shift of the least recent position (a fill
+    /// computes it once per translation, not at every fill).
+    lru_shift: u32,
+    used: u64,
+    sets: &'a mut [Small<P>],
+}
+
+impl<P: Copy + Default> SmallSets<'_, P> {
+    /// [`Ways::lookup`] (without `recent_first`) of `tag`, whose signature
+    /// is `sig`.
+    #[inline(always)]
+    pub(crate) fn lookup(&mut self, set: usize, tag: u64, sig: u8) -> Option<P> {
+        let s = &mut self.sets[set];
+        let way = s.find_signed(tag, sig, self.ways, false)?;
+        s.touch(way);
+        Some(s.payloads[way & 15])
+    }
+
+    /// [`Ways::insert_absent`] of `tag`, whose signature is `sig`.
+    #[inline(always)]
+    pub(crate) fn insert_absent(&mut self, set: usize, tag: u64, sig: u8, payload: P) {
+        let s = &mut self.sets[set];
+        debug_assert!(s.find(tag, self.ways, false).is_none());
+        let way = s.fill_lru_signed(self.lru_shift, self.used, tag, sig);
+        s.payloads[way & 15] = payload;
     }
 }
 
@@ -454,6 +531,21 @@ impl<P: Copy + Default> Ways<P> {
         }
     }
 
+    /// The sets, if they have at most 16 ways each.
+    #[inline(always)]
+    pub(crate) fn small_sets(&mut self) -> Option<SmallSets<'_, P>> {
+        match self {
+            Ways::Small { ways, used, sets } => Some(SmallSets {
+                ways: *ways,
+                // Only TLBs, of at least one way per set, are borrowed so.
+                lru_shift: 4 * (*ways as u32 - 1),
+                used: *used,
+                sets,
+            }),
+            _ => None,
+        }
+    }
+
     /// Ways per set.
     pub(crate) fn ways(&self) -> usize {
         match self {
@@ -490,11 +582,7 @@ impl<P: Copy + Default> Ways<P> {
                 a.relink(way, true);
                 Some(a.payloads[way & (ASSOC_WAYS - 1)])
             }
-            Ways::Large(l) => {
-                let way = l.find(set, tag)?;
-                l.relink(set, way, true);
-                Some(l.payloads[set * l.ways + way])
-            }
+            Ways::Large(l) => l.lookup(set, tag),
         }
     }
 
@@ -515,11 +603,7 @@ impl<P: Copy + Default> Ways<P> {
                 let way = a.fill_lru(tag);
                 a.payloads[way & (ASSOC_WAYS - 1)] = payload;
             }
-            Ways::Large(l) => {
-                debug_assert!(l.find(set, tag).is_none());
-                let way = l.fill_lru(set, tag);
-                l.payloads[set * l.ways + way] = payload;
-            }
+            Ways::Large(l) => l.insert_absent(set, tag, payload),
         }
     }
 

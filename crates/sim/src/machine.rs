@@ -6,12 +6,13 @@
 use crate::dram_cache::CacheOutcome;
 use crate::frames::TierFrames;
 use crate::llc::{Llc, LlcOutcome};
+use crate::lru::signature;
 use crate::memctl::MemCtl;
 use crate::pagetable::{self as pt, PageTable};
 use crate::perf::{Clock, Epoch};
 use crate::psc::Psc;
 use crate::rmap::ReverseMap;
-use crate::tlb::{tag, Tlb, TlbEntry};
+use crate::tlb::{tag, Tlb, TlbEntry, Translation};
 use std::collections::BTreeMap;
 use thermocline_backend::{
     AllocCounts, BackendError, MemPolicy, Sample, SamplingConfig, TierCounters,
@@ -23,6 +24,133 @@ use thermocline_vocab::{Access, Asid, Level, PageSize, PageType, Rng, TierId, PA
 /// Accesses whose leaf lines [`Machine::access_batch`] reads ahead at once.
 const PREFETCH_GROUP: usize = 32;
 
+/// The tier that owns `frame`, given each tier's first frame and the frame
+/// after its last one ([`Machine`]'s `tier_starts` and `tier_ends`).
+#[inline(always)]
+fn tier_in(starts: &[u64; 8], ends: &[u64; 8], frame: u64) -> u8 {
+    // Tiers own ascending, disjoint frame ranges: the only candidate is
+    // the last tier that starts at or below `frame`.
+    let t = if frame < starts[2] {
+        // Most machines have one or two tiers.
+        usize::from(frame >= starts[1])
+    } else {
+        1 + starts[2..].iter().filter(|&&start| frame >= start).count()
+    };
+    if frame < ends[t] {
+        t as u8
+    } else {
+        0
+    }
+}
+
+/// What a walk found: the leaf entry (with the walk's Accessed and Dirty
+/// updates), the index of its leaf (or deposited) table, and whether it maps
+/// 2 MiB.
+#[derive(Clone, Copy)]
+struct Walked {
+    entry: u64,
+    leaf: u32,
+    huge: bool,
+}
+
+/// The table part of a hardware page walk (SDM 4.8, 4.10.3) in `table` for
+/// (`asid`, `va`): starts from the deepest paging-structure-cache hit in
+/// `psc`, sets Accessed in every entry it reads (and only those) and Dirty in
+/// the leaf on a store, fills the paging-structure caches and counts the
+/// entries read in `epoch`. `None` if an entry on the way is not present.
+#[inline(always)]
+fn walk_tables(
+    table: &mut PageTable,
+    psc: &mut [Psc; 3],
+    epoch: &mut Epoch,
+    asid: u16,
+    va: u64,
+    write: bool,
+) -> Option<Walked> {
+    // Start below the deepest paging-structure-cache hit (PDE, then
+    // PDPTE, then PML4E cache), as the hardware does; looked up lazily,
+    // so a hit higher up leaves the lower caches' recency alone. Each
+    // upper-level read sets Accessed and fills the cache of the level
+    // below it.
+    let mut reads = 0u64;
+    let k2 = Psc::key(asid, va, 21);
+    let leaf_table = match psc[2].lookup(k2) {
+        Some(t) => t,
+        None => {
+            let k1 = Psc::key(asid, va, 30);
+            let pmd = match psc[1].lookup(k1) {
+                Some(t) => t,
+                None => {
+                    let k0 = Psc::key(asid, va, 39);
+                    let pud = match psc[0].lookup(k0) {
+                        Some(t) => t,
+                        None => {
+                            reads += 1;
+                            let e = &mut table.pgd[Level::Pgd.index(va)];
+                            if *e & pt::P == 0 {
+                                epoch.walk_entries += reads;
+                                return None;
+                            }
+                            *e |= pt::A;
+                            let t = pt::target(*e) as u32;
+                            psc[0].insert_absent(k0, t);
+                            t
+                        }
+                    };
+                    reads += 1;
+                    let e = &mut table.pud[pud as usize][Level::Pud.index(va)];
+                    if *e & pt::P == 0 {
+                        epoch.walk_entries += reads;
+                        return None;
+                    }
+                    *e |= pt::A;
+                    let t = pt::target(*e) as u32;
+                    psc[1].insert_absent(k1, t);
+                    t
+                }
+            };
+            reads += 1;
+            let slot = Level::Pmd.index(va);
+            let e = &mut table.pmd[pmd as usize][slot];
+            if *e & pt::P == 0 {
+                epoch.walk_entries += reads;
+                return None;
+            }
+            *e |= pt::A;
+            if *e & pt::PS != 0 {
+                // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
+                if write {
+                    *e |= pt::D;
+                }
+                epoch.walk_entries += reads;
+                return Some(Walked {
+                    entry: *e,
+                    leaf: table.deposit[pmd as usize][slot],
+                    huge: true,
+                });
+            }
+            let t = pt::target(*e) as u32;
+            psc[2].insert_absent(k2, t);
+            t
+        }
+    };
+    reads += 1;
+    epoch.walk_entries += reads;
+    let e = table.leaves[leaf_table as usize].pte_mut(Level::Pte.index(va));
+    if *e & pt::P == 0 {
+        return None;
+    }
+    *e |= pt::A;
+    if write {
+        *e |= pt::D;
+    }
+    Some(Walked {
+        entry: *e,
+        leaf: leaf_table,
+        huge: false,
+    })
+}
+
 /// Per-core translation state.
 #[derive(Clone, Debug)]
 pub(crate) struct Core {
@@ -31,18 +159,28 @@ pub(crate) struct Core {
     pub stlb: Tlb,
     /// PML4, PDPTE and PDE caches.
     pub psc: [Psc; 3],
-    /// The last translation used, as a VA range: accesses inside it need no
-    /// lookup because that entry is already most recent in its set.
+    /// The last translation used, as a VA range (`last_len` bytes from
+    /// `last_lo`; none if 0): accesses inside it need no lookup because that
+    /// entry is already most recent in its set.
     pub last_lo: u64,
-    pub last_hi: u64,
+    pub last_len: u64,
     pub last_asid: u16,
-    pub last: TlbEntry,
+    pub last: Translation,
 }
 
 impl Core {
     fn forget_last(&mut self) {
-        self.last_lo = 1;
-        self.last_hi = 0;
+        self.last_len = 0;
+    }
+
+    /// Whether `a` can reuse the last translation. One unsigned compare
+    /// for the range: two would make a branch that random addresses take
+    /// half of the time, unpredictably.
+    #[inline(always)]
+    fn reuses_last(&self, a: Access) -> bool {
+        a.va.wrapping_sub(self.last_lo) < self.last_len
+            && a.asid == self.last_asid
+            && (!a.write || self.last.dirty())
     }
 }
 
@@ -157,6 +295,10 @@ pub struct Machine {
     /// Memory events kept for a manager.
     pub(crate) events: crate::event_log::EventLog,
     rng: Rng,
+    /// Tests only: every translation that misses the last one takes
+    /// [`Machine::generic_translate`], to check the specialised path.
+    #[cfg(test)]
+    generic_only: bool,
 }
 
 /// A machine that cannot be built from its configuration.
@@ -202,10 +344,10 @@ impl Machine {
             l1_huge: Tlb::new(t.l1_huge_entries, t.l1_huge_ways).map_err(e)?,
             stlb: Tlb::new(t.stlb_entries, t.stlb_ways).map_err(e)?,
             psc: t.psc_entries.map(Psc::new),
-            last_lo: 1,
-            last_hi: 0,
+            last_lo: 0,
+            last_len: 0,
             last_asid: 0,
-            last: TlbEntry::EMPTY,
+            last: Translation::default(),
         };
         let llc = if cfg.llc.bytes > 0 {
             Some(Llc::new(cfg.llc.bytes, cfg.llc.ways).map_err(e)?)
@@ -301,6 +443,8 @@ impl Machine {
             dma: Default::default(),
             rng: Rng::derive(cfg.seed, "machine"),
             cfg,
+            #[cfg(test)]
+            generic_only: false,
         })
     }
 
@@ -408,20 +552,7 @@ impl Machine {
     /// The tier that owns `frame`.
     #[inline]
     pub(crate) fn tier_of(&self, frame: u64) -> u8 {
-        // Tiers own ascending, disjoint frame ranges: the only candidate is
-        // the last tier that starts at or below `frame`.
-        let starts = &self.tier_starts;
-        let t = if frame < starts[2] {
-            // Most machines have one or two tiers.
-            usize::from(frame >= starts[1])
-        } else {
-            1 + starts[2..].iter().filter(|&&start| frame >= start).count()
-        };
-        if frame < self.tier_ends[t] {
-            t as u8
-        } else {
-            0
-        }
+        tier_in(&self.tier_starts, &self.tier_ends, frame)
     }
 
     /// Simulates one access.
@@ -431,11 +562,11 @@ impl Machine {
         let space = &mut self.spaces[a.asid as usize];
         let c = space.pt.leaves[e.leaf as usize].count_mut(((a.va >> 12) & 511) as usize);
         *c = c.saturating_add(1);
-        space.accesses[e.tier as usize % MAX_TIERS][usize::from(a.write)] += 1;
+        space.accesses[e.tier() as usize % MAX_TIERS][usize::from(a.write)] += 1;
         self.epoch.accesses += 1;
         if self.llc.is_none() && self.dram_cache.is_none() && self.sampler.is_none() {
             // The access itself is the memory access, to its page's tier.
-            self.count_memory_access(e.tier as usize, a.write);
+            self.count_memory_access(e.tier() as usize, a.write);
             self.stats.accesses += 1;
         } else {
             self.access_through_caches(a, e);
@@ -469,7 +600,7 @@ impl Machine {
             let mut i = 0;
             while i < group.len() {
                 let a = group[i];
-                let e = self.translate(a);
+                let e = self.translate_inline(a);
                 // The accesses that follow on the same 4 KiB page (which the
                 // translation covers) from the same core would take the
                 // translate fast path, get `e` again and count on that page.
@@ -479,7 +610,7 @@ impl Machine {
                     if b.core != a.core
                         || b.asid != a.asid
                         || (b.va ^ a.va) >> 12 != 0
-                        || (b.write && !e.dirty)
+                        || (b.write && !e.dirty())
                     {
                         break;
                     }
@@ -490,10 +621,10 @@ impl Machine {
                 let space = &mut self.spaces[a.asid as usize];
                 let c = space.pt.leaves[e.leaf as usize].count_mut(((a.va >> 12) & 511) as usize);
                 *c = c.saturating_add(n as u32);
-                let own = &mut space.accesses[e.tier as usize % MAX_TIERS];
+                let own = &mut space.accesses[e.tier() as usize % MAX_TIERS];
                 own[0] += n as u64 - writes;
                 own[1] += writes;
-                let t = &mut traffic[e.tier as usize & 7];
+                let t = &mut traffic[e.tier() as usize & 7];
                 t[0] += n as u64 - writes;
                 t[1] += writes;
             }
@@ -519,12 +650,16 @@ impl Machine {
     #[inline]
     fn prefetch_leaves(&self, group: &[Access]) {
         static NOTHING: u64 = 0;
+        // The deposits of a 1 GiB range without a page directory.
+        static NO_DEPOSITS: [u32; 512] = [u32::MAX; 512];
         let mut lines = [&NOTHING; PREFETCH_GROUP];
         let mut n = 0;
         let mut last_page = u64::MAX;
-        // The page directory of the last 1 GiB range, found once per range.
+        // The leaf tables and page directory of the last 1 GiB range, found
+        // once per range (none: no leaf table is found).
         let mut last_range = u64::MAX;
-        let mut range = None;
+        let mut leaves: &[pt::Leaf] = &[];
+        let mut deposits = &NO_DEPOSITS;
         for a in group {
             let page = (a.va >> 12) ^ (u64::from(a.asid) << 52);
             if page == last_page {
@@ -533,13 +668,14 @@ impl Machine {
             last_page = page;
             if page >> 18 != last_range {
                 last_range = page >> 18;
-                range = self.spaces.get(a.asid as usize).and_then(|s| {
-                    let pt = &s.pt;
-                    pt.deposits_of(a.va).map(|d| (pt, d))
-                });
+                (leaves, deposits) = self
+                    .spaces
+                    .get(a.asid as usize)
+                    .and_then(|s| Some((&s.pt.leaves[..], s.pt.deposits_of(a.va)?)))
+                    .unwrap_or((&[], &NO_DEPOSITS));
             }
-            if let Some(line) = range.and_then(|(pt, d)| pt.leaf_line_in(d, a.va)) {
-                lines[n % PREFETCH_GROUP] = line;
+            if let Some(leaf) = leaves.get(deposits[Level::Pmd.index(a.va)] as usize) {
+                lines[n % PREFETCH_GROUP] = leaf.line_word(Level::Pte.index(a.va));
                 n += 1;
             }
         }
@@ -551,8 +687,8 @@ impl Machine {
     }
 
     /// The rest of an access when an LLC, a DRAM cache or a sampler is on.
-    fn access_through_caches(&mut self, a: Access, e: TlbEntry) {
-        let paddr = (e.frame << 12) + (a.va & if e.huge { 0x1f_ffff } else { 0xfff });
+    fn access_through_caches(&mut self, a: Access, e: Translation) {
+        let paddr = (e.frame() << 12) + (a.va & if e.huge() { 0x1f_ffff } else { 0xfff });
         let memory = match &mut self.llc {
             None => true,
             Some(llc) => {
@@ -585,12 +721,13 @@ impl Machine {
             }
         };
         if memory {
-            let mut t = e.tier as usize;
+            let mut t = e.tier() as usize;
             let mut store = a.write && self.llc.is_none();
             if t != 0 {
                 if let Some(dc) = self.dram_cache.as_mut() {
-                    let pline =
-                        ((e.frame << 12) + (a.va & if e.huge { 0x1f_ffff } else { 0xfff })) >> 6;
+                    let pline = ((e.frame() << 12)
+                        + (a.va & if e.huge() { 0x1f_ffff } else { 0xfff }))
+                        >> 6;
                     match dc.access(pline, store) {
                         CacheOutcome::Hit => t = 0,
                         CacheOutcome::Miss { writeback } => {
@@ -615,7 +752,7 @@ impl Machine {
             self.count_memory_access(t, store);
             // The line's own channel serves it (not a Memory Mode DRAM-cache
             // hit, whose DRAM traffic the controllers do not see).
-            if t == e.tier as usize {
+            if t == e.tier() as usize {
                 if let Some(mc) = &mut self.memctl {
                     mc.read(t, paddr);
                 }
@@ -623,7 +760,7 @@ impl Machine {
         }
         if let Some(s) = &self.sampler {
             if memory || !s.cfg.event.llc_misses_only() {
-                self.sample(a, e.tier);
+                self.sample(a, e.tier());
             }
         }
         self.stats.accesses += 1;
@@ -660,13 +797,9 @@ impl Machine {
 
     /// The translation of an access: fast path, L1, STLB, then a walk.
     #[inline]
-    fn translate(&mut self, a: Access) -> TlbEntry {
+    fn translate(&mut self, a: Access) -> Translation {
         let core = &mut self.cores[a.core as usize];
-        if a.va >= core.last_lo
-            && a.va < core.last_hi
-            && a.asid == core.last_asid
-            && (!a.write || core.last.dirty)
-        {
+        if core.reuses_last(a) {
             return core.last;
         }
         // The fields in registers: an `Access` argument would go through
@@ -674,21 +807,162 @@ impl Machine {
         self.slow_translate(a.va, a.asid, a.core, a.write)
     }
 
+    /// [`Machine::translate`] with the miss path inlined too.
     #[inline(always)]
-    fn remember(core: &mut Core, a: Access, e: TlbEntry) {
-        let size = if e.huge {
+    fn translate_inline(&mut self, a: Access) -> Translation {
+        let core = &mut self.cores[a.core as usize];
+        if core.reuses_last(a) {
+            return core.last;
+        }
+        self.translate_miss(a)
+    }
+
+    #[inline(always)]
+    fn remember(core: &mut Core, a: Access, e: Translation) {
+        let size = if e.huge() {
             PageSize::Huge
         } else {
             PageSize::Base
         };
         core.last_lo = size.align_down(a.va);
-        core.last_hi = core.last_lo + size.bytes();
+        core.last_len = size.bytes();
         core.last_asid = a.asid;
         core.last = e;
     }
 
+    /// The translation of an access that missed the last translation. With
+    /// no 2 MiB page anywhere and both 4 KiB TLBs of at most 16 ways (the
+    /// usual geometry) it takes the same steps as
+    /// [`Machine::generic_translate`], with the TLBs' representation matched
+    /// once and the tag's signature computed once; the rare cases (stores
+    /// through clean entries, faults) go out of line.
+    #[inline(always)]
+    fn translate_miss(&mut self, a: Access) -> Translation {
+        #[cfg(test)]
+        if self.generic_only {
+            return self.generic_translate(a.va, a.asid, a.core, a.write);
+        }
+        let core = &mut self.cores[a.core as usize];
+        let (Some(mut l1), Some(mut stlb), false) =
+            (core.l1_base.small(), core.stlb.small(), self.any_huge)
+        else {
+            return self.generic_translate(a.va, a.asid, a.core, a.write);
+        };
+        let tb = tag(a.asid, a.va, false);
+        let sig = signature(tb);
+        let found = match l1.lookup(tb, sig) {
+            Some(e) => Some(e),
+            None => {
+                self.stats.l1_tlb_misses += 1;
+                let found = stlb.lookup(tb, sig);
+                if let Some(e) = found {
+                    self.epoch.stlb_hits += 1;
+                    l1.insert_absent(tb, sig, e);
+                }
+                found
+            }
+        };
+        if let Some(e) = found {
+            if a.write && !e.dirty() {
+                return self.store_through_clean(a.va, a.asid, a.core, e);
+            }
+            Self::remember(core, a, e);
+            return e;
+        }
+        self.stats.walks += 1;
+        let walked = walk_tables(
+            &mut self.spaces[a.asid as usize].pt,
+            &mut core.psc,
+            &mut self.epoch,
+            a.asid,
+            a.va,
+            a.write,
+        );
+        // No page: a leaf entry without Present.
+        let w = walked.unwrap_or(Walked {
+            entry: 0,
+            leaf: 0,
+            huge: false,
+        });
+        let frame = pt::target(w.entry);
+        let tier = tier_in(&self.tier_starts, &self.tier_ends, frame);
+        if w.entry & (pt::P | pt::POISON) != pt::P || w.huge || self.faulting_tiers >> tier & 1 != 0
+        {
+            return self.walk_rest(a.va, a.asid, a.core, a.write, w);
+        }
+        // `finish_walk` without faults: the walk followed misses of `tb` in
+        // both TLBs, and a store's walk set Dirty.
+        let e = Translation::new(frame, w.leaf, tier, w.entry & pt::D != 0, false);
+        l1.insert_absent(tb, sig, e);
+        stlb.insert_absent(tb, sig, e);
+        Self::remember(core, a, e);
+        e
+    }
+
+    /// The rest of [`Machine::translate_miss`] for a store through a TLB
+    /// entry without Dirty. (The access's fields in registers: an `Access`
+    /// argument would go through the stack, at every access.)
+    #[cold]
     #[inline(never)]
-    fn slow_translate(&mut self, va: u64, asid: u16, core: u16, write: bool) -> TlbEntry {
+    fn store_through_clean(
+        &mut self,
+        va: u64,
+        asid: u16,
+        core: u16,
+        e: Translation,
+    ) -> Translation {
+        let a = Access {
+            va,
+            asid,
+            core,
+            write: true,
+        };
+        let e = self.set_dirty_through_tlb(a, e);
+        Self::remember(&mut self.cores[a.core as usize], a, e);
+        e
+    }
+
+    /// The rest of [`Machine::translate_miss`] for a walk that found no page
+    /// (a leaf `entry` without Present), a 2 MiB page, a poisoned leaf or a
+    /// tier that faults on access.
+    #[cold]
+    #[inline(never)]
+    fn walk_rest(&mut self, va: u64, asid: u16, core: u16, write: bool, w: Walked) -> Translation {
+        let a = Access {
+            va,
+            asid,
+            core,
+            write,
+        };
+        let e = if w.entry & pt::P != 0 {
+            self.finish_walk(a, w.entry, w.leaf, w.huge)
+        } else {
+            self.walk_after_fault(a)
+        };
+        // A walk remembers its translation as it forms it.
+        if a.write && !e.dirty() {
+            let e = self.set_dirty_through_tlb(a, e);
+            Self::remember(&mut self.cores[a.core as usize], a, e);
+            return e;
+        }
+        e
+    }
+
+    /// [`Machine::translate_miss`] out of line.
+    #[inline(never)]
+    fn slow_translate(&mut self, va: u64, asid: u16, core: u16, write: bool) -> Translation {
+        self.translate_miss(Access {
+            va,
+            asid,
+            core,
+            write,
+        })
+    }
+
+    /// The translation of an access that missed the last translation, for
+    /// any TLB geometry: L1, STLB, then a walk.
+    #[inline(never)]
+    fn generic_translate(&mut self, va: u64, asid: u16, core: u16, write: bool) -> Translation {
         let a = Access {
             va,
             asid,
@@ -697,25 +971,25 @@ impl Machine {
         };
         let any_huge = self.any_huge;
         let tb = tag(a.asid, a.va, false);
-        let th = tag(a.asid, a.va, true);
         let core = &mut self.cores[a.core as usize];
-        let mut found = core.l1_base.lookup(tb);
+        let th = tag(a.asid, a.va, true);
+        let mut found = core.l1_base.lookup_translation(tb);
         if found.is_none() && any_huge {
-            found = core.l1_huge.lookup(th);
+            found = core.l1_huge.lookup_translation(th);
         }
         if found.is_none() {
             self.stats.l1_tlb_misses += 1;
-            found = core.stlb.lookup(tb);
+            found = core.stlb.lookup_translation(tb);
             if found.is_none() && any_huge {
-                found = core.stlb.lookup(th);
+                found = core.stlb.lookup_translation(th);
             }
             if let Some(e) = found {
                 self.epoch.stlb_hits += 1;
                 // Its tag just missed the L1 TLB of its size.
-                if e.huge {
-                    core.l1_huge.insert_absent(e);
+                if e.huge() {
+                    core.l1_huge.insert_absent(th, e);
                 } else {
-                    core.l1_base.insert_absent(e);
+                    core.l1_base.insert_absent(tb, e);
                 }
             }
         }
@@ -724,7 +998,7 @@ impl Machine {
             Some(e) => (e, false),
             None => (self.walk(a), true),
         };
-        if a.write && !e.dirty {
+        if a.write && !e.dirty() {
             e = self.set_dirty_through_tlb(a, e);
         } else if remembered {
             return e;
@@ -736,20 +1010,20 @@ impl Machine {
     /// A store through a translation cached without Dirty: the processor sets
     /// D in the leaf entry in memory (SDM 4.8) and the cached entry now has it.
     #[inline(never)]
-    fn set_dirty_through_tlb(&mut self, a: Access, mut e: TlbEntry) -> TlbEntry {
+    fn set_dirty_through_tlb(&mut self, a: Access, e: Translation) -> Translation {
         if let Some(leaf) = self.spaces[a.asid as usize].pt.leaf_mut(a.va) {
             *leaf |= pt::D;
         }
         self.epoch.walk_entries += 1;
-        e.dirty = true;
+        let t = tag(a.asid, a.va, e.huge());
         let core = &mut self.cores[a.core as usize];
-        if e.huge {
-            core.l1_huge.set_dirty(e.tag);
+        if e.huge() {
+            core.l1_huge.set_dirty(t);
         } else {
-            core.l1_base.set_dirty(e.tag);
+            core.l1_base.set_dirty(t);
         }
-        core.stlb.set_dirty(e.tag);
-        e
+        core.stlb.set_dirty(t);
+        e.with_dirty()
     }
 
     /// A hardware page walk (SDM 4.8, 4.10.3). Starts from the deepest
@@ -757,7 +1031,7 @@ impl Machine {
     /// only those), Dirty in the leaf on a store; demand-faults missing pages;
     /// counts a fault on a poisoned leaf; fills the TLBs and the PSCs.
     #[inline(always)]
-    fn walk(&mut self, a: Access) -> TlbEntry {
+    fn walk(&mut self, a: Access) -> Translation {
         self.stats.walks += 1;
         match self.try_walk(a) {
             Some(e) => e,
@@ -767,7 +1041,7 @@ impl Machine {
 
     /// The rest of a walk that found no page: demand-fault, walk again.
     #[inline(never)]
-    fn walk_after_fault(&mut self, a: Access) -> TlbEntry {
+    fn walk_after_fault(&mut self, a: Access) -> Translation {
         loop {
             self.demand_fault(a.asid, a.va);
             if let Some(e) = self.try_walk(a) {
@@ -795,114 +1069,36 @@ impl Machine {
 
     /// One walk attempt: `None` if a table entry on the way is not present.
     #[inline(always)]
-    fn try_walk(&mut self, a: Access) -> Option<TlbEntry> {
-        let (asid, va) = (a.asid, a.va);
-        let table = &mut self.spaces[asid as usize].pt;
-        let core = &mut self.cores[a.core as usize];
-        let epoch = &mut self.epoch;
-        // Start below the deepest paging-structure-cache hit (PDE, then
-        // PDPTE, then PML4E cache), as the hardware does; looked up lazily,
-        // so a hit higher up leaves the lower caches' recency alone. Each
-        // upper-level read sets Accessed and fills the cache of the level
-        // below it.
-        let mut reads = 0u64;
-        let k2 = Psc::key(asid, va, 21);
-        let leaf_table = match core.psc[2].lookup(k2) {
-            Some(t) => t,
-            None => {
-                let k1 = Psc::key(asid, va, 30);
-                let pmd = match core.psc[1].lookup(k1) {
-                    Some(t) => t,
-                    None => {
-                        let k0 = Psc::key(asid, va, 39);
-                        let pud = match core.psc[0].lookup(k0) {
-                            Some(t) => t,
-                            None => {
-                                reads += 1;
-                                let e = &mut table.pgd[Level::Pgd.index(va)];
-                                if *e & pt::P == 0 {
-                                    epoch.walk_entries += reads;
-                                    return None;
-                                }
-                                *e |= pt::A;
-                                let t = pt::target(*e) as u32;
-                                core.psc[0].insert_absent(k0, t);
-                                t
-                            }
-                        };
-                        reads += 1;
-                        let e = &mut table.pud[pud as usize][Level::Pud.index(va)];
-                        if *e & pt::P == 0 {
-                            epoch.walk_entries += reads;
-                            return None;
-                        }
-                        *e |= pt::A;
-                        let t = pt::target(*e) as u32;
-                        core.psc[1].insert_absent(k1, t);
-                        t
-                    }
-                };
-                reads += 1;
-                let slot = Level::Pmd.index(va);
-                let e = &mut table.pmd[pmd as usize][slot];
-                if *e & pt::P == 0 {
-                    epoch.walk_entries += reads;
-                    return None;
-                }
-                *e |= pt::A;
-                if *e & pt::PS != 0 {
-                    // A 2 MiB leaf: not cached in the PDE cache (SDM 4.10.3.1).
-                    if a.write {
-                        *e |= pt::D;
-                    }
-                    let leaf = table.deposit[pmd as usize][slot];
-                    let entry = *e;
-                    epoch.walk_entries += reads;
-                    return Some(self.finish_walk(a, entry, leaf, true));
-                }
-                let t = pt::target(*e) as u32;
-                core.psc[2].insert_absent(k2, t);
-                t
-            }
-        };
-        reads += 1;
-        epoch.walk_entries += reads;
-        let e = table.leaves[leaf_table as usize].pte_mut(Level::Pte.index(va));
-        if *e & pt::P == 0 {
-            return None;
-        }
-        *e |= pt::A;
-        if a.write {
-            *e |= pt::D;
-        }
-        let entry = *e;
-        Some(self.finish_walk(a, entry, leaf_table, false))
+    fn try_walk(&mut self, a: Access) -> Option<Translation> {
+        let w = walk_tables(
+            &mut self.spaces[a.asid as usize].pt,
+            &mut self.cores[a.core as usize].psc,
+            &mut self.epoch,
+            a.asid,
+            a.va,
+            a.write,
+        )?;
+        Some(self.finish_walk(a, w.entry, w.leaf, w.huge))
     }
 
     /// Fault accounting for poisoned or non-addressable leaves, then TLB fill.
     #[inline(always)]
-    fn finish_walk(&mut self, a: Access, mut entry: u64, leaf: u32, huge: bool) -> TlbEntry {
+    fn finish_walk(&mut self, a: Access, mut entry: u64, leaf: u32, huge: bool) -> Translation {
         let mut tier = self.tier_of(pt::target(entry));
         if entry & pt::POISON != 0 || self.faulting_tiers >> tier & 1 != 0 {
             (entry, tier) = self.walk_faults(a, entry, huge, tier);
         }
-        let e = TlbEntry {
-            tag: tag(a.asid, a.va, huge),
-            frame: pt::target(entry),
-            leaf,
-            tier,
-            dirty: entry & pt::D != 0,
-            huge,
-        };
+        let t = tag(a.asid, a.va, huge);
+        let e = Translation::new(pt::target(entry), leaf, tier, entry & pt::D != 0, huge);
         let core = &mut self.cores[a.core as usize];
         if huge {
-            core.l1_huge.insert(e);
-            core.stlb.insert(e);
+            core.l1_huge.insert_translation(t, e);
+            core.stlb.insert_translation(t, e);
         } else {
             // The walk followed misses of this tag in both TLBs, and walks
             // only remove entries.
-            core.l1_base.insert_absent(e);
-            core.stlb.insert_absent(e);
+            core.l1_base.insert_absent(t, e);
+            core.stlb.insert_absent(t, e);
         }
         Self::remember(core, a, e);
         e
@@ -1554,6 +1750,41 @@ mod tests {
                     }
                 }
                 prop_assert_eq!(observe(&mut one), observe(&mut many));
+            }
+        }
+
+        /// The translation path specialised for the usual TLB geometry
+        /// simulates exactly what the generic one does: stores through
+        /// clean entries, poisoned pages, pages moved to the slow tier, and
+        /// 2 MiB pages (which turn the specialised path off) included.
+        #[test]
+        fn specialised_translation_matches_generic(
+            batches in proptest::collection::vec(batch(), 1..6),
+            thp in any::<bool>(),
+            poison in any::<bool>(),
+        ) {
+            let mut generic = machine(false, 2);
+            let mut fast = machine(false, 2);
+            generic.generic_only = true;
+            for m in [&mut generic, &mut fast] {
+                if !thp {
+                    m.regions[1].thp = false;
+                }
+            }
+            for (i, batch) in batches.iter().enumerate() {
+                generic.access_batch(batch);
+                generic.settle();
+                fast.access_batch(batch);
+                fast.settle();
+                if poison && i % 2 == 0 {
+                    for m in [&mut generic, &mut fast] {
+                        let p = BASE + (i as u64) * (170 << 10);
+                        let _ = m.set_poison(Asid(0), p, true);
+                        let _ = m.migrate(Asid(0), &[p + (340 << 10)], TierId(1));
+                        let _ = m.migrate(Asid(1), &[BASE], TierId(0));
+                    }
+                }
+                prop_assert_eq!(observe(&mut generic), observe(&mut fast));
             }
         }
     }

@@ -3,7 +3,7 @@
 //! The tags and their recency order live in [`crate::lru`]; a hit, a fill or
 //! an invalidation updates the order without moving entries.
 
-use crate::lru::Ways;
+use crate::lru::{SmallSets, Ways};
 use thermocline_model::config::tlb_sets;
 
 /// A cached translation.
@@ -51,38 +51,111 @@ pub fn tag_asid(tag: u64) -> u16 {
     (tag >> 48) as u16
 }
 
-/// What a TLB way holds besides its tag.
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    frame: u64,
-    leaf: u32,
-    tier: u8,
-    dirty: bool,
-    huge: bool,
+/// A translation without its tag: what a TLB way holds besides its tag,
+/// and what the machine passes around for an access. Packed into two words
+/// (frame, tier and flags in one) so that a fill stores, and a function
+/// returns, two registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Translation {
+    /// Bits 0..48: the first 4 KiB frame of the page (a page-table target,
+    /// below 2^39); 48..56: its tier; 56: Dirty; 57: maps 2 MiB.
+    word: u64,
+    /// Index of the page's leaf (PTE or deposited) table.
+    pub leaf: u32,
 }
 
-impl Slot {
+const FRAME_MASK: u64 = (1 << 48) - 1;
+const TIER_SHIFT: u32 = 48;
+const DIRTY: u64 = 1 << 56;
+const HUGE: u64 = 1 << 57;
+
+impl Translation {
+    /// The translation to `frame` (below 2^48) in `tier` through leaf table
+    /// `leaf`.
     #[inline(always)]
-    fn of(e: &TlbEntry) -> Slot {
-        Slot {
-            frame: e.frame,
-            leaf: e.leaf,
-            tier: e.tier,
-            dirty: e.dirty,
-            huge: e.huge,
+    pub(crate) fn new(frame: u64, leaf: u32, tier: u8, dirty: bool, huge: bool) -> Self {
+        debug_assert!(frame <= FRAME_MASK);
+        Translation {
+            word: frame
+                | u64::from(tier) << TIER_SHIFT
+                | if dirty { DIRTY } else { 0 }
+                | if huge { HUGE } else { 0 },
+            leaf,
         }
+    }
+
+    /// First 4 KiB frame of the page.
+    #[inline(always)]
+    pub(crate) fn frame(self) -> u64 {
+        self.word & FRAME_MASK
+    }
+
+    /// Tier of the frame.
+    #[inline(always)]
+    pub(crate) fn tier(self) -> u8 {
+        (self.word >> TIER_SHIFT) as u8
+    }
+
+    /// The translation was formed with Dirty set (writes need no walk).
+    #[inline(always)]
+    pub(crate) fn dirty(self) -> bool {
+        self.word & DIRTY != 0
+    }
+
+    /// Maps 2 MiB.
+    #[inline(always)]
+    pub(crate) fn huge(self) -> bool {
+        self.word & HUGE != 0
+    }
+
+    /// The same translation with Dirty set.
+    #[inline(always)]
+    pub(crate) fn with_dirty(self) -> Self {
+        Translation {
+            word: self.word | DIRTY,
+            leaf: self.leaf,
+        }
+    }
+
+    #[inline(always)]
+    fn of(e: &TlbEntry) -> Self {
+        Translation::new(e.frame, e.leaf, e.tier, e.dirty, e.huge)
     }
 
     #[inline(always)]
     fn entry(self, tag: u64) -> TlbEntry {
         TlbEntry {
             tag,
-            frame: self.frame,
+            frame: self.frame(),
             leaf: self.leaf,
-            tier: self.tier,
-            dirty: self.dirty,
-            huge: self.huge,
+            tier: self.tier(),
+            dirty: self.dirty(),
+            huge: self.huge(),
         }
+    }
+}
+
+/// A TLB of at most 16 ways per set, borrowed for one translation: its
+/// lookups and fills take the tag's signature ([`crate::lru::signature`])
+/// from the caller, which computes it once for both TLBs of a size.
+pub(crate) struct SmallTlb<'a> {
+    set_mask: u64,
+    ways: SmallSets<'a, Translation>,
+}
+
+impl SmallTlb<'_> {
+    /// [`Tlb::lookup_translation`] of `tag`, whose signature is `sig`.
+    #[inline(always)]
+    pub(crate) fn lookup(&mut self, tag: u64, sig: u8) -> Option<Translation> {
+        let set = (tag & self.set_mask) as usize;
+        self.ways.lookup(set, tag, sig)
+    }
+
+    /// [`Tlb::insert_absent`] of `tag`, whose signature is `sig`.
+    #[inline(always)]
+    pub(crate) fn insert_absent(&mut self, tag: u64, sig: u8, t: Translation) {
+        let set = (tag & self.set_mask) as usize;
+        self.ways.insert_absent(set, tag, sig, t);
     }
 }
 
@@ -90,7 +163,7 @@ impl Slot {
 #[derive(Clone, Debug)]
 pub struct Tlb {
     set_mask: u64,
-    ways: Ways<Slot>,
+    ways: Ways<Translation>,
 }
 
 impl Tlb {
@@ -110,35 +183,53 @@ impl Tlb {
         (tag & self.set_mask) as usize
     }
 
+    /// The TLB as a [`SmallTlb`], if its sets have at most 16 ways.
+    #[inline(always)]
+    pub(crate) fn small(&mut self) -> Option<SmallTlb<'_>> {
+        let set_mask = self.set_mask;
+        self.ways
+            .small_sets()
+            .map(|ways| SmallTlb { set_mask, ways })
+    }
+
     /// Looks `tag` up; a hit becomes most recently used.
     #[inline(always)]
     pub fn lookup(&mut self, tag: u64) -> Option<TlbEntry> {
+        self.lookup_translation(tag).map(|t| t.entry(tag))
+    }
+
+    /// [`Tlb::lookup`], giving the translation without its tag.
+    #[inline(always)]
+    pub(crate) fn lookup_translation(&mut self, tag: u64) -> Option<Translation> {
         let set = self.set(tag);
-        self.ways.lookup(set, tag, false).map(|s| s.entry(tag))
+        self.ways.lookup(set, tag, false)
     }
 
     /// Inserts `e` as most recently used, evicting the least recently used entry
     /// of its set (or replacing an entry with the same tag).
     pub fn insert(&mut self, e: TlbEntry) -> Option<TlbEntry> {
-        let set = self.set(e.tag);
-        self.ways
-            .insert(set, e.tag, Slot::of(&e))
-            .map(|(tag, s)| s.entry(tag))
+        self.insert_translation(e.tag, Translation::of(&e))
     }
 
-    /// Inserts `e`, whose tag the TLB does not hold (a lookup just missed),
-    /// as most recently used, evicting the least recently used entry of its
-    /// set: [`Tlb::insert`] without the search.
+    /// [`Tlb::insert`] of `t` with `tag`.
+    pub(crate) fn insert_translation(&mut self, tag: u64, t: Translation) -> Option<TlbEntry> {
+        let set = self.set(tag);
+        self.ways.insert(set, tag, t).map(|(tag, t)| t.entry(tag))
+    }
+
+    /// Inserts `t` with `tag`, which the TLB does not hold (a lookup just
+    /// missed), as most recently used, evicting the least recently used
+    /// entry of its set: [`Tlb::insert`] without the search.
     #[inline(always)]
-    pub(crate) fn insert_absent(&mut self, e: TlbEntry) {
-        let set = self.set(e.tag);
-        self.ways.insert_absent(set, e.tag, Slot::of(&e));
+    pub(crate) fn insert_absent(&mut self, tag: u64, t: Translation) {
+        let set = self.set(tag);
+        self.ways.insert_absent(set, tag, t);
     }
 
     /// Marks the entry with `tag` dirty, if present, without touching LRU order.
     pub fn set_dirty(&mut self, tag: u64) {
         let set = self.set(tag);
-        self.ways.update(set, tag, |s| s.dirty = true);
+        self.ways.update(set, tag, |t| *t = t.with_dirty());
     }
 
     /// Invalidates the entry with `tag`, if present; the remaining entries
