@@ -251,16 +251,6 @@ impl PageTable {
         self.deposit.get(target(e) as usize)
     }
 
-    /// The first word of the host cache line that holds the leaf entry and
-    /// the count of a `va` in the 1 GiB range of `deposits` (from
-    /// [`PageTable::deposits_of`]), if its leaf table exists. Reading it
-    /// ahead of an access brings that line into the host cache.
-    #[inline]
-    pub fn leaf_line_in(&self, deposits: &[u32; 512], va: u64) -> Option<&u64> {
-        let leaf = self.leaves.get(deposits[Level::Pmd.index(va)] as usize)?;
-        Some(leaf.line_word(Level::Pte.index(va)))
-    }
-
     /// Calls `f(va, frame, huge)` for every present leaf mapping, in
     /// address order: a 4 KiB page's PTE or a 2 MiB page's PMD entry.
     pub fn for_each_mapping(&self, mut f: impl FnMut(u64, u64, bool)) {
