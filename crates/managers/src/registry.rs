@@ -370,7 +370,7 @@ pub const MANAGERS: &[Entry] = &[
     },
     Entry {
         name: "heteroos-vms",
-        description: "HeteroOS's VMM over several guest VMs (section 4.2): each address space (each part of a mix:A+B) a VM; FastMem and SlowMem divided at boot by weighted DRF (FastMem 2, SlowMem 1) or max-min from each VM's reservations, as per-VM tier quotas; each VM runs HeteroOS-coordinated (or another guest mechanism) within its share",
+        description: "HeteroOS's VMM over several guest VMs (section 4.2): each address space (each part of a mix:A+B) a VM; FastMem and SlowMem divided at boot by weighted DRF (FastMem 2, SlowMem 1) or max-min from each VM's reservations, as per-VM tier quotas, SlowMem then ballooned between them with a swap device (DRF keeps reservations, max-min lends idle ones); each VM runs HeteroOS-coordinated (or another guest mechanism) within its share",
         build: heteroos_vms,
     },
     Entry {

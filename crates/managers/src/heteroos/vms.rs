@@ -176,6 +176,12 @@ impl VmsParams {
         if self.step_pages == 0 {
             return Err("step_pages: must be at least 1".into());
         }
+        if self.active_samples == 0 {
+            return Err(
+                "active_samples: must be at least 1 (max-min's estimate of the VMs' active SlowMem)"
+                    .into(),
+            );
+        }
         for (i, vm) in self.vms.iter().enumerate() {
             let sizes = [
                 ("fast_min", Some(&vm.fast_min)),
@@ -771,6 +777,9 @@ mod tests {
         p.vms.clear();
         p.fast_weight = 0.0;
         assert!(p.check().unwrap_err().starts_with("fast_weight"));
+        p.fast_weight = 2.0;
+        p.active_samples = 0;
+        assert!(p.check().unwrap_err().starts_with("active_samples"));
     }
 
     #[test]
