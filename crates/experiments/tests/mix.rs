@@ -264,6 +264,9 @@ fn max_min_balloons_idle_slowmem_away_and_drf_keeps_it() {
             "heteroos-vms.guest=\"coordinated\"".into(),
             "heteroos-vms.vms=[{fast_min=\"20MiB\",slow_min=\"82MiB\"},{fast_min=\"62MiB\",slow_min=\"82MiB\"}]".into(),
             "run.duration_s=1".into(),
+            // The quotas over the run (about 0.6 s at this scale), not
+            // only at its end.
+            "metrics.window_s=0.05".into(),
         ];
         runner::run(&config::load(None, &sets).unwrap(), &mut |_, _| {}).unwrap()
     };

@@ -144,9 +144,17 @@ fn heteroos_coordinated(
 fn heteroos_vms(
     name: &'static str,
     params: toml::Table,
-    _seed: u64,
+    seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
-    let p = parse_checked(name, params, VmsParams::check)?;
+    let defaults = VmsParams {
+        seed,
+        ..VmsParams::default()
+    };
+    let p: VmsParams = parse_over(name, defaults, params)?;
+    p.check().map_err(|why| ManagerError::BadParams {
+        manager: name,
+        msg: why,
+    })?;
     Ok(Box::new(Vms::new(p)))
 }
 

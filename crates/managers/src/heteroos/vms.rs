@@ -138,6 +138,8 @@ pub struct VmsParams {
     /// sampled per VMM tick (*inferred*: ESX samples 100 pages per VM per
     /// 30 s; the runs here last seconds).
     pub active_samples: u64,
+    /// Seed of the sampled frames (the run's seed unless set).
+    pub seed: u64,
     /// The guests' own parameters (as `heteroos-coordinated`'s; the guest
     /// mechanisms use its interval, watermark and thresholds).
     pub coordinated: CoordinatedParams,
@@ -156,6 +158,7 @@ impl Default for VmsParams {
             vms: Vec::new(),
             balloon: true,
             active_samples: 1024,
+            seed: 1,
             coordinated: CoordinatedParams::default(),
             vmm: VmmParams::default(),
         }
@@ -322,6 +325,7 @@ pub struct Vms {
 impl Vms {
     /// The manager with `params` (checked by the caller).
     pub fn new(params: VmsParams) -> Self {
+        let rng = Rng::derive(params.seed, "heteroos-vms active sampling");
         Vms {
             params,
             asids: Vec::new(),
@@ -336,7 +340,7 @@ impl Vms {
             ballooned: 0,
             vmm_guests_swapped: 0,
             regranted: 0,
-            rng: Rng::derive(0, "heteroos-vms active sampling"),
+            rng,
             events: Vec::new(),
             own: Vec::new(),
             events_dropped: 0,
