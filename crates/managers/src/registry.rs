@@ -94,11 +94,11 @@ fn memos(
         seed,
         ..MemosParams::default()
     };
-    let p: MemosParams = parse_over(name, defaults, params)?;
-    p.check().map_err(|why| ManagerError::BadParams {
-        manager: name,
-        msg: why.into(),
-    })?;
+    let p = checked(
+        name,
+        parse_over(name, defaults, params)?,
+        MemosParams::check,
+    )?;
     Ok(Box::new(Memos::new(p)))
 }
 
@@ -109,8 +109,20 @@ fn parse_checked<P: DeserializeOwned>(
     params: toml::Table,
     check: fn(&P) -> Result<(), String>,
 ) -> Result<P, ManagerError> {
-    let p = parse::<P>(name, params)?;
-    check(&p).map_err(|msg| ManagerError::BadParams { manager: name, msg })?;
+    checked(name, parse::<P>(name, params)?, check)
+}
+
+/// `p` if its own `check` of what serde cannot say passes, else the
+/// check's words as the manager's bad parameters.
+fn checked<P, E: Into<String>>(
+    name: &'static str,
+    p: P,
+    check: impl FnOnce(&P) -> Result<(), E>,
+) -> Result<P, ManagerError> {
+    check(&p).map_err(|why| ManagerError::BadParams {
+        manager: name,
+        msg: why.into(),
+    })?;
     Ok(p)
 }
 
@@ -150,11 +162,7 @@ fn heteroos_vms(
         seed,
         ..VmsParams::default()
     };
-    let p: VmsParams = parse_over(name, defaults, params)?;
-    p.check().map_err(|why| ManagerError::BadParams {
-        manager: name,
-        msg: why,
-    })?;
+    let p = checked(name, parse_over(name, defaults, params)?, VmsParams::check)?;
     Ok(Box::new(Vms::new(p)))
 }
 
@@ -179,11 +187,11 @@ fn thermostat(
         seed,
         ..ThermostatParams::default()
     };
-    let p: ThermostatParams = parse_over(name, defaults, params)?;
-    p.validate().map_err(|why| ManagerError::BadParams {
-        manager: name,
-        msg: why.into(),
-    })?;
+    let p = checked(
+        name,
+        parse_over(name, defaults, params)?,
+        ThermostatParams::validate,
+    )?;
     Ok(Box::new(Thermostat::new(p, badgertrap)))
 }
 
