@@ -160,12 +160,7 @@ fn summarize(_: &Options, res: &Results) -> Output {
     // Figure 13's rows: the setups every VM has a time under.
     let (mut rows, mut factors): (Vec<String>, Vec<Vec<f64>>) = (Vec::new(), Vec::new());
     let mut quota_series = Vec::new();
-    for (key, _, _, label) in CONFIGS {
-        let (sharing, guest) = CONFIGS
-            .iter()
-            .find(|c| c.0 == key)
-            .map(|c| (c.1, c.2))
-            .unwrap_or_default();
+    for (key, sharing, guest, label) in CONFIGS {
         let Some(r) = res.get(&mix_spec(sharing, guest)) else {
             continue;
         };
