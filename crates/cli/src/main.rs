@@ -6,6 +6,8 @@
 //! there is one; an internal failure (a manager's bug, a broken invariant, a
 //! panic) exits with 1 and says "internal error" and how to reproduce it.
 
+mod live;
+
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::{Duration, Instant};
@@ -48,6 +50,15 @@ enum Cmd {
         /// Write the JSON (a list of reports) here.
         #[arg(long)]
         json: Option<String>,
+    },
+    /// What this Linux host offers a tiering daemon (NUMA nodes, memory tiers, pagemap, soft-dirty, DAMON, swap...), tried on this process's own memory.
+    Probe {
+        /// Also look at this process: its mappings, pages per node, and whether it may be touched.
+        #[arg(long)]
+        pid: Option<i32>,
+        /// JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Draw accesses over time x address as a PNG (like damo's report heatmap).
     Heatmap {
@@ -659,6 +670,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
+        Cmd::Probe { pid, json } => live::probe_cmd(pid, json)?,
         Cmd::Run {
             common,
             manager,

@@ -11,3 +11,8 @@ mod error;
 pub mod sys;
 
 pub use error::LiveError;
+pub mod damon;
+pub mod numa;
+pub mod pagemap;
+pub mod probe;
+pub mod procfs;
