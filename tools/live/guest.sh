@@ -7,20 +7,21 @@
 # exit code is SCRIPT's (124 if the guest did not finish in time).
 #
 # Usage: guest.sh [-m FAST_MIB] [-s SLOW_MIB] [-z ZRAM_MIB] [-t TIMEOUT_S]
-#                 [-b PROGRAM]... SCRIPT
-# Programs land in /bin of the guest under their own names.
+#                 [-b PROGRAM]... [-f FILE]... SCRIPT
+# Programs land in /bin of the guest under their own names, files in /files.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-fast=384 slow=384 zram=128 timeout=300 bins=()
-while getopts "m:s:z:t:b:" o; do
+fast=384 slow=384 zram=128 timeout=300 bins=() files=()
+while getopts "m:s:z:t:b:f:" o; do
   case $o in
     m) fast=$OPTARG ;; s) slow=$OPTARG ;; z) zram=$OPTARG ;; t) timeout=$OPTARG ;;
     b) bins+=("$OPTARG") ;;
+    f) files+=("$OPTARG") ;;
     *) exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: guest.sh [-m MiB] [-s MiB] [-z MiB] [-t S] [-b PROGRAM]... SCRIPT" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: guest.sh [-m MiB] [-s MiB] [-z MiB] [-t S] [-b PROGRAM]... [-f FILE]... SCRIPT" >&2; exit 2; }
 script=$1
 [ -r "$script" ] || { echo "guest.sh: $script: cannot read" >&2; exit 2; }
 kdir=${THERMOCLINE_GUEST_KERNEL:-"$here/../../target/live/kernel"}
@@ -28,7 +29,7 @@ kdir=${THERMOCLINE_GUEST_KERNEL:-"$here/../../target/live/kernel"}
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib,lib64,modules,mnt}
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib,lib64,modules,mnt,files}
 cp /bin/busybox "$root/bin/busybox"
 for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"; done
 for b in "${bins[@]}"; do
@@ -40,6 +41,7 @@ for b in "${bins[@]}"; do
   done
 done
 cp "$kdir"/modules/*.ko "$root/modules/"
+for f in "${files[@]}"; do cp "$f" "$root/files/"; done
 cp "$script" "$root/test.sh"
 cat > "$root/init" <<INIT
 #!/bin/sh
@@ -53,6 +55,7 @@ for m in lz4_compress lz4hc_compress zram; do insmod /modules/\$m.ko 2>/dev/null
 if [ -e /sys/block/zram0/disksize ]; then
   echo ${zram}M > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
 fi
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 cd /tmp
 sh /test.sh

@@ -30,6 +30,11 @@ pub enum BackendError {
     /// the user's choice, not a failure.
     #[error("{0}")]
     Unfit(String),
+    /// A live host refused or failed an operation for a reason the
+    /// manager cannot fix (the target exited, a permission, a kernel error);
+    /// the live backend says which.
+    #[error("the host: {0}")]
+    Host(String),
     /// The operation does not apply to this mapping (e.g. split a 4 KiB page).
     #[error("invalid operation at {va:#x}: {why}")]
     Invalid {

@@ -16,3 +16,34 @@ pub fn probe_cmd(pid: Option<i32>, json: bool) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// `thermocline daemon --config FILE`: exits 0 when its targets exit or it
+/// is stopped, the exit code of the command it started when that failed,
+/// 1 when reading the targets failed.
+pub fn daemon_cmd(config: &str) -> anyhow::Result<i32> {
+    use thermocline_experiments::daemon;
+    use thermocline_experiments::live_driver::LiveEnd;
+    let flags = daemon::Flags::default();
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, flags.stop.clone())?;
+    }
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, flags.reload.clone())?;
+    let out = daemon::run(config, flags.clone())?;
+    let r = &out.report;
+    println!(
+        "daemon: {} on {} for {:.1} s ended ({:?}): moved {} pages to the fastest tier and {} to slower ones ({:.1} MiB), daemon CPU {:.2}% of a core",
+        r.manager,
+        r.workload,
+        r.sim_time_s,
+        out.ended,
+        r.migrations.promoted_pages,
+        r.migrations.demoted_pages,
+        r.migrations.bytes as f64 / (1 << 20) as f64,
+        r.manager_cpu_util * 100.0
+    );
+    Ok(match (&out.ended, out.child) {
+        (LiveEnd::Failed(_), _) => 1,
+        (_, Some(s)) if !s.success() => s.code().unwrap_or(1),
+        _ => 0,
+    })
+}

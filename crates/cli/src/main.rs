@@ -60,6 +60,12 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Tier real processes: a manager acting on a pid, a cgroup or a command it starts, with quotas, dry-run and Prometheus metrics (see README, Live).
+    Daemon {
+        /// The daemon's TOML config (see examples/live-thermostat.toml).
+        #[arg(long)]
+        config: String,
+    },
     /// Draw accesses over time x address as a PNG (like damo's report heatmap).
     Heatmap {
         #[command(flatten)]
@@ -671,6 +677,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
         Cmd::Probe { pid, json } => live::probe_cmd(pid, json)?,
+        Cmd::Daemon { config } => {
+            let code = live::daemon_cmd(&config)?;
+            if code != 0 {
+                std::process::exit(code);
+            }
+        }
         Cmd::Run {
             common,
             manager,

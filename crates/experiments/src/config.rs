@@ -214,7 +214,7 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Co
 }
 
 /// 1-based line of byte `at` of `text`.
-fn line_of(text: &str, at: usize) -> usize {
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
 }
 

@@ -108,6 +108,12 @@ pub(crate) trait Driver {
         None
     }
 
+    /// Sees the manager after each look at the clock (a live host's
+    /// driver publishes its gauges as metrics).
+    fn observe(&mut self, manager: &dyn thermocline_managers::Manager) {
+        let _ = manager;
+    }
+
     /// The tenants of a shared machine (a mix's components), where the
     /// backend counts accesses per address space (the exact machine).
     fn tenants(&mut self) -> Vec<crate::report::TenantReport> {

@@ -116,7 +116,7 @@ pub(crate) fn run_setup<O: Observer>(
 }
 
 /// The loop itself, for any driver.
-fn run_loop(
+pub(crate) fn run_loop(
     facts: &RunFacts,
     d: &mut dyn Driver,
     mut manager: Box<dyn Manager>,
@@ -163,6 +163,7 @@ fn run_loop(
             next_tick += tick_ns.expect("finite only with ticks");
         }
         tally.close_windows(d, manager.as_ref());
+        d.observe(manager.as_ref());
         let (done, total) = d.progress();
         progress(done, total);
         if !running {

@@ -11,6 +11,7 @@ mod error;
 pub mod sys;
 
 pub use error::LiveError;
+pub mod backend;
 pub mod damon;
 pub mod numa;
 pub mod pagemap;

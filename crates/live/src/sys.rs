@@ -118,6 +118,33 @@ pub fn process_madvise(pidfd: &OwnedFd, ranges: &[(u64, u64)], advice: i32) -> i
     Ok(done)
 }
 
+/// Sends SIGTERM to process `pid` (a process the caller started).
+pub fn terminate(pid: i32) -> io::Result<()> {
+    // SAFETY: kill takes plain integers; it touches no memory of ours.
+    let r = unsafe { libc::kill(pid, libc::SIGTERM) };
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// CPU time this process has used, in ns (what the daemon reports as
+/// its own cost).
+pub fn process_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into `ts`, which lives
+    // across the call.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if r != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// `PAGEMAP_SCAN`'s page categories (linux/fs.h, Linux >= 6.7).
 pub mod scan {
     /// Written since write-protection was set (userfaultfd async WP).

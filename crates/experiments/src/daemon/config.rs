@@ -1,0 +1,232 @@
+//! `thermocline daemon --config FILE.toml`: what to tier, with what, under
+//! which quotas. Unknown keys are errors that name their line.
+
+use crate::error::ConfigError;
+use serde::Deserialize;
+
+/// The whole file.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DaemonConfig {
+    /// What to tier.
+    pub target: TargetSection,
+    /// The tiers (default: the kernel's memory tiers).
+    #[serde(default)]
+    pub tiers: TiersSection,
+    /// The manager and its parameters.
+    pub manager: ManagerSection,
+    /// Bounds on what the manager may move.
+    #[serde(default)]
+    pub quota: QuotaSection,
+    /// The daemon itself.
+    #[serde(default)]
+    pub daemon: DaemonSection,
+}
+
+/// `[target]`: exactly one of `pid`, `cgroup`, `exec`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSection {
+    /// A running process.
+    pub pid: Option<i32>,
+    /// A cgroup v2 directory: every process in it.
+    pub cgroup: Option<String>,
+    /// A command the daemon starts and tiers (and stops with SIGTERM if the
+    /// daemon is stopped first).
+    pub exec: Option<Vec<String>>,
+}
+
+/// `[tiers]`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TiersSection {
+    /// NUMA nodes per tier, fastest first (default: the kernel's memory
+    /// tiers from HMAT, else one tier per node, nodes with CPUs first).
+    pub nodes: Option<Vec<Vec<i32>>>,
+    /// A compressed tier (zram or other swap) after the node tiers, reached
+    /// by MADV_PAGEOUT.
+    #[serde(default)]
+    pub compressed: bool,
+}
+
+/// `[manager]`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ManagerSection {
+    /// A name from `thermocline list`.
+    pub name: String,
+    /// Its parameters, as in `thermocline run --set NAME.KEY=VALUE`.
+    #[serde(default)]
+    pub params: toml::Table,
+    /// The manager's seed.
+    #[serde(default = "one")]
+    pub seed: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// `[quota]`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaSection {
+    /// MB (10^6 bytes) moved per second at most.
+    pub max_mb_per_s: Option<f64>,
+    /// Share of the targets' resident memory moved per tick at most.
+    pub max_share_per_tick: Option<f64>,
+}
+
+/// `[daemon]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DaemonSection {
+    /// Stop after this many seconds (default: when the targets exit, or on
+    /// SIGTERM).
+    pub duration_s: Option<f64>,
+    /// Where to serve Prometheus metrics (`127.0.0.1:9477`); empty: nowhere.
+    pub metrics: String,
+    /// Decide and log, move nothing.
+    pub dry_run: bool,
+    /// How often metrics and the log are updated (s).
+    pub window_s: f64,
+    /// Write the run's report (JSON) here at the end.
+    pub report: Option<String>,
+    /// How often poisoned pages are checked for refaults and paged out
+    /// again (s): the resolution of refault counts.
+    pub sample_interval_s: f64,
+}
+
+impl Default for DaemonSection {
+    fn default() -> Self {
+        DaemonSection {
+            duration_s: None,
+            metrics: "127.0.0.1:9477".into(),
+            dry_run: false,
+            window_s: 1.0,
+            report: None,
+            sample_interval_s: 0.1,
+        }
+    }
+}
+
+/// Parses the file's text (`path` names it in errors).
+pub fn parse(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
+    let cfg: DaemonConfig = toml::from_str(text).map_err(|e| match e.span() {
+        Some(span) => ConfigError::AtLine {
+            file: path.to_string(),
+            line: crate::config::line_of(text, span.start),
+            msg: e.message().to_string(),
+        },
+        None => ConfigError::InFile {
+            file: path.to_string(),
+            msg: e.message().to_string(),
+        },
+    })?;
+    let in_file = |msg: String| ConfigError::InFile {
+        file: path.to_string(),
+        msg,
+    };
+    let t = &cfg.target;
+    let given = [t.pid.is_some(), t.cgroup.is_some(), t.exec.is_some()]
+        .iter()
+        .filter(|&&g| g)
+        .count();
+    if given != 1 {
+        return Err(in_file(
+            "[target] needs exactly one of pid, cgroup, exec".into(),
+        ));
+    }
+    if t.exec.as_ref().is_some_and(|e| e.is_empty()) {
+        return Err(in_file("[target] exec is an empty command".into()));
+    }
+    if !thermocline_managers::registry::exists(&cfg.manager.name) {
+        return Err(in_file(format!(
+            "[manager] name {:?} is not a manager (see `thermocline list`)",
+            cfg.manager.name
+        )));
+    }
+    if let Some(d) = cfg.daemon.duration_s {
+        if !(d > 0.0 && d.is_finite()) {
+            return Err(in_file("[daemon] duration_s must be positive".into()));
+        }
+    }
+    if !(cfg.daemon.window_s > 0.0 && cfg.daemon.window_s.is_finite()) {
+        return Err(in_file("[daemon] window_s must be positive".into()));
+    }
+    if !(cfg.daemon.sample_interval_s >= 0.001 && cfg.daemon.sample_interval_s.is_finite()) {
+        return Err(in_file(
+            "[daemon] sample_interval_s must be at least 0.001".into(),
+        ));
+    }
+    if let Some(q) = cfg.quota.max_mb_per_s {
+        if !(q >= 0.0 && q.is_finite()) {
+            return Err(in_file("[quota] max_mb_per_s must be >= 0".into()));
+        }
+    }
+    if let Some(q) = cfg.quota.max_share_per_tick {
+        if !(0.0..=1.0).contains(&q) {
+            return Err(in_file("[quota] max_share_per_tick must be in 0..1".into()));
+        }
+    }
+    if let Some(n) = &cfg.tiers.nodes {
+        if n.is_empty() || n.iter().any(|t| t.is_empty()) {
+            return Err(in_file(
+                "[tiers] nodes needs at least one tier, each with a node".into(),
+            ));
+        }
+    }
+    Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_config_parses() {
+        let c = parse(
+            "d.toml",
+            r#"
+[target]
+pid = 42
+[tiers]
+nodes = [[0], [1]]
+compressed = true
+[manager]
+name = "thermostat"
+params = { scan_period_s = 2.0 }
+[quota]
+max_mb_per_s = 50
+[daemon]
+duration_s = 10
+metrics = ""
+dry_run = true
+"#,
+        )
+        .unwrap();
+        assert_eq!(c.target.pid, Some(42));
+        assert_eq!(c.tiers.nodes, Some(vec![vec![0], vec![1]]));
+        assert!(c.daemon.dry_run && c.tiers.compressed);
+        assert_eq!(c.quota.max_mb_per_s, Some(50.0));
+    }
+
+    #[test]
+    fn mistakes_name_the_file_and_line() {
+        let e = parse(
+            "d.toml",
+            "[target]\npid = 1\n[manager]\nname = \"thermostat\"\nbogus = 3\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("d.toml:5:"), "{e}");
+        let e = parse("d.toml", "[target]\n[manager]\nname = \"thermostat\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("exactly one of pid, cgroup, exec"), "{e}");
+        let e = parse("d.toml", "[target]\npid = 1\n[manager]\nname = \"nope\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a manager"), "{e}");
+    }
+}

@@ -1,0 +1,1003 @@
+//! [`LinuxBackend`]: the backend interface over real processes.
+//!
+//! What each primitive is on Linux (README, "Live", has the table):
+//! - **pages and tiers**: /proc/PID/maps (private anonymous mappings), the
+//!   pagemap (present, swapped, soft-dirty) and `move_pages` with no target
+//!   nodes (each present page's node), read at every [`LinuxBackend::refresh`];
+//!   a tier is a set of NUMA nodes (the kernel's memory tiers or the
+//!   config's), plus optionally a compressed tier: swap (zram), reached with
+//!   `process_madvise(MADV_PAGEOUT)`.
+//! - **Accessed bits and poisoning by refault sampling**: no kernel lets
+//!   userspace read a process's Accessed bits without idle page tracking
+//!   (not in Debian's 6.12), so clearing a page's Accessed bit pages it out
+//!   (MADV_PAGEOUT) and reading it says whether it came back (it is present
+//!   again: the process touched it). A poisoned page is one paged out this
+//!   way; its "faults" are its refaults. [`LinuxBackend::resample`] (the
+//!   driver calls it every sampling interval, 0.1 s by default) counts the
+//!   poisoned pages that came back and pages them out again, so a count is
+//!   the number of intervals in which the page was touched: it saturates at
+//!   one per interval, unlike BadgerTrap's one per TLB miss, so rates are
+//!   lower bounds (README, Live, says how to set Thermostat's budget). A page
+//!   that refaulted onto another node than the one it was sampled on is moved
+//!   back when its sampling ends, so sampling does not promote pages. A page
+//!   the kernel would not page out (shared, locked) reads as accessed.
+//! - **Dirty bits**: soft-dirty. Clearing is per process (`clear_refs` 4),
+//!   done once after the tick that asked for it.
+//! - **Moves**: `move_pages` (MPOL_MF_MOVE: pages mapped by the target only),
+//!   in chunks, page by page statuses; EBUSY, ENOMEM, EACCES count as failed
+//!   pages, never as errors; a move to the compressed tier is a page-out.
+//!   Quotas bound the bytes moved per tick; dry-run decides and logs but
+//!   moves nothing (the pages are shown where the manager put them).
+//! - **Time**: the wall clock since the backend started, read here and
+//!   handed to managers as a value.
+//! - **Allocation**: another process's mempolicy cannot be set; the
+//!   kernel's default (the local node, then the nearest) is accepted as
+//!   `PreferFast` when the fastest tier holds every node with CPUs.
+//! - Not here: upper-level Accessed bits, TLB-miss counts, PEBS-like samples,
+//!   tier traffic counters, huge-page split/collapse, other allocation
+//!   policies: typed `Unsupported`.
+
+mod pages;
+mod target;
+
+pub use pages::PageState;
+pub use target::{cgroup_pids, Process, TargetSpec};
+
+use crate::numa::{self, Tier};
+use crate::procfs::{self, Mapping};
+use crate::sys::{self, PAGE};
+use crate::LiveError;
+use std::collections::HashMap;
+use std::time::Instant;
+use thermocline_backend::{
+    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
+    SamplingConfig, TierCounters, TierInfo, Translation,
+};
+use thermocline_vocab::{Asid, Level, PageSize, PageType, RegionInfo, TierId};
+
+type Result<T> = std::result::Result<T, BackendError>;
+
+/// A tier of the live host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveTier {
+    /// Its name in reports.
+    pub name: String,
+    /// Its NUMA nodes (empty for the compressed tier).
+    pub nodes: Vec<i32>,
+    /// Swap (zram): pages reach it by MADV_PAGEOUT.
+    pub compressed: bool,
+}
+
+/// How the live backend was set up.
+#[derive(Clone, Debug)]
+pub struct LiveOptions {
+    /// The tiers, fastest first; `None`: the kernel's memory tiers.
+    pub tiers: Option<Vec<LiveTier>>,
+    /// Add a compressed (swap) tier after the node tiers.
+    pub compressed_tier: bool,
+    /// Decide and log, move nothing.
+    pub dry_run: bool,
+}
+
+/// What the backend has done, for metrics and reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LiveCounters {
+    /// Pages moved between nodes, per destination tier.
+    pub moved_pages: Vec<u64>,
+    /// Bytes moved between tiers (including page-outs).
+    pub moved_bytes: u64,
+    /// Pages paged out to the compressed tier by a move.
+    pub paged_out: u64,
+    /// Pages the kernel refused to move, by reason.
+    pub failed_busy: u64,
+    /// ... for lack of memory on the destination.
+    pub failed_nomem: u64,
+    /// ... for lack of permission, or shared with another process.
+    pub failed_access: u64,
+    /// ... because the quota of the tick was used up.
+    pub failed_quota: u64,
+    /// Pages paged out to sample their accesses.
+    pub sampling_pageouts: u64,
+    /// Sampled pages that came back.
+    pub refaults: u64,
+    /// Sampled pages moved back to the node they were sampled on.
+    pub restored: u64,
+    /// Pages a dry run would have moved.
+    pub would_move: u64,
+}
+
+/// A page paged out to sample its accesses.
+#[derive(Clone, Copy, Debug)]
+struct Sampled {
+    /// The node it was on.
+    node: i32,
+    /// Intervals in which it came back, since its count was last read.
+    faults: u64,
+    /// Poisoned (paged out again after each refault), rather than an
+    /// Accessed bit cleared once.
+    poisoned: bool,
+}
+
+/// A process's region with the state of its pages.
+struct Region {
+    info: RegionInfo,
+    pages: Vec<PageState>,
+}
+
+/// The backend interface over real Linux processes.
+pub struct LinuxBackend {
+    spec: TargetSpec,
+    procs: Vec<Process>,
+    regions: Vec<Region>,
+    infos: Vec<RegionInfo>,
+    tiers: Vec<LiveTier>,
+    node_tier: HashMap<i32, TierId>,
+    compressed: Option<TierId>,
+    caps: Capabilities,
+    /// The fastest tier holds the nodes with CPUs (so the kernel's default
+    /// allocation is PreferFast).
+    fast_has_cpus: bool,
+    /// Pages paged out to sample them.
+    sampled: HashMap<(Asid, u64), Sampled>,
+    clear_dirty: Vec<Asid>,
+    dry_run: bool,
+    /// Where a dry run has put pages: (asid, page) -> tier.
+    dry_moves: HashMap<(Asid, u64), TierId>,
+    budget: Option<u64>,
+    counters: LiveCounters,
+    start: Instant,
+    charged_ns: f64,
+    cpu_at_start: u64,
+    scratch: Vec<PageState>,
+}
+
+impl LinuxBackend {
+    /// Attaches to the target and reads its pages once. The tiers come from
+    /// the options, else the kernel's memory tiers, else one tier per node
+    /// (nodes with CPUs first).
+    pub fn new(spec: TargetSpec, opts: LiveOptions) -> std::result::Result<Self, LiveError> {
+        let mut tiers = match opts.tiers {
+            Some(t) => t,
+            None => default_tiers()?,
+        };
+        if opts.compressed_tier && !tiers.iter().any(|t| t.compressed) {
+            tiers.push(LiveTier {
+                name: "compressed".into(),
+                nodes: Vec::new(),
+                compressed: true,
+            });
+        }
+        if tiers.iter().filter(|t| !t.compressed).count() == 0 {
+            return Err(LiveError::Unsupported {
+                feature: "move-pages",
+                why: "no tier has a NUMA node".into(),
+            });
+        }
+        let mut node_tier = HashMap::new();
+        for (i, t) in tiers.iter().enumerate() {
+            for &n in &t.nodes {
+                node_tier.insert(n, TierId(i as u8));
+            }
+        }
+        let compressed = tiers
+            .iter()
+            .position(|t| t.compressed)
+            .map(|i| TierId(i as u8));
+        let mut b = LinuxBackend {
+            spec,
+            procs: Vec::new(),
+            regions: Vec::new(),
+            infos: Vec::new(),
+            counters: LiveCounters {
+                moved_pages: vec![0; tiers.len()],
+                ..LiveCounters::default()
+            },
+            tiers,
+            node_tier,
+            compressed,
+            caps: Capabilities::none(),
+            fast_has_cpus: false,
+            sampled: HashMap::new(),
+            clear_dirty: Vec::new(),
+            dry_run: opts.dry_run,
+            dry_moves: HashMap::new(),
+            budget: None,
+            start: Instant::now(),
+            charged_ns: 0.0,
+            cpu_at_start: sys::process_cpu_ns(),
+            scratch: Vec::new(),
+        };
+        b.caps = b.probe_caps();
+        let cpu_nodes: Vec<i32> = numa::nodes()?
+            .iter()
+            .filter(|n| !n.cpus.is_empty())
+            .map(|n| n.id)
+            .collect();
+        b.fast_has_cpus =
+            !cpu_nodes.is_empty() && cpu_nodes.iter().all(|n| b.tiers[0].nodes.contains(n));
+        b.refresh()?;
+        if b.procs.is_empty() {
+            return Err(match &b.spec {
+                TargetSpec::Pid(pid) => LiveError::Exited { pid: *pid },
+                TargetSpec::Cgroup(d) => {
+                    LiveError::Busy(format!("{}: no process in the cgroup to tier", d.display()))
+                }
+            });
+        }
+        Ok(b)
+    }
+
+    fn probe_caps(&self) -> Capabilities {
+        let probe = crate::probe::probe(None).ok();
+        let has = |f: &str| probe.as_ref().is_some_and(|p| p.has(f));
+        let mut c = Capabilities::none()
+            .with(Capability::Migrate)
+            .with(Capability::TlbFlush);
+        if has("process-madvise") && has("swap") {
+            c = c.with(Capability::AccessedLeaf).with(Capability::Poison);
+        }
+        if has("soft-dirty") {
+            c = c.with(Capability::Dirty);
+        }
+        c
+    }
+
+    /// The tiers, fastest first.
+    pub fn live_tiers(&self) -> &[LiveTier] {
+        &self.tiers
+    }
+
+    /// The processes (alive or not).
+    pub fn processes(&self) -> &[Process] {
+        &self.procs
+    }
+
+    /// What the backend has done so far.
+    pub fn counters(&self) -> &LiveCounters {
+        &self.counters
+    }
+
+    /// Whether any target process is alive.
+    pub fn any_alive(&self) -> bool {
+        self.procs.iter().any(|p| p.alive)
+    }
+
+    /// Bytes of the targets resident in each tier now (a page sampled by
+    /// paging it out counts in the tier it was sampled in).
+    pub fn resident_bytes(&self) -> Vec<u64> {
+        let mut out = vec![0u64; self.tiers.len()];
+        for r in &self.regions {
+            for (i, &s) in r.pages.iter().enumerate() {
+                let va = r.info.start + i as u64 * PAGE;
+                if let Some(t) = self.tier_of(r.info.asid, va, s) {
+                    out[t.index()] += PAGE;
+                }
+            }
+        }
+        out
+    }
+
+    /// Which process each address space is.
+    pub fn pid_of(&self, asid: Asid) -> Option<i32> {
+        self.procs.get(asid.0 as usize).map(|p| p.pid)
+    }
+
+    /// Bounds the bytes the next moves may carry (until the next call);
+    /// `None`: no bound.
+    pub fn set_budget(&mut self, bytes: Option<u64>) {
+        self.budget = bytes;
+    }
+
+    /// The wall-clock time since the backend started.
+    pub fn elapsed_ns(&self) -> u64 {
+        self.start.elapsed().as_nanos() as u64
+    }
+
+    /// CPU time this process has used since the backend started (ns).
+    pub fn cpu_ns(&self) -> u64 {
+        sys::process_cpu_ns().saturating_sub(self.cpu_at_start)
+    }
+
+    /// Re-reads the targets (new processes of a cgroup, exits), their
+    /// mappings and where every page is; clears soft-dirty bits a tick
+    /// asked to clear.
+    pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
+        for asid in std::mem::take(&mut self.clear_dirty) {
+            if let Some(p) = self.procs.iter().find(|p| p.asid == asid && p.alive) {
+                // a process that just exited has no clear_refs: nothing to clear
+                let _ = std::fs::write(format!("/proc/{}/clear_refs", p.pid), "4");
+            }
+        }
+        let pids: Vec<i32> = match &self.spec {
+            TargetSpec::Pid(pid) => vec![*pid],
+            TargetSpec::Cgroup(dir) => cgroup_pids(dir).unwrap_or_default(),
+        };
+        for pid in pids {
+            if !self.procs.iter().any(|p| p.pid == pid) {
+                let asid = Asid(self.procs.len() as u16);
+                match Process::attach(pid, asid) {
+                    Ok(p) => self.procs.push(p),
+                    Err(LiveError::Exited { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        let mut regions = Vec::new();
+        for p in self.procs.iter_mut() {
+            if !p.check_alive() {
+                continue;
+            }
+            let maps = match procfs::maps(p.pid) {
+                Ok(m) => m,
+                Err(LiveError::Exited { .. }) => {
+                    p.alive = false;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            for m in maps.iter().filter(|m| m.is_anonymous() && m.write) {
+                match pages::read_mapping(p.pid, &p.pagemap, m, &mut self.scratch) {
+                    Ok(()) => {}
+                    Err(LiveError::Exited { .. }) => {
+                        p.alive = false;
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
+                regions.push(Region {
+                    info: region_info(p.asid, m),
+                    pages: self.scratch.clone(),
+                });
+            }
+        }
+        regions.sort_by_key(|r| (r.info.asid, r.info.start));
+        self.infos = regions.iter().map(|r| r.info.clone()).collect();
+        self.regions = regions;
+        Ok(())
+    }
+
+    fn region_of(&self, asid: Asid, va: u64) -> Option<(usize, usize)> {
+        let i = self
+            .regions
+            .partition_point(|r| (r.info.asid, r.info.start) <= (asid, va));
+        let r = i.checked_sub(1)?;
+        let reg = &self.regions[r];
+        (reg.info.asid == asid && va < reg.info.end())
+            .then(|| (r, ((va - reg.info.start) / PAGE) as usize))
+    }
+
+    fn state(&self, asid: Asid, va: u64) -> Option<PageState> {
+        self.region_of(asid, va)
+            .map(|(r, i)| self.regions[r].pages[i])
+    }
+
+    fn set_state(&mut self, asid: Asid, va: u64, s: PageState) {
+        if let Some((r, i)) = self.region_of(asid, va) {
+            self.regions[r].pages[i] = s;
+        }
+    }
+
+    fn process(&self, asid: Asid) -> Result<&Process> {
+        self.procs
+            .get(asid.0 as usize)
+            .ok_or(BackendError::NoSuchTarget(asid))
+    }
+
+    /// The tier a page is in: its node's; a page paged out to sample it
+    /// stays in the tier it was sampled in; a swapped page is in the
+    /// compressed tier, if there is one.
+    fn tier_of(&self, asid: Asid, va: u64, s: PageState) -> Option<TierId> {
+        if let Some(&t) = self.dry_moves.get(&(asid, va)) {
+            return Some(t);
+        }
+        match s.node() {
+            Some(n) => self.node_tier.get(&n).copied(),
+            None if s.swapped() => match self.sampled.get(&(asid, va)) {
+                Some(x) => self.node_tier.get(&x.node).copied(),
+                None => self.compressed,
+            },
+            None => None,
+        }
+    }
+
+    /// Pages `vas` out (MADV_PAGEOUT), in coalesced ranges; returns the
+    /// pages that left memory.
+    fn page_out(&mut self, asid: Asid, vas: &[u64]) -> Result<Vec<u64>> {
+        let p = self.process(asid)?;
+        let Some(fd) = p.pidfd.as_ref() else {
+            return Err(BackendError::Unsupported(Capability::Poison));
+        };
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        for &va in vas {
+            match ranges.last_mut() {
+                Some((s, l)) if *s + *l == va => *l += PAGE,
+                _ => ranges.push((va, PAGE)),
+            }
+        }
+        match sys::process_madvise(fd, &ranges, libc::MADV_PAGEOUT) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(BackendError::Host(format!(
+                    "process_madvise(MADV_PAGEOUT) on pid {}: {e}",
+                    p.pid
+                )))
+            }
+        }
+        // the pages that really left: re-read their entries
+        let mut out = Vec::with_capacity(vas.len());
+        let mut e = [crate::pagemap::Entry::default()];
+        for &va in vas {
+            if p.pagemap.read(va, &mut e).is_ok() && !e[0].present() {
+                out.push(va);
+            }
+        }
+        for &va in &out {
+            let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
+            self.set_state(asid, va, PageState::swapped_out(dirty));
+        }
+        Ok(out)
+    }
+
+    /// Whether a sampled page came back (is present again).
+    fn refaulted(&mut self, asid: Asid, va: u64) -> Result<bool> {
+        let p = self.process(asid)?;
+        let mut e = [crate::pagemap::Entry::default()];
+        if p.pagemap.read(va, &mut e).is_err() {
+            return Ok(false);
+        }
+        Ok(e[0].present())
+    }
+
+    /// Ends the sampling of `va`: it stays where it is, or, if it came back
+    /// on another node, goes back to the node it was sampled on.
+    fn end_sampling(&mut self, asid: Asid, va: u64) -> Result<()> {
+        let Some(Sampled { node, .. }) = self.sampled.remove(&(asid, va)) else {
+            return Ok(());
+        };
+        if !self.refaulted(asid, va)? {
+            return Ok(());
+        }
+        let pid = self.process(asid)?.pid;
+        let mut st = [0i32];
+        if sys::move_pages(pid, &[va], None, &mut st, 0).is_ok() && st[0] >= 0 && st[0] != node {
+            let mut st2 = [0i32];
+            if sys::move_pages(pid, &[va], Some(&[node]), &mut st2, sys::MPOL_MF_MOVE).is_ok()
+                && st2[0] == node
+            {
+                self.counters.restored += 1;
+                st[0] = node;
+            }
+        }
+        let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
+        self.set_state(asid, va, PageState::on(st[0].max(0), dirty));
+        Ok(())
+    }
+
+    /// Samples `vas`: pages out those present (a page already sampled
+    /// keeps the node it was first sampled on). A page the kernel would not
+    /// page out is not sampled. `poisoned`: paged out again after each
+    /// refault (see [`LinuxBackend::resample`]).
+    fn arm(&mut self, asid: Asid, vas: &[u64], poisoned: bool) -> Result<()> {
+        let mut cand = Vec::with_capacity(vas.len());
+        let mut nodes = HashMap::with_capacity(vas.len());
+        for &va in vas {
+            let node = match self.sampled.get(&(asid, va)) {
+                Some(x) => Some(x.node),
+                None => self.state(asid, va).and_then(|s| s.node()),
+            };
+            if let Some(n) = node {
+                cand.push(va);
+                nodes.insert(va, n);
+            }
+        }
+        if cand.is_empty() {
+            return Ok(());
+        }
+        let out = self.page_out(asid, &cand)?;
+        self.counters.sampling_pageouts += out.len() as u64;
+        let left: std::collections::HashSet<u64> = out.iter().copied().collect();
+        for va in cand {
+            if left.contains(&va) {
+                let faults = self.sampled.get(&(asid, va)).map_or(0, |x| x.faults);
+                self.sampled.insert(
+                    (asid, va),
+                    Sampled {
+                        node: nodes[&va],
+                        faults,
+                        poisoned,
+                    },
+                );
+            } else {
+                // the kernel kept it in memory: not sampled
+                self.end_sampling(asid, va)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts the poisoned pages that came back since the last call and
+    /// pages them out again: the driver calls this every sampling interval,
+    /// which is the resolution of the counts.
+    pub fn resample(&mut self) -> Result<()> {
+        let mut back: Vec<(Asid, u64)> = Vec::new();
+        let mut e = [crate::pagemap::Entry::default()];
+        for (&(asid, va), x) in &self.sampled {
+            if !x.poisoned {
+                continue;
+            }
+            let Some(p) = self.procs.get(asid.0 as usize).filter(|p| p.alive) else {
+                continue;
+            };
+            if p.pagemap.read(va, &mut e).is_ok() && e[0].present() {
+                back.push((asid, va));
+            }
+        }
+        back.sort_unstable();
+        for &(asid, va) in &back {
+            if let Some(x) = self.sampled.get_mut(&(asid, va)) {
+                x.faults += 1;
+            }
+            self.counters.refaults += 1;
+        }
+        let mut i = 0;
+        while i < back.len() {
+            let asid = back[i].0;
+            let j = i + back[i..].partition_point(|&(a, _)| a == asid);
+            let vas: Vec<u64> = back[i..j].iter().map(|&(_, v)| v).collect();
+            self.arm(asid, &vas, true)?;
+            i = j;
+        }
+        Ok(())
+    }
+
+    fn pages_in(&self, asid: Asid, start: u64, len: u64) -> Vec<(u64, PageState)> {
+        let end = start.saturating_add(len);
+        let mut out = Vec::new();
+        let first = self
+            .regions
+            .partition_point(|r| (r.info.asid, r.info.end()) <= (asid, start));
+        for r in &self.regions[first..] {
+            if r.info.asid != asid || r.info.start >= end {
+                break;
+            }
+            let a = start.max(r.info.start) & !(PAGE - 1);
+            let b = end.min(r.info.end());
+            let mut va = a;
+            while va < b {
+                let s = r.pages[((va - r.info.start) / PAGE) as usize];
+                out.push((va, s));
+                va += PAGE;
+            }
+        }
+        out
+    }
+
+    fn node_for(&self, to: TierId) -> Result<i32> {
+        let t = self
+            .tiers
+            .get(to.index())
+            .ok_or(BackendError::NoSuchTier(to))?;
+        // the node of the tier with the most free memory now
+        let nodes = numa::nodes().unwrap_or_default();
+        t.nodes
+            .iter()
+            .copied()
+            .max_by_key(|n| {
+                nodes
+                    .iter()
+                    .find(|x| x.id == *n)
+                    .map_or(0, |x| x.free_bytes)
+            })
+            .ok_or(BackendError::NoSuchTier(to))
+    }
+}
+
+fn region_info(asid: Asid, m: &Mapping) -> RegionInfo {
+    RegionInfo {
+        asid,
+        name: if m.path.is_empty() {
+            format!("anon@{:#x}", m.start)
+        } else {
+            m.path.clone()
+        },
+        start: m.start,
+        len: m.len(),
+        page_type: PageType::Anon,
+        thp: false,
+    }
+}
+
+/// The kernel's memory tiers, or one tier per node with CPU nodes first.
+fn default_tiers() -> std::result::Result<Vec<LiveTier>, LiveError> {
+    let kt: Vec<Tier> = numa::kernel_tiers()?;
+    if kt.len() > 1 {
+        return Ok(kt
+            .iter()
+            .map(|t| LiveTier {
+                name: format!("memory_tier{}", t.rank),
+                nodes: t.nodes.clone(),
+                compressed: false,
+            })
+            .collect());
+    }
+    let mut nodes = numa::nodes()?;
+    nodes.sort_by_key(|n| (n.cpus.is_empty(), n.id));
+    Ok(nodes
+        .iter()
+        .map(|n| LiveTier {
+            name: format!("node{}", n.id),
+            nodes: vec![n.id],
+            compressed: false,
+        })
+        .collect())
+}
+
+impl Backend for LinuxBackend {
+    fn kind(&self) -> &'static str {
+        "linux"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.caps
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.elapsed_ns()
+    }
+
+    fn regions(&self) -> &[RegionInfo] {
+        &self.infos
+    }
+
+    fn tiers(&self) -> Vec<TierInfo> {
+        let nodes = numa::nodes().unwrap_or_default();
+        self.tiers
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let of = |f: fn(&numa::Node) -> u64| {
+                    nodes
+                        .iter()
+                        .filter(|n| t.nodes.contains(&n.id))
+                        .map(f)
+                        .sum::<u64>()
+                };
+                TierInfo {
+                    id: TierId(i as u8),
+                    name: t.name.clone(),
+                    capacity_bytes: of(|n| n.total_bytes),
+                    free_bytes: of(|n| n.free_bytes),
+                    read_latency_ns: 0.0,
+                    write_latency_ns: 0.0,
+                    first_frame: None,
+                }
+            })
+            .collect()
+    }
+
+    fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>> {
+        let va = va & !(PAGE - 1);
+        Ok(self.state(asid, va).and_then(|s| {
+            self.tier_of(asid, va, s).map(|tier| Translation {
+                size: PageSize::Base,
+                tier,
+                frame: 0,
+            })
+        }))
+    }
+
+    fn next_mapped(&self, asid: Asid, from: u64, end: u64) -> Result<Option<(u64, Translation)>> {
+        let mut va = from & !(PAGE - 1);
+        let first = self
+            .regions
+            .partition_point(|r| (r.info.asid, r.info.end()) <= (asid, va));
+        for r in &self.regions[first..] {
+            if r.info.asid != asid || r.info.start >= end {
+                break;
+            }
+            va = va.max(r.info.start);
+            while va < end.min(r.info.end()) {
+                let s = r.pages[((va - r.info.start) / PAGE) as usize];
+                if let Some(tier) = self.tier_of(asid, va, s) {
+                    let t = Translation {
+                        size: PageSize::Base,
+                        tier,
+                        frame: 0,
+                    };
+                    return Ok(Some((va, t)));
+                }
+                va += PAGE;
+            }
+        }
+        Ok(None)
+    }
+
+    fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool> {
+        let mut out = Vec::new();
+        if level != Level::Pte {
+            return Err(BackendError::Unsupported(Capability::AccessedUpper));
+        }
+        self.scan_accessed(asid, va & !(PAGE - 1), PAGE, clear, &mut out)?;
+        Ok(!out.is_empty())
+    }
+
+    fn scan_accessed(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        clear: bool,
+        out: &mut Vec<u64>,
+    ) -> Result<u64> {
+        if !self.caps.has(Capability::AccessedLeaf) {
+            return Err(BackendError::Unsupported(Capability::AccessedLeaf));
+        }
+        let pages = self.pages_in(asid, start, len);
+        let mut read = 0;
+        let mut rearm = Vec::new();
+        for (va, s) in pages {
+            let accessed = match self.sampled.get(&(asid, va)).copied() {
+                Some(x) => {
+                    read += 1;
+                    let back = self.refaulted(asid, va)?;
+                    if back {
+                        self.counters.refaults += 1;
+                    }
+                    if clear {
+                        if back {
+                            rearm.push(va);
+                        }
+                    } else if back {
+                        // its bit stays "set": back where it was sampled
+                        self.end_sampling(asid, va)?;
+                    }
+                    back || x.faults > 0
+                }
+                None if s.node().is_some() => {
+                    // never sampled: its Accessed bit may be set
+                    read += 1;
+                    if clear {
+                        rearm.push(va);
+                    }
+                    true
+                }
+                None => continue,
+            };
+            if accessed {
+                out.push(va);
+            }
+        }
+        if clear && !rearm.is_empty() {
+            self.arm(asid, &rearm, false)?;
+        }
+        Ok(read)
+    }
+
+    fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool> {
+        if !self.caps.has(Capability::Dirty) {
+            return Err(BackendError::Unsupported(Capability::Dirty));
+        }
+        let d = self
+            .state(asid, va & !(PAGE - 1))
+            .is_some_and(|s| s.dirty());
+        if clear && !self.clear_dirty.contains(&asid) {
+            self.clear_dirty.push(asid);
+        }
+        Ok(d)
+    }
+
+    fn flush_tlb(&mut self, _asid: Asid, _what: Flush) -> Result<()> {
+        // the kernel flushes for every change it makes (page-out, move)
+        Ok(())
+    }
+
+    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
+        if !self.caps.has(Capability::Poison) {
+            return Err(BackendError::Unsupported(Capability::Poison));
+        }
+        let va = va & !(PAGE - 1);
+        if poisoned {
+            if !self.sampled.get(&(asid, va)).is_some_and(|x| x.poisoned) {
+                self.arm(asid, &[va], true)?;
+            }
+            Ok(())
+        } else {
+            self.end_sampling(asid, va)
+        }
+    }
+
+    fn set_poison_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        poisoned: bool,
+    ) -> Result<u64> {
+        let vas: Vec<u64> = self
+            .pages_in(asid, start, len)
+            .into_iter()
+            .filter(|(va, s)| s.node().is_some() || self.sampled.contains_key(&(asid, *va)))
+            .map(|(va, _)| va)
+            .collect();
+        if poisoned {
+            let fresh: Vec<u64> = vas
+                .iter()
+                .copied()
+                .filter(|va| !self.sampled.get(&(asid, *va)).is_some_and(|x| x.poisoned))
+                .collect();
+            self.arm(asid, &fresh, true)?;
+        } else {
+            for &va in &vas {
+                self.end_sampling(asid, va)?;
+            }
+        }
+        Ok(vas.len() as u64)
+    }
+
+    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
+        self.set_poison(asid, va, true)
+    }
+
+    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
+        let va = va & !(PAGE - 1);
+        let Some(x) = self.sampled.get(&(asid, va)).copied() else {
+            return Ok(0);
+        };
+        let mut faults = x.faults;
+        if self.refaulted(asid, va)? {
+            faults += 1;
+            self.counters.refaults += 1;
+            if x.poisoned {
+                self.arm(asid, &[va], true)?;
+            }
+        }
+        if let Some(y) = self.sampled.get_mut(&(asid, va)) {
+            y.faults = if reset { 0 } else { faults };
+        }
+        Ok(faults)
+    }
+
+    fn set_sampling(&mut self, _config: Option<SamplingConfig>) -> Result<()> {
+        Err(BackendError::Unsupported(Capability::Sampling))
+    }
+
+    fn drain_samples(&mut self, _out: &mut Vec<Sample>) -> Result<u64> {
+        Err(BackendError::Unsupported(Capability::Sampling))
+    }
+
+    fn tier_counters(&self, _tier: TierId) -> Result<TierCounters> {
+        Err(BackendError::Unsupported(Capability::TierCounters))
+    }
+
+    fn llc_misses(&self) -> Result<u64> {
+        Err(BackendError::Unsupported(Capability::LlcMisses))
+    }
+
+    fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport> {
+        BackendError::unless_tier(to, self.tiers.len())?;
+        let mut report = MigrationReport::default();
+        let mut todo = Vec::with_capacity(vas.len());
+        for &va in vas {
+            let va = va & !(PAGE - 1);
+            // a move ends a page's sampling
+            self.end_sampling(asid, va)?;
+            match self.state(asid, va) {
+                Some(s) if self.tier_of(asid, va, s) == Some(to) => report.already_there += 1,
+                Some(s) if s.node().is_some() => todo.push(va),
+                _ => {}
+            }
+        }
+        if let Some(b) = self.budget {
+            let fit = (b / PAGE) as usize;
+            if todo.len() > fit {
+                let over = (todo.len() - fit) as u64;
+                report.failed += over;
+                self.counters.failed_quota += over;
+                todo.truncate(fit);
+            }
+            self.budget = Some(b - todo.len() as u64 * PAGE);
+        }
+        if todo.is_empty() {
+            return Ok(report);
+        }
+        if self.dry_run {
+            for &va in &todo {
+                self.dry_moves.insert((asid, va), to);
+            }
+            self.counters.would_move += todo.len() as u64;
+            report.pages += todo.len() as u64;
+            report.bytes += todo.len() as u64 * PAGE;
+            return Ok(report);
+        }
+        if Some(to) == self.compressed {
+            let out = self.page_out(asid, &todo)?;
+            let n = out.len() as u64;
+            self.counters.paged_out += n;
+            self.counters.moved_pages[to.index()] += n;
+            self.counters.moved_bytes += n * PAGE;
+            report.pages += n;
+            report.bytes += n * PAGE;
+            report.failed += todo.len() as u64 - n;
+            return Ok(report);
+        }
+        let node = self.node_for(to)?;
+        let pid = self.process(asid)?.pid;
+        for chunk in todo.chunks(4096) {
+            let nodes = vec![node; chunk.len()];
+            let mut st = vec![0i32; chunk.len()];
+            match sys::move_pages(pid, chunk, Some(&nodes), &mut st, sys::MPOL_MF_MOVE) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {
+                    self.procs[asid.0 as usize].alive = false;
+                    return Ok(report);
+                }
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::EACCES)) => {
+                    report.failed += chunk.len() as u64;
+                    self.counters.failed_access += chunk.len() as u64;
+                    continue;
+                }
+                Err(e) if e.raw_os_error() == Some(libc::ENOMEM) => {
+                    report.failed += chunk.len() as u64;
+                    self.counters.failed_nomem += chunk.len() as u64;
+                    continue;
+                }
+                Err(e) => return Err(BackendError::Host(format!("move_pages on pid {pid}: {e}"))),
+            }
+            for (&va, &s) in chunk.iter().zip(&st) {
+                if s == node {
+                    report.pages += 1;
+                    report.bytes += PAGE;
+                    let dirty = self.state(asid, va).is_some_and(|x| x.dirty());
+                    self.set_state(asid, va, PageState::on(node, dirty));
+                } else {
+                    report.failed += 1;
+                    match -s {
+                        libc::EBUSY | libc::EAGAIN => self.counters.failed_busy += 1,
+                        libc::ENOMEM | libc::ENOSPC => self.counters.failed_nomem += 1,
+                        libc::ENOENT | libc::EFAULT => {
+                            // gone meanwhile (freed, or swapped): not a failure
+                            report.failed -= 1;
+                            self.set_state(asid, va, PageState::NONE);
+                        }
+                        _ => self.counters.failed_access += 1,
+                    }
+                }
+            }
+        }
+        self.counters.moved_pages[to.index()] += report.pages;
+        self.counters.moved_bytes += report.bytes;
+        Ok(report)
+    }
+
+    fn exchange(&mut self, _asid: Asid, _a: u64, _b: u64) -> Result<()> {
+        Err(BackendError::Unsupported(Capability::Exchange))
+    }
+
+    fn split_huge(&mut self, _asid: Asid, _va: u64) -> Result<()> {
+        Err(BackendError::Unsupported(Capability::HugePages))
+    }
+
+    fn collapse_huge(&mut self, _asid: Asid, _va: u64) -> Result<()> {
+        Err(BackendError::Unsupported(Capability::HugePages))
+    }
+
+    fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<()> {
+        // Another process's mempolicy cannot be set; the kernel's default
+        // (local node first, then the nearest) is PreferFast when the
+        // fastest tier holds the nodes with CPUs.
+        match policy {
+            MemPolicy::PreferFast if self.fast_has_cpus => Ok(()),
+            _ => Err(BackendError::Unsupported(Capability::AllocPolicy)),
+        }
+    }
+
+    fn charge_manager(&mut self, ns: f64) {
+        // a model's cost; on a live host the real CPU time is measured
+        self.charged_ns += ns;
+    }
+
+    fn manager_ns(&self) -> f64 {
+        self.cpu_ns() as f64
+    }
+}
