@@ -65,6 +65,24 @@ enum Cmd {
         /// The daemon's TOML config (see examples/live-thermostat.toml).
         #[arg(long)]
         config: String,
+        /// Tier this process instead of the config's target.
+        #[arg(long)]
+        pid: Option<i32>,
+    },
+    /// Move random pages of a process between every tier and swap as fast as the kernel lets it: a test that the live backend loses no data (run it on `thermocline masim`, which checks its own).
+    Torture {
+        /// The process.
+        #[arg(long)]
+        pid: i32,
+        /// Stop after this many pages moved or paged out.
+        #[arg(long, default_value_t = 100_000)]
+        moves: u64,
+        /// Pages per move.
+        #[arg(long, default_value_t = 512)]
+        batch: usize,
+        /// The seed of the random choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Draw accesses over time x address as a PNG (like damo's report heatmap).
     Heatmap {
@@ -677,8 +695,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
         Cmd::Probe { pid, json } => live::probe_cmd(pid, json)?,
-        Cmd::Daemon { config } => {
-            let code = live::daemon_cmd(&config)?;
+        Cmd::Torture {
+            pid,
+            moves,
+            batch,
+            seed,
+        } => live::torture_cmd(pid, moves, batch.max(1), seed)?,
+        Cmd::Daemon { config, pid } => {
+            let code = live::daemon_cmd(&config, pid)?;
             if code != 0 {
                 std::process::exit(code);
             }

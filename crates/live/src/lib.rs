@@ -17,3 +17,4 @@ pub mod numa;
 pub mod pagemap;
 pub mod probe;
 pub mod procfs;
+pub mod torture;

@@ -23,6 +23,19 @@ pub struct Feature {
     pub enables: &'static str,
 }
 
+/// One anonymous mapping of a target, as the kernel places it.
+#[derive(Clone, Debug, Serialize)]
+pub struct MappingProbe {
+    /// First byte.
+    pub start: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Resident 4 KiB pages per node (node id, pages).
+    pub pages_per_node: Vec<(i32, u64)>,
+    /// Pages swapped out (zram).
+    pub swapped: u64,
+}
+
 /// A target process as the probe sees it.
 #[derive(Clone, Debug, Serialize)]
 pub struct TargetProbe {
@@ -36,6 +49,9 @@ pub struct TargetProbe {
     pub rollup: procfs::Rollup,
     /// Resident 4 KiB pages per node (node id, pages), read with move_pages.
     pub pages_per_node: Vec<(i32, u64)>,
+    /// Each anonymous mapping's pages per node, as the kernel says (empty
+    /// when the pagemap may not be read).
+    pub mappings: Vec<MappingProbe>,
     /// Whether this process may read its pagemap.
     pub pagemap: bool,
     /// Whether this process may move its pages (move_pages answered).
@@ -55,8 +71,74 @@ pub struct Probe {
     pub tiers: Vec<Tier>,
     /// Each feature.
     pub features: Vec<Feature>,
+    /// Measured costs on this host.
+    pub costs: Costs,
     /// The target, when one was given.
     pub target: Option<TargetProbe>,
+}
+
+/// What moving and refaulting a 4 KiB page costs here, measured on the
+/// probe's own pages (median-free means over [`COST_PAGES`] pages).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Costs {
+    /// Touching a page that was paged out to swap (zram): a major fault.
+    pub refault_ns: Option<f64>,
+    /// move_pages of one page to the next node and back, per move.
+    pub migrate_ns: Option<f64>,
+}
+
+/// Pages each cost is measured over.
+pub const COST_PAGES: usize = 256;
+
+/// Pages `n` of this process's own pages out, then times touching them:
+/// the cost of a refault (None without swap or process_madvise).
+pub fn measure_refault_ns(n: usize) -> Option<f64> {
+    let mut buf = vec![1u8; (n + 1) * PAGE as usize];
+    let base = (buf.as_ptr() as u64).div_ceil(PAGE) * PAGE;
+    let off = (base - buf.as_ptr() as u64) as usize;
+    for i in 0..n {
+        buf[off + i * PAGE as usize] = (i % 251) as u8 + 1;
+    }
+    let fd = sys::pidfd_open(std::process::id() as i32).ok()?;
+    sys::process_madvise(&fd, &[(base, n as u64 * PAGE)], libc::MADV_PAGEOUT).ok()?;
+    let pm = Pagemap::open(std::process::id() as i32).ok()?;
+    let mut e = vec![Entry::default(); n];
+    pm.read(base, &mut e).ok()?;
+    let out = e.iter().filter(|e| !e.present()).count();
+    if out * 2 < n {
+        return None;
+    }
+    let t = std::time::Instant::now();
+    let mut sum = 0u64;
+    for i in 0..n {
+        sum += u64::from(std::hint::black_box(buf[off + i * PAGE as usize]));
+    }
+    let ns = t.elapsed().as_nanos() as f64 / out as f64;
+    // the data came back intact
+    let want: u64 = (0..n).map(|i| (i % 251) as u64 + 1).sum();
+    (sum == want).then_some(ns)
+}
+
+/// Times move_pages of `n` own pages to another node and back.
+pub fn measure_migrate_ns(n: usize, nodes: &[Node]) -> Option<f64> {
+    let buf = vec![1u8; (n + 1) * PAGE as usize];
+    let base = (buf.as_ptr() as u64).div_ceil(PAGE) * PAGE;
+    let pages: Vec<u64> = (0..n as u64).map(|i| base + i * PAGE).collect();
+    let mut st = vec![0i32; n];
+    sys::move_pages(0, &pages, None, &mut st, 0).ok()?;
+    let home = *st.first()?;
+    let other = nodes.iter().map(|x| x.id).find(|&id| id != home)?;
+    let t = std::time::Instant::now();
+    for to in [other, home] {
+        let dest = vec![to; n];
+        sys::move_pages(0, &pages, Some(&dest), &mut st, sys::MPOL_MF_MOVE).ok()?;
+        if st.iter().any(|&s| s != to) {
+            return None;
+        }
+    }
+    let ns = t.elapsed().as_nanos() as f64 / (2 * n) as f64;
+    std::hint::black_box(&buf);
+    Some(ns)
 }
 
 impl Probe {
@@ -336,7 +418,12 @@ pub fn probe(pid: Option<i32>) -> Result<Probe, LiveError> {
         features.push(feature(name, enables, Err(why.into())));
     }
     let target = pid.map(probe_target).transpose()?;
+    let costs = Costs {
+        refault_ns: measure_refault_ns(COST_PAGES),
+        migrate_ns: measure_migrate_ns(COST_PAGES, &nodes),
+    };
     Ok(Probe {
+        costs,
         kernel,
         root: euid_is_root(),
         nodes,
@@ -364,21 +451,38 @@ fn probe_target(pid: i32) -> Result<TargetProbe, LiveError> {
     let maps = procfs::maps(pid)?;
     let rollup = procfs::rollup(pid)?;
     let anon: Vec<_> = maps.iter().filter(|m| m.is_anonymous()).collect();
-    let pagemap = Pagemap::open(pid).is_ok();
+    let pm = Pagemap::open(pid).ok();
+    let pagemap = pm.is_some();
     let mut per_node = std::collections::BTreeMap::new();
     let mut movable = true;
+    let mut mappings = Vec::new();
+    let mut states = Vec::new();
     for m in &anon {
-        let pages: Vec<u64> = (m.start..m.end).step_by(PAGE as usize).collect();
-        for chunk in pages.chunks(4096) {
-            let mut st = vec![0i32; chunk.len()];
-            if sys::move_pages(pid, chunk, None, &mut st, 0).is_err() {
+        let Some(pm) = pm.as_ref() else { break };
+        match crate::backend::read_mapping(pid, pm, m, &mut states) {
+            Ok(()) => {}
+            Err(LiveError::Permission { .. }) => {
                 movable = false;
                 break;
             }
-            for s in st.into_iter().filter(|&s| s >= 0) {
-                *per_node.entry(s).or_insert(0u64) += 1;
+            Err(e) => return Err(e),
+        }
+        let mut nodes = std::collections::BTreeMap::new();
+        let mut swapped = 0;
+        for s in &states {
+            if let Some(n) = s.node() {
+                *nodes.entry(n).or_insert(0u64) += 1;
+                *per_node.entry(n).or_insert(0u64) += 1;
+            } else if s.swapped() {
+                swapped += 1;
             }
         }
+        mappings.push(MappingProbe {
+            start: m.start,
+            len: m.len(),
+            pages_per_node: nodes.into_iter().collect(),
+            swapped,
+        });
     }
     Ok(TargetProbe {
         pid,
@@ -386,6 +490,7 @@ fn probe_target(pid: i32) -> Result<TargetProbe, LiveError> {
         anonymous_mapped: anon.iter().map(|m| m.len()).sum(),
         rollup,
         pages_per_node: per_node.into_iter().collect(),
+        mappings,
         pagemap,
         movable,
     })
@@ -415,6 +520,13 @@ pub fn table(p: &Probe) -> String {
             }
         );
     }
+    let us = |x: Option<f64>| x.map_or("-".to_string(), |ns| format!("{:.1} us", ns / 1e3));
+    let _ = writeln!(
+        s,
+        "costs: refault of a 4 KiB page {}, move_pages {} per page (measured over {COST_PAGES} own pages)",
+        us(p.costs.refault_ns),
+        us(p.costs.migrate_ns)
+    );
     let w = p.features.iter().map(|f| f.name.len()).max().unwrap_or(0);
     for f in &p.features {
         let _ = writeln!(
@@ -440,6 +552,16 @@ pub fn table(p: &Probe) -> String {
             if t.pagemap { "readable" } else { "denied" },
             if t.movable { "allowed" } else { "denied" }
         );
+        for m in t.mappings.iter().filter(|m| m.len >= 1 << 20) {
+            let _ = writeln!(
+                s,
+                "  {:#x} {:>6} MiB: pages per node {:?}, {} swapped",
+                m.start,
+                m.len >> 20,
+                m.pages_per_node,
+                m.swapped
+            );
+        }
     }
     s
 }

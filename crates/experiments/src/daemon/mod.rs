@@ -95,9 +95,16 @@ fn report_tiers(b: &LinuxBackend) -> Vec<thermocline_model::TierSpec> {
 /// Runs the daemon with the config at `path` until its targets exit, its
 /// duration passes, or `flags.stop` is set; `flags.reload` re-reads the
 /// config and starts the manager again.
-pub fn run(path: &str, flags: Flags) -> Result<Outcome, RunError> {
+pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunError> {
     let start = Instant::now();
     let mut cfg = load(path)?;
+    if let Some(pid) = pid {
+        // the command line's pid replaces the file's target
+        cfg.target = config::TargetSection {
+            pid: Some(pid),
+            ..Default::default()
+        };
+    }
     let mut child: Option<Child> = None;
     let spec = match (&cfg.target.pid, &cfg.target.cgroup, &cfg.target.exec) {
         (Some(pid), _, _) => TargetSpec::Pid(*pid),
@@ -136,7 +143,12 @@ pub fn run(path: &str, flags: Flags) -> Result<Outcome, RunError> {
         match outcome {
             Ok((report, LiveEnd::Reload)) => {
                 flags.reload.store(false, Ordering::Relaxed);
-                match load(path) {
+                match load(path).map(|mut c| {
+                    if pid.is_some() {
+                        c.target = cfg.target.clone();
+                    }
+                    c
+                }) {
                     Ok(c) if c.target == cfg.target => {
                         log(
                             start,
@@ -197,6 +209,18 @@ pub fn run(path: &str, flags: Flags) -> Result<Outcome, RunError> {
     })
 }
 
+/// Parameters a live host measures when the config leaves them out:
+/// Thermostat's cost of a slow access, t_s, is the cost of a refault here
+/// (its counts are refaults: see the live backend's docs).
+fn measured_params(manager: &str, params: &mut toml::Table, start: Instant) {
+    if manager.starts_with("thermostat") && !params.contains_key("slow_access_ns") {
+        if let Some(ns) = thermocline_live::probe::measure_refault_ns(thermocline_live::probe::COST_PAGES) {
+            params.insert("slow_access_ns".into(), toml::Value::Float(ns.round()));
+            log(start, "info", "measured", serde_json::json!({"thermostat.slow_access_ns": ns.round(), "from": "the cost of a refault from swap on this host"}));
+        }
+    }
+}
+
 fn run_once(
     cfg: &DaemonConfig,
     spec: &TargetSpec,
@@ -223,9 +247,11 @@ fn run_once(
             "dry_run": cfg.daemon.dry_run,
         }),
     );
+    let mut params = cfg.manager.params.clone();
+    measured_params(&cfg.manager.name, &mut params, start);
     let manager = thermocline_managers::registry::build(
         &cfg.manager.name,
-        cfg.manager.params.clone(),
+        params,
         cfg.manager.seed,
     )
     .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;

@@ -40,7 +40,7 @@
 mod pages;
 mod target;
 
-pub use pages::PageState;
+pub use pages::{read_mapping, PageState};
 pub use target::{cgroup_pids, Process, TargetSpec};
 
 use crate::numa::{self, Tier};
