@@ -53,6 +53,10 @@
 //!   phase makes fewer accesses.
 //!
 //! # Memory content and verification
+//! A region is an array of 4 KiB blocks aligned as the kernel's pages, so
+//! each block is one kernel page and its counter travels with it (a page lost
+//! or brought back stale takes its count along). Every page is written while
+//! the region is filled, so all of it is resident before the ready line.
 //! Every 8-byte word `i` of region `r` holds `hash(seed, r, i)`, except the
 //! first word of each page, which holds `hash(seed, r, i) + writes to that
 //! page`; the page's shadow counter holds the same count. Verification

@@ -18,12 +18,20 @@ pub(super) fn footprint(pages: usize) -> u64 {
     pages as u64 * (PAGE + 8)
 }
 
+/// One page of content, aligned as the kernel's pages are: a page's counter
+/// is on the same kernel page as the words it counts, so a write dirties one
+/// page, and a page the kernel loses or brings back stale takes its counter
+/// with it.
+#[derive(Clone)]
+#[repr(C, align(4096))]
+struct Page([u64; WORDS_PER_PAGE]);
+
 /// A region's memory and what was done to it.
 pub(super) struct Region {
     pub(super) name: String,
     key: u64,
     /// The content; word 0 of every page is that page's write counter.
-    words: Vec<u64>,
+    content: Vec<Page>,
     /// Writes made to each page, kept apart from the page.
     shadow: Vec<u64>,
     pub(super) reads: u64,
@@ -45,14 +53,17 @@ impl Region {
             why,
         };
         let key = region_key(seed, index);
-        let n = pages
-            .checked_mul(WORDS_PER_PAGE)
-            .ok_or_else(|| no_room("too many pages".into()))?;
-        let mut words = Vec::new();
-        words
-            .try_reserve_exact(n)
+        let mut content = Vec::new();
+        content
+            .try_reserve_exact(pages)
             .map_err(|e| no_room(e.to_string()))?;
-        words.extend((0..n).map(|i| expected(key, i)));
+        let mut page = Page([0; WORDS_PER_PAGE]);
+        for p in 0..pages {
+            for (i, w) in page.0.iter_mut().enumerate() {
+                *w = expected(key, p * WORDS_PER_PAGE + i);
+            }
+            content.push(page.clone());
+        }
         let mut shadow = Vec::new();
         shadow
             .try_reserve_exact(pages)
@@ -61,7 +72,7 @@ impl Region {
         Ok(Region {
             name: name.to_string(),
             key,
-            words,
+            content,
             shadow,
             reads: 0,
             writes: 0,
@@ -70,7 +81,7 @@ impl Region {
 
     /// Its size in bytes (whole pages): the range of its access offsets.
     pub(super) fn size(&self) -> u64 {
-        self.words.len() as u64 * 8
+        self.content.len() as u64 * PAGE
     }
 
     /// Its pages.
@@ -78,10 +89,17 @@ impl Region {
         self.shadow.len()
     }
 
+    /// The page and word holding byte `offset`.
+    #[inline]
+    fn at(offset: u64) -> (usize, usize) {
+        ((offset / PAGE) as usize, (offset % PAGE / 8) as usize)
+    }
+
     /// A load of the word holding byte `offset`.
     #[inline]
     pub(super) fn read(&self, offset: u64) {
-        black_box(self.words[(offset / 8) as usize]);
+        let (p, w) = Self::at(offset);
+        black_box(self.content[p].0[w]);
     }
 
     /// A store to the word holding byte `offset`, of what it holds (so a
@@ -89,24 +107,18 @@ impl Region {
     /// counter and shadow.
     #[inline]
     pub(super) fn write(&mut self, offset: u64) {
-        let w = (offset / 8) as usize;
-        let v = black_box(self.words[w]);
-        self.words[w] = v;
-        let p = (offset / PAGE) as usize;
-        let c = p * WORDS_PER_PAGE;
-        self.words[c] = self.words[c].wrapping_add(1);
+        let (p, w) = Self::at(offset);
+        let page = &mut self.content[p].0;
+        let v = black_box(page[w]);
+        page[w] = v;
+        page[0] = page[0].wrapping_add(1);
         self.shadow[p] = self.shadow[p].wrapping_add(1);
     }
 
     /// Every word against what it should hold (see the module docs).
     pub(super) fn check(&self) -> Tally {
         let mut t = Tally::default();
-        for (p, (page, &shadow)) in self
-            .words
-            .chunks_exact(WORDS_PER_PAGE)
-            .zip(&self.shadow)
-            .enumerate()
-        {
+        for (p, (Page(page), &shadow)) in self.content.iter().zip(&self.shadow).enumerate() {
             let first = p * WORDS_PER_PAGE;
             let mut bad = 0;
             let base = expected(self.key, first);
@@ -160,11 +172,11 @@ mod tests {
     #[test]
     fn a_flipped_byte_is_found_and_counted() {
         let mut r = region(2);
-        r.words[4096 / 8 + 3] ^= 0x40;
+        r.content[1].0[3] ^= 0x40;
         let t = r.check();
         assert_eq!((t.corrupted_bytes, t.lost_writes, t.bad_pages), (1, 0, 1));
         // Three bytes of a word in the other page.
-        r.words[5] ^= 0x00ff_0000_ff00_0001;
+        r.content[0].0[5] ^= 0x00ff_0000_ff00_0001;
         let t = r.check();
         assert_eq!((t.corrupted_bytes, t.bad_pages), (4, 2));
     }
@@ -178,11 +190,11 @@ mod tests {
         r.writes += 5;
         assert_eq!(r.check(), Tally::default());
         // The page came back as it was before its last write.
-        r.words[WORDS_PER_PAGE] = r.words[WORDS_PER_PAGE].wrapping_sub(1);
+        r.content[1].0[0] = r.content[1].0[0].wrapping_sub(1);
         let t = r.check();
         assert_eq!((t.lost_writes, t.corrupted_bytes, t.bad_pages), (1, 0, 1));
         // The shadow's page lost two writes instead.
-        r.words[WORDS_PER_PAGE] = r.words[WORDS_PER_PAGE].wrapping_add(1);
+        r.content[1].0[0] = r.content[1].0[0].wrapping_add(1);
         r.shadow[1] -= 2;
         assert_eq!(r.check().lost_writes, 2);
     }
@@ -190,7 +202,7 @@ mod tests {
     #[test]
     fn a_zeroed_page_is_corruption_not_lost_writes() {
         let mut r = region(2);
-        r.words[..WORDS_PER_PAGE].fill(0);
+        r.content[0].0.fill(0);
         let t = r.check();
         assert_eq!(t.lost_writes, 0);
         assert_eq!(t.bad_pages, 1);
@@ -206,5 +218,13 @@ mod tests {
         assert_eq!(scaled_pages(8192, 1.0), Some(2));
         assert_eq!(scaled_pages(u64::MAX, 1e30), None);
         assert_eq!(region(2).size(), 8192);
+    }
+
+    #[test]
+    fn pages_are_aligned_as_the_kernel_s() {
+        let r = region(3);
+        for page in &r.content {
+            assert_eq!(page.0.as_ptr() as usize % PAGE as usize, 0);
+        }
     }
 }

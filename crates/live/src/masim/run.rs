@@ -56,6 +56,20 @@ impl Plan {
         if opts.burst == 0 {
             return invalid("the burst must be at least one access".into());
         }
+        // parse() gives neither; a config built by hand may.
+        if cfg.phases.is_empty() {
+            return invalid("the config has no phase".into());
+        }
+        for p in &cfg.phases {
+            if let Some(x) = p.patterns.iter().find(|x| x.region >= cfg.regions.len()) {
+                return invalid(format!(
+                    "phase {}: a pattern names region {} of {}",
+                    p.name,
+                    x.region,
+                    cfg.regions.len()
+                ));
+            }
+        }
         let pages = cfg
             .regions
             .iter()
@@ -90,9 +104,6 @@ impl Plan {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if cfg.phases.is_empty() {
-            return invalid("the config has no phase".into());
-        }
         Ok(Plan {
             pages,
             durations,
@@ -354,59 +365,46 @@ mod tests {
     }
 
     #[test]
-    fn bad_options_are_errors() {
+    fn bad_options_and_hand_built_configs_are_errors() {
         let cfg = parse(TINY, "t").unwrap();
         let flag = AtomicBool::new(false);
-        for (o, needle) in [
-            (Options { loops: 0, ..opts() }, "--loops"),
-            (
-                Options {
-                    size_scale: 0.0,
-                    ..opts()
-                },
-                "--size-scale",
-            ),
-            (
-                Options {
-                    size_scale: f64::NAN,
-                    ..opts()
-                },
-                "--size-scale",
-            ),
-            (
-                Options {
-                    time_scale: -1.0,
-                    ..opts()
-                },
-                "--time-scale",
-            ),
-            (
-                Options {
-                    time_scale: 1e300,
-                    ..opts()
-                },
-                "too long",
-            ),
-            (
-                Options {
-                    size_scale: 1e300,
-                    ..opts()
-                },
-                "address space",
-            ),
-            // Past memory and swap, or past what the allocator gives.
-            (
-                Options {
-                    size_scale: 1e12,
-                    ..opts()
-                },
-                "MiB|cannot allocate",
-            ),
-        ] {
-            let e = execute(&cfg, "t", &o, &flag, &mut Vec::new(), &mut Vec::new())
+        let error = |c: &MasimConfig, o: &Options| {
+            execute(c, "t", o, &flag, &mut Vec::new(), &mut Vec::new())
                 .unwrap_err()
-                .to_string();
+                .to_string()
+        };
+        let with = |set: fn(&mut Options)| {
+            let mut o = opts();
+            set(&mut o);
+            o
+        };
+        for (o, needle) in [
+            (with(|o| o.loops = 0), "--loops"),
+            (with(|o| o.size_scale = 0.0), "--size-scale"),
+            (with(|o| o.size_scale = f64::NAN), "--size-scale"),
+            (with(|o| o.time_scale = -1.0), "--time-scale"),
+            (with(|o| o.time_scale = 1e300), "too long"),
+            (with(|o| o.size_scale = 1e300), "address space"),
+            // Past memory and swap, or past what the allocator gives.
+            (with(|o| o.size_scale = 1e12), "MiB|cannot allocate"),
+        ] {
+            let e = error(&cfg, &o);
             assert!(needle.split('|').any(|n| e.contains(n)), "{needle}: {e}");
+        }
+        // What parse() never gives.
+        let mut no_region = cfg.clone();
+        no_region.phases[0].patterns[0].region = 9;
+        let mut no_phase = cfg.clone();
+        no_phase.phases.clear();
+        let mut idle = cfg.clone();
+        idle.phases[1].patterns[0].probability = 0;
+        for (c, needle) in [
+            (no_region, "region 9 of 2"),
+            (no_phase, "no phase"),
+            (idle, "every probability is 0"),
+        ] {
+            let e = error(&c, &opts());
+            assert!(e.contains(needle), "{needle}: {e}");
         }
     }
 
