@@ -1,10 +1,13 @@
-//! The `thermocline` command line: run, compare, heatmap, reproduce, list.
+//! The `thermocline` command line: run, compare, heatmap, reproduce, list,
+//! and masim (a MASIM config executed for real, for the live backend's tests).
 //!
-//! It talks to `thermocline-experiments` only. Every error a user can cause
+//! It talks to `thermocline-experiments`, and to `thermocline-live` for
+//! masim only. Every error a user can cause
 //! (unknown name, malformed config, bad `--set` value, unreadable trace) ends
 //! the process with exit code 2 and one line naming the file and line where
 //! there is one; an internal failure (a manager's bug, a broken invariant, a
 //! panic) exits with 1 and says "internal error" and how to reproduce it.
+//! `masim` exits with 3 when its memory failed verification.
 
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -71,6 +74,110 @@ enum Cmd {
     Reproduce(ReproduceArgs),
     /// List workloads, managers and machine presets.
     List,
+    /// Execute a MASIM config for real: fill its regions with content that
+    /// can be verified, run its phases on the wall clock, verify at the end
+    /// and on SIGUSR1. Exit 0 when every byte and write checked out, 3 when
+    /// not.
+    Masim(MasimArgs),
+}
+
+/// `masim`'s options.
+#[derive(Args)]
+struct MasimArgs {
+    /// MASIM config file.
+    config: String,
+    /// Seed of the regions' content and of every draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run the phase list this many times, over the same memory.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    loops: u32,
+    /// Multiply every region's size (rounded up to whole 4 KiB pages, at
+    /// least one), e.g. 0.01 to fit a 1 GiB config into a small guest.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_factor)]
+    size_scale: f64,
+    /// Multiply every phase's duration (0: one burst per phase).
+    #[arg(long, default_value_t = 1.0, value_parser = factor)]
+    time_scale: f64,
+    /// Write the pid here once the regions are ready.
+    #[arg(long, value_name = "FILE")]
+    ready: Option<String>,
+    /// Write a JSON summary here at the end (phases, accesses per region,
+    /// verifications).
+    #[arg(long, value_name = "FILE.json")]
+    report: Option<String>,
+}
+
+/// A finite factor >= 0.
+fn factor(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("expected a number >= 0, got {s:?}")),
+    }
+}
+
+/// A finite factor > 0.
+fn positive_factor(s: &str) -> Result<f64, String> {
+    match factor(s) {
+        Ok(x) if x > 0.0 => Ok(x),
+        _ => Err(format!("expected a number > 0, got {s:?}")),
+    }
+}
+
+/// `masim`'s memory failed verification (exit 3: the memory, not the
+/// input, is wrong).
+#[derive(Debug)]
+struct MasimCorrupted {
+    failed: usize,
+    total: usize,
+    corrupted_bytes: u64,
+    lost_writes: u64,
+}
+
+impl std::fmt::Display for MasimCorrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "masim: {} of {} verifications failed (the last: {} corrupted bytes, {} lost writes)",
+            self.failed, self.total, self.corrupted_bytes, self.lost_writes
+        )
+    }
+}
+
+impl std::error::Error for MasimCorrupted {}
+
+fn masim_cmd(a: MasimArgs) -> anyhow::Result<()> {
+    use thermocline_live::masim;
+    let text = std::fs::read_to_string(&a.config)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", a.config))?;
+    let cfg = masim::parse(&text, &a.config)?;
+    let opts = masim::Options {
+        seed: a.seed,
+        loops: a.loops,
+        size_scale: a.size_scale,
+        time_scale: a.time_scale,
+        burst: masim::DEFAULT_BURST,
+        ready: a.ready.map(Into::into),
+        report: a.report.map(Into::into),
+    };
+    let r = masim::run(
+        &cfg,
+        &a.config,
+        &opts,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr(),
+    )?;
+    if !r.clean {
+        let last = r.verifications.last();
+        return Err(MasimCorrupted {
+            failed: r.verifications.iter().filter(|v| !v.clean()).count(),
+            total: r.verifications.len(),
+            corrupted_bytes: last.map_or(0, |v| v.corrupted_bytes),
+            lost_writes: last.map_or(0, |v| v.lost_writes),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 #[derive(Args, Clone)]
@@ -562,6 +669,10 @@ fn main() {
             eprintln!("{n}");
             std::process::exit(1);
         }
+        if let Some(c) = e.downcast_ref::<MasimCorrupted>() {
+            eprintln!("{c}");
+            std::process::exit(3);
+        }
         let code = e.downcast_ref::<RunError>().map_or(2, RunError::exit_code);
         if code == 1 {
             eprintln!("{e:#}");
@@ -659,6 +770,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
+        Cmd::Masim(a) => masim_cmd(a)?,
         Cmd::Run {
             common,
             manager,
