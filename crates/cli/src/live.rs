@@ -1,6 +1,7 @@
-//! The live subcommands: `probe` (and, as they land, `daemon`, `monitor`).
+//! The live subcommands: `probe`, `daemon`, `masim`, `torture`.
 
 use anyhow::Context;
+use clap::Args;
 use thermocline_live::probe;
 
 /// `thermocline probe [--pid P] [--json]`.
@@ -56,5 +57,104 @@ pub fn torture_cmd(pid: i32, moves: u64, batch: usize, seed: u64) -> anyhow::Res
         "torture: {} migrations and {} page-outs of process {pid} in {} rounds ({} refused by the kernel)",
         t.migrations, t.pageouts, t.rounds, t.failed
     );
+    Ok(())
+}
+
+/// `masim`'s options.
+#[derive(Args)]
+pub struct MasimArgs {
+    /// MASIM config file.
+    config: String,
+    /// Seed of the regions' content and of every draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run the phase list this many times, over the same memory.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    loops: u32,
+    /// Multiply every region's size (rounded up to whole 4 KiB pages, at
+    /// least one), e.g. 0.01 to fit a 1 GiB config into a small guest.
+    #[arg(long, default_value_t = 1.0, value_parser = positive_factor)]
+    size_scale: f64,
+    /// Multiply every phase's duration (0: one burst per phase).
+    #[arg(long, default_value_t = 1.0, value_parser = factor)]
+    time_scale: f64,
+    /// Write the pid here once the regions are ready.
+    #[arg(long, value_name = "FILE")]
+    ready: Option<String>,
+    /// Write a JSON summary here at the end (phases, accesses per region,
+    /// verifications).
+    #[arg(long, value_name = "FILE.json")]
+    report: Option<String>,
+}
+
+/// A finite factor >= 0.
+fn factor(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!("expected a number >= 0, got {s:?}")),
+    }
+}
+
+/// A finite factor > 0.
+fn positive_factor(s: &str) -> Result<f64, String> {
+    match factor(s) {
+        Ok(x) if x > 0.0 => Ok(x),
+        _ => Err(format!("expected a number > 0, got {s:?}")),
+    }
+}
+
+/// `masim`'s memory failed verification (exit 3: the memory, not the
+/// input, is wrong).
+#[derive(Debug)]
+pub struct MasimCorrupted {
+    failed: usize,
+    total: usize,
+    corrupted_bytes: u64,
+    lost_writes: u64,
+}
+
+impl std::fmt::Display for MasimCorrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "masim: {} of {} verifications failed (the last: {} corrupted bytes, {} lost writes)",
+            self.failed, self.total, self.corrupted_bytes, self.lost_writes
+        )
+    }
+}
+
+impl std::error::Error for MasimCorrupted {}
+
+pub fn masim_cmd(a: MasimArgs) -> anyhow::Result<()> {
+    use thermocline_live::masim;
+    let text = std::fs::read_to_string(&a.config)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", a.config))?;
+    let cfg = masim::parse(&text, &a.config)?;
+    let opts = masim::Options {
+        seed: a.seed,
+        loops: a.loops,
+        size_scale: a.size_scale,
+        time_scale: a.time_scale,
+        burst: masim::DEFAULT_BURST,
+        ready: a.ready.map(Into::into),
+        report: a.report.map(Into::into),
+    };
+    let r = masim::run(
+        &cfg,
+        &a.config,
+        &opts,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr(),
+    )?;
+    if !r.clean {
+        let last = r.verifications.last();
+        return Err(MasimCorrupted {
+            failed: r.verifications.iter().filter(|v| !v.clean()).count(),
+            total: r.verifications.len(),
+            corrupted_bytes: last.map_or(0, |v| v.corrupted_bytes),
+            lost_writes: last.map_or(0, |v| v.lost_writes),
+        }
+        .into());
+    }
     Ok(())
 }

@@ -1,10 +1,13 @@
-//! The `thermocline` command line: run, compare, heatmap, reproduce, list.
+//! The `thermocline` command line: run, compare, heatmap, reproduce, list,
+//! and masim (a MASIM config executed for real, for the live backend's tests).
 //!
-//! It talks to `thermocline-experiments` only. Every error a user can cause
+//! It talks to `thermocline-experiments`, and to `thermocline-live` for
+//! masim only. Every error a user can cause
 //! (unknown name, malformed config, bad `--set` value, unreadable trace) ends
 //! the process with exit code 2 and one line naming the file and line where
 //! there is one; an internal failure (a manager's bug, a broken invariant, a
 //! panic) exits with 1 and says "internal error" and how to reproduce it.
+//! `masim` exits with 3 when its memory failed verification.
 
 mod live;
 
@@ -106,6 +109,11 @@ enum Cmd {
     Reproduce(ReproduceArgs),
     /// List workloads, managers and machine presets.
     List,
+    /// Execute a MASIM config for real: fill its regions with content that
+    /// can be verified, run its phases on the wall clock, verify at the end
+    /// and on SIGUSR1. Exit 0 when every byte and write checked out, 3 when
+    /// not.
+    Masim(live::MasimArgs),
 }
 
 #[derive(Args, Clone)]
@@ -597,6 +605,10 @@ fn main() {
             eprintln!("{n}");
             std::process::exit(1);
         }
+        if let Some(c) = e.downcast_ref::<live::MasimCorrupted>() {
+            eprintln!("{c}");
+            std::process::exit(3);
+        }
         let code = e.downcast_ref::<RunError>().map_or(2, RunError::exit_code);
         if code == 1 {
             eprintln!("{e:#}");
@@ -707,6 +719,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 std::process::exit(code);
             }
         }
+        Cmd::Masim(a) => live::masim_cmd(a)?,
         Cmd::Run {
             common,
             manager,

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod masim;
 pub mod sys;
 
 pub use error::LiveError;

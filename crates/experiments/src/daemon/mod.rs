@@ -110,8 +110,15 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
         (Some(pid), _, _) => TargetSpec::Pid(*pid),
         (_, Some(dir), _) => TargetSpec::Cgroup(dir.into()),
         (_, _, Some(cmd)) => {
+            // the command runs in the config file's directory, so that a
+            // config and the files it names travel together
+            let dir = std::path::Path::new(path)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
             let c = Command::new(&cmd[0])
                 .args(&cmd[1..])
+                .current_dir(dir)
                 .spawn()
                 .map_err(|e| ConfigError::invalid("[target] exec", format!("{}: {e}", cmd[0])))?;
             let pid = c.id() as i32;
@@ -214,9 +221,16 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
 /// (its counts are refaults: see the live backend's docs).
 fn measured_params(manager: &str, params: &mut toml::Table, start: Instant) {
     if manager.starts_with("thermostat") && !params.contains_key("slow_access_ns") {
-        if let Some(ns) = thermocline_live::probe::measure_refault_ns(thermocline_live::probe::COST_PAGES) {
+        if let Some(ns) =
+            thermocline_live::probe::measure_refault_ns(thermocline_live::probe::COST_PAGES)
+        {
             params.insert("slow_access_ns".into(), toml::Value::Float(ns.round()));
-            log(start, "info", "measured", serde_json::json!({"thermostat.slow_access_ns": ns.round(), "from": "the cost of a refault from swap on this host"}));
+            log(
+                start,
+                "info",
+                "measured",
+                serde_json::json!({"thermostat.slow_access_ns": ns.round(), "from": "the cost of a refault from swap on this host"}),
+            );
         }
     }
 }
@@ -249,12 +263,9 @@ fn run_once(
     );
     let mut params = cfg.manager.params.clone();
     measured_params(&cfg.manager.name, &mut params, start);
-    let manager = thermocline_managers::registry::build(
-        &cfg.manager.name,
-        params,
-        cfg.manager.seed,
-    )
-    .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
+    let manager =
+        thermocline_managers::registry::build(&cfg.manager.name, params, cfg.manager.seed)
+            .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
     let mut run_cfg = crate::config::load(None, &[]).expect("the default config loads");
     run_cfg.run.manager = cfg.manager.name.clone();
     run_cfg.run.workload = format!("{spec:?}");

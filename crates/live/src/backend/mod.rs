@@ -19,8 +19,11 @@
 //!   one per interval, unlike BadgerTrap's one per TLB miss, so rates are
 //!   lower bounds (README, Live, says how to set Thermostat's budget). A page
 //!   that refaulted onto another node than the one it was sampled on is moved
-//!   back when its sampling ends, so sampling does not promote pages. A page
-//!   the kernel would not page out (shared, locked) reads as accessed.
+//!   back when its sampling ends, and one still swapped out is faulted back
+//!   in by reading a byte of it through /proc/PID/mem, so sampling changes
+//!   no placement. Reading Accessed bits without clearing ends their
+//!   samples (later reads say "accessed" until the next clear). A page the
+//!   kernel would not page out (shared, locked) reads as accessed.
 //! - **Dirty bits**: soft-dirty. Clearing is per process (`clear_refs` 4),
 //!   done once after the tick that asked for it.
 //! - **Moves**: `move_pages` (MPOL_MF_MOVE: pages mapped by the target only),
@@ -416,7 +419,11 @@ impl LinuxBackend {
         }
         match sys::process_madvise(fd, &ranges, libc::MADV_PAGEOUT) {
             Ok(_) => {}
-            Err(e) if e.raw_os_error() == Some(libc::ESRCH) => return Ok(Vec::new()),
+            // ESRCH: the process is gone; ENOMEM: the range is no longer
+            // mapped (munmap, or the process is exiting)
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ESRCH) | Some(libc::ENOMEM)) => {
+                return Ok(Vec::new())
+            }
             Err(e) => {
                 return Err(BackendError::Host(format!(
                     "process_madvise(MADV_PAGEOUT) on pid {}: {e}",
@@ -449,18 +456,24 @@ impl LinuxBackend {
         Ok(e[0].present())
     }
 
-    /// Ends the sampling of `va`: it stays where it is, or, if it came back
-    /// on another node, goes back to the node it was sampled on.
+    /// Ends the sampling of `va`: it goes back where it was sampled. A page
+    /// still swapped out is faulted back in (through /proc/PID/mem) and a
+    /// page that came back on another node is moved back, so sampling
+    /// changes no placement.
     fn end_sampling(&mut self, asid: Asid, va: u64) -> Result<()> {
         let Some(Sampled { node, .. }) = self.sampled.remove(&(asid, va)) else {
             return Ok(());
         };
-        if !self.refaulted(asid, va)? {
+        if !self.refaulted(asid, va)? && !self.process(asid)?.fault_in(va) {
+            // it stays in swap: the compressed tier, if there is one
             return Ok(());
         }
         let pid = self.process(asid)?.pid;
         let mut st = [0i32];
-        if sys::move_pages(pid, &[va], None, &mut st, 0).is_ok() && st[0] >= 0 && st[0] != node {
+        if sys::move_pages(pid, &[va], None, &mut st, 0).is_err() || st[0] < 0 {
+            return Ok(());
+        }
+        if st[0] != node {
             let mut st2 = [0i32];
             if sys::move_pages(pid, &[va], Some(&[node]), &mut st2, sys::MPOL_MF_MOVE).is_ok()
                 && st2[0] == node
@@ -470,7 +483,22 @@ impl LinuxBackend {
             }
         }
         let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
-        self.set_state(asid, va, PageState::on(st[0].max(0), dirty));
+        self.set_state(asid, va, PageState::on(st[0], dirty));
+        Ok(())
+    }
+
+    /// Faults a swapped page in and records the node it landed on.
+    fn fault_in_state(&mut self, asid: Asid, va: u64) -> Result<()> {
+        let p = self.process(asid)?;
+        let pid = p.pid;
+        if !p.fault_in(va) {
+            return Ok(());
+        }
+        let mut st = [0i32];
+        if sys::move_pages(pid, &[va], None, &mut st, 0).is_ok() && st[0] >= 0 {
+            let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
+            self.set_state(asid, va, PageState::on(st[0], dirty));
+        }
         Ok(())
     }
 
@@ -748,8 +776,9 @@ impl Backend for LinuxBackend {
                         if back {
                             rearm.push(va);
                         }
-                    } else if back {
-                        // its bit stays "set": back where it was sampled
+                    } else if !x.poisoned {
+                        // a read ends the sample: the page goes back where
+                        // it was, and reads "accessed" until the next clear
                         self.end_sampling(asid, va)?;
                     }
                     back || x.faults > 0
@@ -880,12 +909,22 @@ impl Backend for LinuxBackend {
         let mut todo = Vec::with_capacity(vas.len());
         for &va in vas {
             let va = va & !(PAGE - 1);
-            // a move ends a page's sampling
+            let Some(s) = self.state(asid, va) else {
+                continue;
+            };
+            if self.tier_of(asid, va, s) == Some(to) {
+                // a sampled page stays sampled where it is
+                report.already_there += 1;
+                continue;
+            }
+            // a move ends a page's sampling (faulting it back in)
             self.end_sampling(asid, va)?;
-            match self.state(asid, va) {
-                Some(s) if self.tier_of(asid, va, s) == Some(to) => report.already_there += 1,
-                Some(s) if s.node().is_some() => todo.push(va),
-                _ => {}
+            if self.state(asid, va).is_some_and(|s| s.swapped()) && Some(to) != self.compressed {
+                // out of the compressed tier: fault it in, then move it
+                self.fault_in_state(asid, va)?;
+            }
+            if self.state(asid, va).is_some_and(|s| s.node().is_some()) {
+                todo.push(va);
             }
         }
         if let Some(b) = self.budget {

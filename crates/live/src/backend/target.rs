@@ -28,6 +28,9 @@ pub struct Process {
     pub(crate) pagemap: Pagemap,
     /// A pidfd for process_madvise (None on kernels without pidfd_open).
     pub(crate) pidfd: Option<OwnedFd>,
+    /// Its /proc/PID/mem, read-only, to fault a swapped page back in (None
+    /// without ptrace-attach access).
+    pub(crate) mem: Option<std::fs::File>,
     /// False once it has exited.
     pub alive: bool,
 }
@@ -44,13 +47,26 @@ impl Process {
             }
             Err(_) => None,
         };
+        let mem = std::fs::File::open(format!("/proc/{pid}/mem")).ok();
         Ok(Process {
             pid,
             asid,
             pagemap,
             pidfd,
+            mem,
             alive: true,
         })
+    }
+
+    /// Faults the page of `va` back in by reading one byte of it through
+    /// /proc/PID/mem (the kernel swaps it in and maps it, as a touch by the
+    /// process would; nothing is written). Returns whether it worked.
+    pub(crate) fn fault_in(&self, va: u64) -> bool {
+        use std::os::unix::fs::FileExt;
+        let mut b = [0u8; 1];
+        self.mem
+            .as_ref()
+            .is_some_and(|m| m.read_at(&mut b, va).is_ok_and(|n| n == 1))
     }
 
     /// Whether the process still exists (and is not a zombie).

@@ -161,6 +161,12 @@ pub struct ThermostatParams {
     /// when `adaptive_sampling` is on: 1/3, the paper's "< 1%" sampling
     /// overhead (section 3.2) under its 3% target.
     pub sampling_share: f64,
+    /// Base pages of a cold unit kept poisoned to count its accesses at
+    /// most, their faults scaled by mapped / poisoned; 0: every page
+    /// (section 3.5, the default). On a live host poisoning pages a page
+    /// out (refault sampling), so poisoning all of slow memory would keep
+    /// it in swap: the live example poisons K = 50, as sampling does.
+    pub slow_poison_max: usize,
 }
 
 impl Default for ThermostatParams {
@@ -174,6 +180,7 @@ impl Default for ThermostatParams {
             seed: 1,
             adaptive_sampling: true,
             sampling_share: 1.0 / 3.0,
+            slow_poison_max: 0,
         }
     }
 }
@@ -354,7 +361,27 @@ impl Thermostat {
         (0..len / BASE).map(move |i| base + i * BASE)
     }
 
-    /// Poisons or unpoisons every mapped leaf of unit `u`.
+    /// The base pages of unit `u` a cold unit keeps poisoned (every
+    /// `slow_poison_max`-th share of its mapped pages, or all of them), and
+    /// how many pages it has mapped.
+    fn watched_pages(&self, b: &dyn Backend, u: usize) -> Result<(Vec<u64>, usize), BackendError> {
+        let unit = &self.units[u];
+        let mut mapped = Vec::new();
+        for va in self.pages(u) {
+            if b.translate(unit.asid, va)?.is_some() {
+                mapped.push(va);
+            }
+        }
+        let n = mapped.len();
+        let k = self.params.slow_poison_max;
+        if k == 0 || n <= k {
+            return Ok((mapped, n));
+        }
+        Ok(((0..k).map(|i| mapped[i * n / k]).collect(), n))
+    }
+
+    /// Poisons (the watched pages of) or unpoisons (every mapped leaf of)
+    /// unit `u`.
     fn poison_unit(&self, b: &mut dyn Backend, u: usize, on: bool) -> Result<(), BackendError> {
         let unit = &self.units[u];
         if let Some(t) = b.translate(unit.asid, unit.base)? {
@@ -362,21 +389,43 @@ impl Thermostat {
                 return b.set_poison(unit.asid, unit.base, on);
             }
         }
-        for va in self.pages(u).collect::<Vec<_>>() {
-            if b.translate(unit.asid, va)?.is_some() {
-                b.set_poison(unit.asid, va, on)?;
+        let pages = if on {
+            self.watched_pages(b, u)?.0
+        } else {
+            let mut all = Vec::new();
+            for va in self.pages(u) {
+                if b.translate(unit.asid, va)?.is_some() {
+                    all.push(va);
+                }
             }
+            all
+        };
+        for va in pages {
+            b.set_poison(unit.asid, va, on)?;
         }
         Ok(())
     }
 
-    /// Faults counted on unit `u` since the last call.
+    /// Faults counted on unit `u` since the last call (scaled up from its
+    /// watched pages when it watches only some).
     fn unit_faults(&self, b: &mut dyn Backend, u: usize) -> Result<u64, BackendError> {
         let unit = &self.units[u];
         if let Some(t) = b.translate(unit.asid, unit.base)? {
             if t.size == PageSize::Huge {
                 return b.poison_faults(unit.asid, unit.base, true);
             }
+        }
+        if self.params.slow_poison_max > 0 {
+            let (watched, mapped) = self.watched_pages(b, u)?;
+            let mut n = 0;
+            for &va in &watched {
+                n += b.poison_faults(unit.asid, va, true)?;
+            }
+            return Ok(if watched.is_empty() {
+                0
+            } else {
+                (n * mapped as u64).div_ceil(watched.len() as u64)
+            });
         }
         let mut n = 0;
         for va in self.pages(u).collect::<Vec<_>>() {
