@@ -28,6 +28,7 @@ kdir=${THERMOCLINE_GUEST_KERNEL:-"$here/../../target/live/kernel"}
 [ -s "$kdir/vmlinuz" ] || bash "$here/fetch-kernel.sh" "$kdir"
 
 root=$(mktemp -d)
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib,lib64,modules,mnt,files}
 cp /bin/busybox "$root/bin/busybox"
@@ -58,6 +59,7 @@ fi
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 echo never > /sys/kernel/mm/transparent_hugepage/enabled
 cd /tmp
+echo GUEST-START
 sh /test.sh
 echo "GUEST-EXIT=\$?"
 echo o > /proc/sysrq-trigger

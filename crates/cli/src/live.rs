@@ -4,9 +4,29 @@ use anyhow::Context;
 use clap::Args;
 use thermocline_live::probe;
 
-/// `thermocline probe [--pid P] [--json]`.
-pub fn probe_cmd(pid: Option<i32>, json: bool) -> anyhow::Result<()> {
-    let p = probe::probe(pid).with_context(|| match pid {
+/// Parses `START-END` (hex with 0x, or decimal).
+pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let num = |t: &str| match t.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    };
+    match s
+        .split_once('-')
+        .map(|(a, b)| (num(a.trim()), num(b.trim())))
+    {
+        Some((Some(a), Some(b))) if a < b => Ok((a, b)),
+        _ => Err(format!(
+            "{s:?} is not START-END with START < END (e.g. 0x7f0000000000-0x7f0000400000)"
+        )),
+    }
+}
+
+/// `thermocline probe [--pid P [--range A-B]...] [--json]`.
+pub fn probe_cmd(pid: Option<i32>, ranges: &[(u64, u64)], json: bool) -> anyhow::Result<()> {
+    if pid.is_none() && !ranges.is_empty() {
+        anyhow::bail!("--range needs --pid");
+    }
+    let p = probe::probe_ranges(pid, ranges).with_context(|| match pid {
         Some(pid) => format!("probing this host and process {pid}"),
         None => "probing this host".to_string(),
     })?;
@@ -54,8 +74,8 @@ pub fn torture_cmd(pid: i32, moves: u64, batch: usize, seed: u64) -> anyhow::Res
     let t = thermocline_live::torture::torture(pid, moves, batch, seed)
         .with_context(|| format!("torturing process {pid}"))?;
     println!(
-        "torture: {} migrations and {} page-outs of process {pid} in {} rounds ({} refused by the kernel)",
-        t.migrations, t.pageouts, t.rounds, t.failed
+        "torture: {} migrations and {} page-outs of process {pid} in {} rounds ({} refused by the kernel: {} busy, {} no memory)",
+        t.migrations, t.pageouts, t.rounds, t.failed, t.busy, t.nomem
     );
     Ok(())
 }

@@ -59,6 +59,9 @@ enum Cmd {
         /// Also look at this process: its mappings, pages per node, and whether it may be touched.
         #[arg(long)]
         pid: Option<i32>,
+        /// With --pid: where the pages of this address range are (START-END, e.g. as `thermocline masim` prints its regions); repeatable.
+        #[arg(long = "range", value_parser = live::parse_range)]
+        ranges: Vec<(u64, u64)>,
         /// JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -706,7 +709,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
-        Cmd::Probe { pid, json } => live::probe_cmd(pid, json)?,
+        Cmd::Probe { pid, ranges, json } => live::probe_cmd(pid, &ranges, json)?,
         Cmd::Torture {
             pid,
             moves,

@@ -52,6 +52,8 @@ pub struct TargetProbe {
     /// Each anonymous mapping's pages per node, as the kernel says (empty
     /// when the pagemap may not be read).
     pub mappings: Vec<MappingProbe>,
+    /// The address ranges asked about, the same way.
+    pub ranges: Vec<MappingProbe>,
     /// Whether this process may read its pagemap.
     pub pagemap: bool,
     /// Whether this process may move its pages (move_pages answered).
@@ -282,6 +284,11 @@ fn probe_damon() -> Result<String, String> {
 
 /// Probes this host (and `pid`, when given).
 pub fn probe(pid: Option<i32>) -> Result<Probe, LiveError> {
+    probe_ranges(pid, &[])
+}
+
+/// Probes this host, and `pid` with where the pages of `ranges` are.
+pub fn probe_ranges(pid: Option<i32>, ranges: &[(u64, u64)]) -> Result<Probe, LiveError> {
     let kernel = text("/proc/sys/kernel/osrelease").unwrap_or_else(|e| e);
     let nodes = numa::nodes()?;
     let tiers = numa::kernel_tiers()?;
@@ -417,7 +424,7 @@ pub fn probe(pid: Option<i32>) -> Result<Probe, LiveError> {
     ] {
         features.push(feature(name, enables, Err(why.into())));
     }
-    let target = pid.map(probe_target).transpose()?;
+    let target = pid.map(|p| probe_target(p, ranges)).transpose()?;
     let costs = Costs {
         refault_ns: measure_refault_ns(COST_PAGES),
         migrate_ns: measure_migrate_ns(COST_PAGES, &nodes),
@@ -444,7 +451,31 @@ fn euid_is_root() -> bool {
         .unwrap_or(false)
 }
 
-fn probe_target(pid: i32) -> Result<TargetProbe, LiveError> {
+fn placement(
+    pid: i32,
+    pm: &Pagemap,
+    m: &crate::procfs::Mapping,
+) -> Result<MappingProbe, LiveError> {
+    let mut states = Vec::new();
+    crate::backend::read_mapping(pid, pm, m, &mut states)?;
+    let mut nodes = std::collections::BTreeMap::new();
+    let mut swapped = 0;
+    for s in &states {
+        if let Some(n) = s.node() {
+            *nodes.entry(n).or_insert(0u64) += 1;
+        } else if s.swapped() {
+            swapped += 1;
+        }
+    }
+    Ok(MappingProbe {
+        start: m.start,
+        len: m.len(),
+        pages_per_node: nodes.into_iter().collect(),
+        swapped,
+    })
+}
+
+fn probe_target(pid: i32, ranges: &[(u64, u64)]) -> Result<TargetProbe, LiveError> {
     let comm = procfs::read(Path::new(&format!("/proc/{pid}/comm")), Some(pid))?
         .trim()
         .to_string();
@@ -456,33 +487,35 @@ fn probe_target(pid: i32) -> Result<TargetProbe, LiveError> {
     let mut per_node = std::collections::BTreeMap::new();
     let mut movable = true;
     let mut mappings = Vec::new();
-    let mut states = Vec::new();
     for m in &anon {
         let Some(pm) = pm.as_ref() else { break };
-        match crate::backend::read_mapping(pid, pm, m, &mut states) {
-            Ok(()) => {}
+        match placement(pid, pm, m) {
+            Ok(p) => {
+                for &(n, c) in &p.pages_per_node {
+                    *per_node.entry(n).or_insert(0u64) += c;
+                }
+                mappings.push(p);
+            }
             Err(LiveError::Permission { .. }) => {
                 movable = false;
                 break;
             }
             Err(e) => return Err(e),
         }
-        let mut nodes = std::collections::BTreeMap::new();
-        let mut swapped = 0;
-        for s in &states {
-            if let Some(n) = s.node() {
-                *nodes.entry(n).or_insert(0u64) += 1;
-                *per_node.entry(n).or_insert(0u64) += 1;
-            } else if s.swapped() {
-                swapped += 1;
-            }
+    }
+    let mut asked = Vec::new();
+    if let Some(pm) = pm.as_ref() {
+        for &(start, end) in ranges {
+            let m = crate::procfs::Mapping {
+                start: start & !(PAGE - 1),
+                end: end.div_ceil(PAGE) * PAGE,
+                read: true,
+                write: true,
+                shared: false,
+                path: String::new(),
+            };
+            asked.push(placement(pid, pm, &m)?);
         }
-        mappings.push(MappingProbe {
-            start: m.start,
-            len: m.len(),
-            pages_per_node: nodes.into_iter().collect(),
-            swapped,
-        });
     }
     Ok(TargetProbe {
         pid,
@@ -491,6 +524,7 @@ fn probe_target(pid: i32) -> Result<TargetProbe, LiveError> {
         rollup,
         pages_per_node: per_node.into_iter().collect(),
         mappings,
+        ranges: asked,
         pagemap,
         movable,
     })
@@ -552,7 +586,12 @@ pub fn table(p: &Probe) -> String {
             if t.pagemap { "readable" } else { "denied" },
             if t.movable { "allowed" } else { "denied" }
         );
-        for m in t.mappings.iter().filter(|m| m.len >= 1 << 20) {
+        for m in t
+            .mappings
+            .iter()
+            .filter(|m| m.len >= 1 << 20)
+            .chain(&t.ranges)
+        {
             let _ = writeln!(
                 s,
                 "  {:#x} {:>6} MiB: pages per node {:?}, {} swapped",

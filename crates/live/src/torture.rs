@@ -21,6 +21,11 @@ pub struct Tortured {
     pub pageouts: u64,
     /// Pages the kernel refused to move (busy, no memory, ...).
     pub failed: u64,
+    /// Of those, busy (EBUSY, EAGAIN: the page was in use, e.g. being
+    /// written).
+    pub busy: u64,
+    /// Of those, for lack of memory on the destination.
+    pub nomem: u64,
     /// Rounds done.
     pub rounds: u64,
 }
@@ -89,5 +94,7 @@ pub fn torture(pid: i32, moves: u64, batch: usize, seed: u64) -> Result<Tortured
             Err(e) => return Err(e),
         }
     }
+    t.busy = b.counters().failed_busy;
+    t.nomem = b.counters().failed_nomem;
     Ok(t)
 }

@@ -22,8 +22,10 @@
 //!   back when its sampling ends, and one still swapped out is faulted back
 //!   in by reading a byte of it through /proc/PID/mem, so sampling changes
 //!   no placement. Reading Accessed bits without clearing ends their
-//!   samples (later reads say "accessed" until the next clear). A page the
-//!   kernel would not page out (shared, locked) reads as accessed.
+//!   samples (later reads say "accessed" until the next clear). A page
+//!   present right after its page-out (a hot page touched again within
+//!   microseconds, or one the kernel would not page out: shared, locked)
+//!   reads as accessed.
 //! - **Dirty bits**: soft-dirty. Clearing is per process (`clear_refs` 4),
 //!   done once after the tick that asked for it.
 //! - **Moves**: `move_pages` (MPOL_MF_MOVE: pages mapped by the target only),
@@ -475,16 +477,28 @@ impl LinuxBackend {
         }
         if st[0] != node {
             let mut st2 = [0i32];
-            if sys::move_pages(pid, &[va], Some(&[node]), &mut st2, sys::MPOL_MF_MOVE).is_ok()
-                && st2[0] == node
-            {
-                self.counters.restored += 1;
-                st[0] = node;
+            if sys::move_pages(pid, &[va], Some(&[node]), &mut st2, sys::MPOL_MF_MOVE).is_ok() {
+                if st2[0] == node {
+                    self.counters.restored += 1;
+                    st[0] = node;
+                } else {
+                    // it stays where it came back (the node is full, say)
+                    self.count_refusal(st2[0]);
+                }
             }
         }
         let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
         self.set_state(asid, va, PageState::on(st[0], dirty));
         Ok(())
+    }
+
+    /// Counts a page the kernel would not move, by its status (-errno).
+    fn count_refusal(&mut self, status: i32) {
+        match -status {
+            libc::EBUSY | libc::EAGAIN => self.counters.failed_busy += 1,
+            libc::ENOMEM | libc::ENOSPC => self.counters.failed_nomem += 1,
+            _ => self.counters.failed_access += 1,
+        }
     }
 
     /// Faults a swapped page in and records the node it landed on.
@@ -503,8 +517,8 @@ impl LinuxBackend {
     }
 
     /// Samples `vas`: pages out those present (a page already sampled
-    /// keeps the node it was first sampled on). A page the kernel would not
-    /// page out is not sampled. `poisoned`: paged out again after each
+    /// keeps the node it was first sampled on). A page still present right
+    /// after counts as touched once. `poisoned`: paged out again after each
     /// refault (see [`LinuxBackend::resample`]).
     fn arm(&mut self, asid: Asid, vas: &[u64], poisoned: bool) -> Result<()> {
         let mut cand = Vec::with_capacity(vas.len());
@@ -537,8 +551,22 @@ impl LinuxBackend {
                     },
                 );
             } else {
-                // the kernel kept it in memory: not sampled
-                self.end_sampling(asid, va)?;
+                // Present right after its page-out: touched again within
+                // microseconds (a hot page), or kept by the kernel (shared,
+                // locked). Either way it reads as accessed, and it stays
+                // sampled so later intervals count it too.
+                let prev = self.sampled.get(&(asid, va)).copied();
+                if prev.is_none() {
+                    self.counters.refaults += 1;
+                }
+                self.sampled.insert(
+                    (asid, va),
+                    Sampled {
+                        node: nodes[&va],
+                        faults: prev.map_or(1, |x| x.faults),
+                        poisoned,
+                    },
+                );
             }
         }
         Ok(())
@@ -989,18 +1017,12 @@ impl Backend for LinuxBackend {
                     report.bytes += PAGE;
                     let dirty = self.state(asid, va).is_some_and(|x| x.dirty());
                     self.set_state(asid, va, PageState::on(node, dirty));
+                } else if matches!(-s, libc::ENOENT | libc::EFAULT) {
+                    // gone meanwhile (freed, or swapped): not a failure
+                    self.set_state(asid, va, PageState::NONE);
                 } else {
                     report.failed += 1;
-                    match -s {
-                        libc::EBUSY | libc::EAGAIN => self.counters.failed_busy += 1,
-                        libc::ENOMEM | libc::ENOSPC => self.counters.failed_nomem += 1,
-                        libc::ENOENT | libc::EFAULT => {
-                            // gone meanwhile (freed, or swapped): not a failure
-                            report.failed -= 1;
-                            self.set_state(asid, va, PageState::NONE);
-                        }
-                        _ => self.counters.failed_access += 1,
-                    }
+                    self.count_refusal(s);
                 }
             }
         }

@@ -39,6 +39,13 @@ pub(super) struct Region {
 }
 
 impl Region {
+    /// Where its content lives in this process: [start, end) (the shadow
+    /// counters are elsewhere), for tools that check where its pages are.
+    pub(super) fn address_range(&self) -> (u64, u64) {
+        let start = self.content.as_ptr() as u64;
+        (start, start + self.content.len() as u64 * PAGE)
+    }
+
     /// Region `index` of `pages` pages, every page written (so resident)
     /// with its content under `seed`.
     pub(super) fn new(

@@ -15,8 +15,9 @@ use thermocline_vocab::Rng;
 
 /// Runs `cfg` (read from `config`, which names it in the report) as
 /// [`super`] describes: the ready and verification lines go to `out`, the
-/// phase lines to `log`. SIGUSR1 asks for a verification while it runs. The
-/// report says whether every verification was clean.
+/// phase lines to `log`. SIGUSR1 asks for a verification while it runs;
+/// SIGTERM or SIGINT ends the phases early, then it verifies and reports as
+/// at its end. The report says whether every verification was clean.
 pub fn run(
     cfg: &MasimConfig,
     config: &str,
@@ -25,7 +26,14 @@ pub fn run(
     log: &mut dyn Write,
 ) -> Result<Report, MasimError> {
     let requests = VerifyRequests::install()?;
-    execute(cfg, config, opts, requests.flag(), out, log)
+    execute(
+        cfg,
+        config,
+        opts,
+        (requests.flag(), requests.stop()),
+        out,
+        log,
+    )
 }
 
 /// What the options make of the config, checked before any memory is taken.
@@ -120,15 +128,17 @@ fn stderr_error(e: std::io::Error) -> MasimError {
     LiveError::io("stderr", e, None).into()
 }
 
-/// [`run`] with `verify_now` standing for SIGUSR1.
+/// [`run`] with `signals` standing for SIGUSR1 (verify now) and SIGTERM
+/// (stop now).
 pub(super) fn execute(
     cfg: &MasimConfig,
     config: &str,
     opts: &Options,
-    verify_now: &AtomicBool,
+    signals: (&AtomicBool, &AtomicBool),
     out: &mut dyn Write,
     log: &mut dyn Write,
 ) -> Result<Report, MasimError> {
+    let (verify_now, stop_now) = signals;
     let start = Instant::now();
     let plan = Plan::new(cfg, opts)?;
     let needed = plan
@@ -149,6 +159,10 @@ pub(super) fn execute(
         write_whole(p, &format!("{pid}\n"))?;
     }
     writeln!(out, "masim: pid {pid}, regions ready").map_err(stdout_error)?;
+    for r in &regions {
+        let (a, b) = r.address_range();
+        writeln!(out, "masim: region {} at {a:#x}-{b:#x}", r.name).map_err(stdout_error)?;
+    }
     out.flush().map_err(stdout_error)?;
     let ready_s = start.elapsed().as_secs_f64();
 
@@ -167,7 +181,7 @@ pub(super) fn execute(
     let mut cursors = vec![0u64; most_patterns.unwrap_or(0)];
     let mut phases = Vec::new();
     let mut phases_s = 0.0;
-    for loop_index in 0..opts.loops {
+    'phases: for loop_index in 0..opts.loops {
         for ((phase, picker), &duration) in
             cfg.phases.iter().zip(&plan.pickers).zip(&plan.durations)
         {
@@ -191,7 +205,7 @@ pub(super) fn execute(
                 );
                 bursts += 1;
                 // masim's test: strictly past the duration, after a burst.
-                if t0.elapsed() > duration {
+                if t0.elapsed() > duration || stop_now.load(std::sync::atomic::Ordering::Relaxed) {
                     break;
                 }
             }
@@ -205,6 +219,10 @@ pub(super) fn execute(
                 bursts,
                 accesses: bursts.saturating_mul(opts.burst),
             });
+            if stop_now.load(std::sync::atomic::Ordering::Relaxed) {
+                writeln!(log, "masim: stopped by a signal").map_err(stderr_error)?;
+                break 'phases;
+            }
         }
     }
     check(&regions, Trigger::End, out)?;
@@ -277,7 +295,8 @@ mod tests {
     fn go(text: &str, opts: &Options, flag: &AtomicBool) -> (Report, String, String) {
         let cfg = parse(text, "tiny.cfg").unwrap();
         let (mut out, mut log) = (Vec::new(), Vec::new());
-        let r = execute(&cfg, "tiny.cfg", opts, flag, &mut out, &mut log).unwrap();
+        let stop = AtomicBool::new(false);
+        let r = execute(&cfg, "tiny.cfg", opts, (flag, &stop), &mut out, &mut log).unwrap();
         (
             r,
             String::from_utf8(out).unwrap(),
@@ -369,9 +388,16 @@ mod tests {
         let cfg = parse(TINY, "t").unwrap();
         let flag = AtomicBool::new(false);
         let error = |c: &MasimConfig, o: &Options| {
-            execute(c, "t", o, &flag, &mut Vec::new(), &mut Vec::new())
-                .unwrap_err()
-                .to_string()
+            execute(
+                c,
+                "t",
+                o,
+                (&flag, &AtomicBool::new(false)),
+                &mut Vec::new(),
+                &mut Vec::new(),
+            )
+            .unwrap_err()
+            .to_string()
         };
         let with = |set: fn(&mut Options)| {
             let mut o = opts();

@@ -1,0 +1,242 @@
+//! The live test suite: thermocline against a real Linux 6.12 kernel with a
+//! CPU-less slow NUMA node (HMAT) and zram swap, booted under QEMU by
+//! tools/live/guest.sh (../shared/reference/live-testbed.md). Each test boots
+//! the guest once and runs a script of tests/live/ in it; what is asserted is
+//! read back from the kernel (placement by move_pages, masim's own check of
+//! every byte), not from the daemon's bookkeeping.
+//!
+//! Needs qemu-system-x86_64 and the pinned kernel: `.ci/run` installs both
+//! (tools/live/install-deps.sh, fetch-kernel.sh). Guests run one at a time:
+//! their workloads run on the wall clock, and two TCG guests on two cores
+//! would slow each other down.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+static ONE_GUEST: Mutex<()> = Mutex::new(());
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Boots the guest with the thermocline binary and `files`, runs `script`
+/// (a file of tests/live/), returns its console and exit code.
+fn guest(script: &str, files: &[&str], slow_mib: u32) -> (i32, String) {
+    let _one = ONE_GUEST.lock().unwrap_or_else(|e| e.into_inner());
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("tools/live/guest.sh"))
+        .args(["-t", "400", "-s", &slow_mib.to_string()])
+        .args(["-b", env!("CARGO_BIN_EXE_thermocline")]);
+    for f in files {
+        cmd.arg("-f").arg(root().join(f));
+    }
+    cmd.arg(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/live")
+            .join(script),
+    );
+    let out = cmd.output().expect("tools/live/guest.sh runs");
+    let all = String::from_utf8_lossy(&out.stdout);
+    // the firmware's and the kernel's output come before the script's
+    let console = all
+        .split_once("GUEST-START\n")
+        .map_or(all.to_string(), |(_, script)| script.to_string());
+    let code = out.status.code().unwrap_or(-1);
+    assert!(
+        code != 124 && code != 125,
+        "the guest did not run {script} to its end (exit {code}):\n{}\n{console}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (code, console)
+}
+
+/// The text between `NAME-BEGIN` and `NAME-END` lines.
+fn section<'a>(console: &'a str, name: &str) -> &'a str {
+    let begin = format!("{name}-BEGIN\n");
+    let end = format!("{name}-END");
+    let a = console
+        .find(&begin)
+        .unwrap_or_else(|| panic!("no {name} section in:\n{console}"))
+        + begin.len();
+    let b = a + console[a..].find(&end).expect("section end");
+    &console[a..b]
+}
+
+fn value_after(console: &str, key: &str) -> i64 {
+    console
+        .lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in:\n{console}"))
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn pages_on(range: &serde_json::Value, node: i64) -> u64 {
+    range["pages_per_node"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p[0].as_i64() == Some(node))
+        .map(|p| p[1].as_u64().unwrap())
+        .sum()
+}
+
+#[test]
+fn thermostat_tiers_masim_in_the_guest_and_serves_its_metrics() {
+    let (code, console) = guest(
+        "thermostat.sh",
+        &["examples/live-thermostat.toml", "examples/live-hotcold.cfg"],
+        384,
+    );
+    assert_eq!(code, 0, "{console}");
+
+    // probe: what the 6.12 guest offers
+    let probe = json(section(&console, "PROBE"));
+    let has = |f: &str| {
+        probe["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["name"] == f && x["available"] == true)
+    };
+    for f in [
+        "pagemap",
+        "soft-dirty",
+        "pagemap-scan",
+        "move-pages",
+        "memory-tiers",
+        "process-madvise",
+        "swap",
+        "damon",
+        "psi",
+    ] {
+        assert!(has(f), "the guest lacks {f}: {probe}");
+    }
+    assert!(!has("page-idle") && !has("tlb-miss-counts"));
+    assert_eq!(probe["tiers"].as_array().unwrap().len(), 2, "{probe}");
+    assert!(probe["nodes"][1]["cpus"].as_array().unwrap().is_empty());
+
+    // the metrics the daemon served mid-run
+    let metrics = section(&console, "METRICS");
+    let metric = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or_else(|| panic!("no {name} in:\n{metrics}"))
+    };
+    assert!(metric("thermocline_moved_pages_total{tier=\"memory_tier67\"}") > 0.0);
+    assert!(metric("thermocline_pages{tier=\"memory_tier67\"}") > 0.0);
+    assert!(metric("thermocline_kernel_vmstat{counter=\"pgmigrate_success\"}") > 0.0);
+    assert!(metrics.contains("thermocline_manager{manager=\"thermostat\",name=\"budget_per_s\"}"));
+
+    // where the kernel says the pages are: the hot region on the fast node,
+    // the cold one moving to the slow node (Thermostat samples 5% of the
+    // units per 2 s period: about half of them are decided by then), and
+    // the slow node holding what the daemon says it put there
+    let place = json(section(&console, "PLACE"));
+    let target = &place["target"];
+    let ranges = target["ranges"].as_array().unwrap();
+    let (hot, cold) = (&ranges[0], &ranges[1]);
+    let cold_pages = cold["len"].as_u64().unwrap() / 4096;
+    let hot_pages = hot["len"].as_u64().unwrap() / 4096;
+    // a page being sampled is paged out for the while (refault sampling)
+    let cold_demoted = pages_on(cold, 1) + cold["swapped"].as_u64().unwrap();
+    let hot_fast = pages_on(hot, 0);
+    eprintln!(
+        "cold region: {cold_demoted} of {cold_pages} pages on the slow node or in sampling; hot region: {hot_fast} of {hot_pages} on the fast node"
+    );
+    let log = section(&console, "LOG");
+    assert!(hot_fast * 20 >= hot_pages * 19, "{place}\n{log}");
+    assert!(cold_demoted * 10 >= cold_pages * 4, "{place}\n{log}");
+    let kernel_slow: u64 = target["mappings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| pages_on(m, 1))
+        .sum();
+    let daemon_slow = metric("thermocline_pages{tier=\"memory_tier67\"}") as u64;
+    // the daemon's figure counts its samples in their tier, the kernel's
+    // does not; allow a unit of moves between the two reads
+    assert!(
+        kernel_slow <= daemon_slow + 512 && kernel_slow + 2 * 512 >= daemon_slow * 8 / 10,
+        "the kernel has {kernel_slow} pages on the slow node, the daemon said {daemon_slow}"
+    );
+
+    // the daemon ended with its target, and the target's data is intact
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains("ended (TargetExited)"), "{out}");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+    for l in log.lines().filter(|l| !l.starts_with("masim: ")) {
+        json(l);
+    }
+    assert!(log.contains("\"event\":\"measured\""), "{log}");
+}
+
+#[test]
+fn a_hundred_thousand_moves_and_page_outs_corrupt_no_byte() {
+    let (code, console) = guest("torture.sh", &[], 384);
+    assert_eq!(code, 0, "{console}");
+    let line = console
+        .lines()
+        .find(|l| l.starts_with("torture: "))
+        .unwrap_or_else(|| panic!("no torture line:\n{console}"));
+    let n = |after: &str| -> u64 {
+        line.split(after)
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .last()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (migrations, pageouts) = (n(" migrations"), n(" page-outs"));
+    eprintln!("{line}");
+    assert!(migrations + pageouts >= 100_000, "{line}");
+    assert!(migrations > 10_000 && pageouts > 10_000, "{line}");
+    assert_eq!(value_after(&console, "TORTURE-EXIT="), 0);
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    // one check on SIGUSR1, one at the end, both clean
+    let checks: Vec<&str> = console
+        .lines()
+        .filter(|l| l.starts_with("masim: verified"))
+        .collect();
+    assert_eq!(checks.len(), 2, "{console}");
+    assert!(
+        checks
+            .iter()
+            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
+        "{checks:?}"
+    );
+}
+
+#[test]
+fn the_daemon_survives_eperm_a_full_slow_node_and_its_target_exiting() {
+    // a 128 MiB slow node (x86's smallest memory block) for a 160 MiB
+    // cold region
+    let (code, console) = guest("errors.sh", &[], 128);
+    assert_eq!(code, 0, "{console}");
+    let eperm = section(&console, "EPERM");
+    assert!(eperm.contains("EPERM-EXIT=2"), "{eperm}");
+    let msg: Vec<&str> = eperm.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(msg.len(), 1, "{eperm}");
+    assert!(msg[0].contains("permission denied"), "{eperm}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains("ended (TargetExited)"), "{out}");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+    let log = section(&console, "LOG");
+    let last_window = log
+        .lines()
+        .filter(|l| l.contains("\"event\":\"window\""))
+        .last()
+        .unwrap_or_else(|| panic!("no window logged:\n{log}"));
+    let w = json(last_window);
+    assert!(w["failed"]["nomem"].as_u64().unwrap() > 0, "{w}");
+}

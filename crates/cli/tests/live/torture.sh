@@ -1,0 +1,21 @@
+# 100 000 page moves and page-outs under a process that writes all of its
+# memory at random, then its own check of every byte and write.
+cat > /tmp/all.cfg <<'CFG'
+all, 33554432
+
+everything
+90000
+all, 1, 64, 1
+CFG
+thermocline masim /tmp/all.cfg > /tmp/masim.out 2>/tmp/masim.err &
+M=$!
+while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+thermocline torture --pid $M --moves 100000 --batch 256
+echo TORTURE-EXIT=$?
+kill -USR1 $M
+# masim checks itself on SIGUSR1, and on SIGTERM it ends early, checks and
+# reports as at its end
+sleep 2
+kill -TERM $M
+wait $M; echo MASIM-EXIT=$?
+cat /tmp/masim.out
