@@ -234,8 +234,7 @@ fn the_daemon_survives_eperm_a_full_slow_node_and_its_target_exiting() {
     let log = section(&console, "LOG");
     let last_window = log
         .lines()
-        .filter(|l| l.contains("\"event\":\"window\""))
-        .last()
+        .rfind(|l| l.contains("\"event\":\"window\""))
         .unwrap_or_else(|| panic!("no window logged:\n{log}"));
     let w = json(last_window);
     assert!(w["failed"]["nomem"].as_u64().unwrap() > 0, "{w}");
