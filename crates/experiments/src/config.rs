@@ -104,6 +104,8 @@ pub struct MetricsSection {
     pub hot_threshold: u64,
     /// Address bins of the report's hot map (0: no map).
     pub hot_map_bins: usize,
+    /// Report where each region's pages are at the end (`regions`).
+    pub region_tiers: bool,
 }
 
 impl Default for MetricsSection {
@@ -112,6 +114,7 @@ impl Default for MetricsSection {
             window_s: 1.0,
             hot_threshold: 1,
             hot_map_bins: 0,
+            region_tiers: false,
         }
     }
 }

@@ -145,6 +145,25 @@ pub struct Report {
     /// workload, in its own address space), on the exact machine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tenants: Vec<TenantReport>,
+    /// Where each region's pages are at the end, per tier (asked for with
+    /// `metrics.region_tiers = true`; on a live host, read back from the
+    /// kernel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<RegionTiers>,
+}
+
+/// Where one region's pages are at the end of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RegionTiers {
+    /// The region's name.
+    pub name: String,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// 4 KiB pages in each tier, fastest first.
+    pub pages: Vec<u64>,
+    /// Pages neither in a tier nor mapped (never touched, or swapped
+    /// outside any tier).
+    pub elsewhere: u64,
 }
 
 /// One tenant of a shared machine: what it got from each tier.

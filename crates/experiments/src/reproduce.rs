@@ -29,6 +29,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::heteroos_vmm::reproductions());
     all.extend(crate::heteroos_sensitivity::reproductions());
     all.extend(crate::heteroos_drf::reproductions());
+    all.extend(crate::live_agreement::reproductions());
     all
 }
 

@@ -25,8 +25,19 @@ const MAX_TICKS_AT_ONCE: u64 = 10_000;
 
 /// Runs `cfg` and reports; `progress(done, total)` is called now and then.
 pub fn run(cfg: &RunConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, RunError> {
+    if cfg.run.backend.as_deref() == Some("guest") {
+        // A real kernel in a QEMU guest, through the live backend. Its
+        // workload runs on the wall clock: it has the machine to itself,
+        // or simulated runs beside it would slow it down.
+        let _alone = MACHINE.write().unwrap_or_else(|e| e.into_inner());
+        return crate::guest_run::run(cfg);
+    }
+    let _shared = MACHINE.read().unwrap_or_else(|e| e.into_inner());
     run_with(cfg, progress, &mut NoObserver, &mut |_, _| {})
 }
+
+/// Taken shared by simulated runs and alone by runs on the guest.
+static MACHINE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Runs `cfg`, showing every access to `obs` (exact machine only).
 pub fn run_observed<O: Observer>(

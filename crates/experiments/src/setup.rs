@@ -92,7 +92,7 @@ fn choose_backend(
         "auto" => Ok(BackendKind::Exact),
         other => Err(ConfigError::invalid(
             "backend",
-            format!("unknown backend {other:?}: exact, rate or auto"),
+            format!("unknown backend {other:?}: exact, rate or auto (guest: `thermocline run` and `reproduce` only)"),
         )
         .into()),
     }

@@ -236,6 +236,11 @@ fn build_report(
     let tenants = d.tenants();
     let b = d.backend();
     let infos = b.tiers();
+    let regions = if cfg.metrics.region_tiers {
+        region_tiers(b, infos.len())
+    } else {
+        Vec::new()
+    };
     let mut tiers = Vec::new();
     for (i, spec) in run.tiers.iter().enumerate() {
         // Time-weighted residency from the window samples.
@@ -307,6 +312,7 @@ fn build_report(
         time_breakdown,
         notes: Vec::new(),
         tenants,
+        regions,
         page_allocs: page_allocs(b),
     }
 }
@@ -465,4 +471,39 @@ mod tests {
         );
         assert_eq!(lifetime_years(&tiers::pcm(), 128 * gib, 0, 10.0), None);
     }
+}
+
+/// Where each region's pages are now, page by page through the backend.
+fn region_tiers(
+    b: &dyn thermocline_backend::Backend,
+    tiers: usize,
+) -> Vec<crate::report::RegionTiers> {
+    b.regions()
+        .iter()
+        .map(|r| {
+            let mut pages = vec![0u64; tiers];
+            let mut elsewhere = 0;
+            let mut va = r.start;
+            while va < r.end() {
+                let (step, tier) = match b.translate(r.asid, va) {
+                    Ok(Some(t)) => {
+                        let next = t.size.align_down(va) + t.size.bytes();
+                        (next.min(r.end()) - va, Some(t.tier))
+                    }
+                    _ => (4096, None),
+                };
+                match tier {
+                    Some(t) if t.index() < tiers => pages[t.index()] += step / 4096,
+                    _ => elsewhere += step / 4096,
+                }
+                va += step;
+            }
+            crate::report::RegionTiers {
+                name: r.name.clone(),
+                bytes: r.len,
+                pages,
+                elsewhere,
+            }
+        })
+        .collect()
 }

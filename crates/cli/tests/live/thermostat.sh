@@ -5,7 +5,7 @@ cd /files
 echo PROBE-BEGIN; thermocline probe --json; echo PROBE-END
 thermocline daemon --config /files/live-thermostat.toml > /tmp/daemon.out 2> /tmp/daemon.log &
 D=$!
-sleep 52
+sleep 54
 echo METRICS-BEGIN; wget -q -O - http://127.0.0.1:9477/metrics; echo METRICS-END
 P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/daemon.out)
 HOT=$(sed -n 's/^masim: region hot at //p' /tmp/daemon.out)

@@ -31,9 +31,14 @@ pub struct TargetSection {
     pub pid: Option<i32>,
     /// A cgroup v2 directory: every process in it.
     pub cgroup: Option<String>,
-    /// A command the daemon starts and tiers (and stops with SIGTERM if the
-    /// daemon is stopped first).
+    /// A command the daemon starts and tiers, in the config file's
+    /// directory (and stops with SIGTERM if the daemon is stopped first).
     pub exec: Option<Vec<String>>,
+    /// Before the manager starts, wait until a pid or exec target's
+    /// resident anonymous memory has not changed for this long (s; at most
+    /// 60 s in all): managers read the target's mappings at start (default
+    /// 1; 0: start at once).
+    pub settle_s: Option<f64>,
 }
 
 /// `[tiers]`.
@@ -136,6 +141,9 @@ pub fn parse(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
         return Err(in_file(
             "[target] needs exactly one of pid, cgroup, exec".into(),
         ));
+    }
+    if t.settle_s.is_some_and(|s| !(0.0..=60.0).contains(&s)) {
+        return Err(in_file("[target] settle_s must be in 0..60".into()));
     }
     if t.exec.as_ref().is_some_and(|e| e.is_empty()) {
         return Err(in_file("[target] exec is an empty command".into()));

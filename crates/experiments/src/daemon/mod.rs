@@ -216,6 +216,36 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
     })
 }
 
+/// Waits until `pid`'s resident anonymous memory has stayed the same for
+/// `settle_s` (at most 60 s), so that a starting target's mappings are all
+/// there when the manager reads them.
+fn settle(pid: i32, settle_s: f64, start: Instant) {
+    if settle_s <= 0.0 {
+        return;
+    }
+    let began = Instant::now();
+    let mut last = None;
+    let mut same_since = Instant::now();
+    while began.elapsed().as_secs_f64() < 60.0 {
+        let Ok(now) = thermocline_live::procfs::rollup(pid).map(|r| r.anonymous) else {
+            return;
+        };
+        if last != Some(now) {
+            last = Some(now);
+            same_since = Instant::now();
+        } else if same_since.elapsed().as_secs_f64() >= settle_s {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    log(
+        start,
+        "info",
+        "settled",
+        serde_json::json!({"pid": pid, "anonymous_bytes": last, "waited_s": (began.elapsed().as_secs_f64() * 10.0).round() / 10.0}),
+    );
+}
+
 /// Parameters a live host measures when the config leaves them out:
 /// Thermostat's cost of a slow access, t_s, is the cost of a refault here
 /// (its counts are refaults: see the live backend's docs).
@@ -247,6 +277,9 @@ fn run_once(
         compressed_tier: cfg.tiers.compressed,
         dry_run: cfg.daemon.dry_run,
     };
+    if let TargetSpec::Pid(pid) = spec {
+        settle(*pid, cfg.target.settle_s.unwrap_or(1.0), start);
+    }
     let b = LinuxBackend::new(spec.clone(), opts).map_err(|e| live_error("[target]", e))?;
     let tiers = report_tiers(&b);
     log(

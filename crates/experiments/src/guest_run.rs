@@ -1,0 +1,206 @@
+//! `run.backend = "guest"`: a run on a real Linux kernel. The run's MASIM
+//! config is executed for real by `thermocline masim` inside the live tests'
+//! guest (tools/live/guest.sh: Debian's 6.12 under QEMU, a CPU-less slow
+//! node by HMAT, zram swap), and `thermocline daemon` runs the run's manager
+//! on it with the run's parameters. The report is the daemon's, with each
+//! MASIM region's placement read back from the kernel shortly before the
+//! workload ends. It is what the sim-to-live comparison (`reproduce
+//! live-agreement`) sets beside the simulator's run of the same config.
+
+use crate::config::RunConfig;
+use crate::error::{ConfigError, RunError};
+use crate::report::{RegionTiers, Report};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Seconds before the workload's end at which placement is read back.
+const READ_BACK_BEFORE_END_S: f64 = 4.0;
+
+fn invalid(msg: impl Into<String>) -> RunError {
+    ConfigError::invalid("run.backend=guest", msg.into()).into()
+}
+
+/// The guest script: start the daemon on masim, read where masim's regions
+/// are shortly before it ends, then print the daemon's report.
+fn script(read_back_at_s: f64) -> String {
+    format!(
+        r#"cd /files
+thermocline daemon --config /files/daemon.toml > /tmp/daemon.out 2> /tmp/daemon.log &
+D=$!
+while ! grep -q "regions ready" /tmp/daemon.out; do sleep 0.1; done
+P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/daemon.out)
+RANGES=$(sed -n 's/^masim: region [^ ]* at \(.*\)/--range \1/p' /tmp/daemon.out)
+sleep {read_back_at_s:.1}
+thermocline probe --pid "$P" $RANGES --json > /tmp/place.json
+wait $D; echo DAEMON-EXIT=$?
+echo REPORT-BEGIN; cat /tmp/report.json; echo REPORT-END
+echo PLACE-BEGIN; cat /tmp/place.json; echo PLACE-END
+echo OUT-BEGIN; cat /tmp/daemon.out; echo OUT-END
+echo LOG-BEGIN; tail -5 /tmp/daemon.log; echo LOG-END
+"#
+    )
+}
+
+fn section<'a>(console: &'a str, name: &str) -> Option<&'a str> {
+    let begin = format!("{name}-BEGIN\n");
+    let a = console.find(&begin)? + begin.len();
+    let b = a + console[a..].find(&format!("{name}-END"))?;
+    Some(&console[a..b])
+}
+
+/// Runs `cfg` in the guest.
+pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
+    let workload = Path::new(&cfg.run.workload);
+    let text = std::fs::read_to_string(workload).map_err(|e| {
+        invalid(format!(
+            "the guest runs MASIM configs for real; {}: {e}",
+            workload.display()
+        ))
+    })?;
+    let masim = thermocline_workloads::masim::parse(&text, &cfg.run.workload)?;
+    let duration_s: f64 = masim
+        .phases
+        .iter()
+        .map(|p| p.duration_ms as f64 / 1e3)
+        .sum();
+    let guest_sh = std::env::var_os("THERMOCLINE_GUEST_SH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("tools/live/guest.sh"));
+    if !guest_sh.exists() {
+        return Err(invalid(format!(
+            "{} not found: run from the repository's root (or set THERMOCLINE_GUEST_SH)",
+            guest_sh.display()
+        )));
+    }
+    let exe = std::env::current_exe().map_err(|e| invalid(e.to_string()))?;
+    let dir = std::env::temp_dir().join(format!("thermocline-guest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| invalid(format!("{}: {e}", dir.display())))?;
+    let cfg_name = workload
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "workload.cfg".into());
+    let mut daemon = toml::Table::new();
+    let mut target = toml::Table::new();
+    target.insert(
+        "exec".into(),
+        toml::Value::Array(
+            [
+                "thermocline",
+                "masim",
+                &cfg_name,
+                "--seed",
+                &cfg.run.seed.to_string(),
+            ]
+            .iter()
+            .map(|s| toml::Value::String(s.to_string()))
+            .collect(),
+        ),
+    );
+    daemon.insert("target".into(), toml::Value::Table(target));
+    let mut manager = toml::Table::new();
+    manager.insert("name".into(), toml::Value::String(cfg.run.manager.clone()));
+    manager.insert(
+        "params".into(),
+        toml::Value::Table(cfg.manager_params(&cfg.run.manager)),
+    );
+    manager.insert("seed".into(), toml::Value::Integer(cfg.run.seed as i64));
+    daemon.insert("manager".into(), toml::Value::Table(manager));
+    let mut d = toml::Table::new();
+    d.insert("metrics".into(), toml::Value::String(String::new()));
+    d.insert("window_s".into(), toml::Value::Float(cfg.metrics.window_s));
+    d.insert(
+        "report".into(),
+        toml::Value::String("/tmp/report.json".into()),
+    );
+    daemon.insert("daemon".into(), toml::Value::Table(d));
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+        Ok::<PathBuf, RunError>(p)
+    };
+    let cfg_file = write(&cfg_name, &text)?;
+    let daemon_file = write("daemon.toml", &toml::to_string(&daemon).expect("a table"))?;
+    let read_back = (duration_s - READ_BACK_BEFORE_END_S).max(1.0);
+    let script_file = write("run.sh", &script(read_back))?;
+    let out = Command::new("bash")
+        .arg(&guest_sh)
+        .args(["-t", &format!("{:.0}", duration_s + 180.0)])
+        .arg("-b")
+        .arg(&exe)
+        .arg("-f")
+        .arg(&cfg_file)
+        .arg("-f")
+        .arg(&daemon_file)
+        .arg(&script_file)
+        .output()
+        .map_err(|e| invalid(format!("{}: {e}", guest_sh.display())))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    let console = String::from_utf8_lossy(&out.stdout).into_owned();
+    let failed = |why: &str| {
+        invalid(format!(
+            "{why} (guest exit {:?}): {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    };
+    let report =
+        section(&console, "REPORT").ok_or_else(|| failed("the guest printed no report"))?;
+    let mut report: Report =
+        serde_json::from_str(report).map_err(|e| failed(&format!("the daemon's report: {e}")))?;
+    let place: serde_json::Value = section(&console, "PLACE")
+        .and_then(|p| serde_json::from_str(p).ok())
+        .ok_or_else(|| failed("no placement was read back"))?;
+    let names: Vec<String> = section(&console, "OUT")
+        .unwrap_or("")
+        .lines()
+        .filter_map(|l| l.strip_prefix("masim: region "))
+        .filter_map(|l| l.split(" at ").next().map(str::to_string))
+        .collect();
+    // node -> tier index, from the kernel's tiers (fastest first)
+    let tiers: Vec<Vec<i64>> = place["tiers"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .map(|x| {
+                    x["nodes"]
+                        .as_array()
+                        .map(|n| n.iter().filter_map(|v| v.as_i64()).collect())
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let ranges = place["target"]["ranges"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    report.regions = ranges
+        .iter()
+        .zip(&names)
+        .map(|(r, name)| {
+            let mut pages = vec![0u64; tiers.len().max(1)];
+            let mut elsewhere = r["swapped"].as_u64().unwrap_or(0);
+            for p in r["pages_per_node"].as_array().into_iter().flatten() {
+                let (node, n) = (p[0].as_i64().unwrap_or(-1), p[1].as_u64().unwrap_or(0));
+                match tiers.iter().position(|t| t.contains(&node)) {
+                    Some(i) => pages[i] += n,
+                    None => elsewhere += n,
+                }
+            }
+            RegionTiers {
+                name: name.clone(),
+                bytes: r["len"].as_u64().unwrap_or(0),
+                pages,
+                elsewhere,
+            }
+        })
+        .collect();
+    report.workload = cfg.run.workload.clone();
+    report.machine = "guest (tools/live/guest.sh)".into();
+    if let Some(out) = section(&console, "OUT") {
+        if !out.contains(", 0 corrupted bytes, 0 lost writes") {
+            return Err(failed("masim's data did not check out"));
+        }
+    }
+    Ok(report)
+}
