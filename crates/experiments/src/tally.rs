@@ -446,33 +446,6 @@ fn lifetime_years(
     Some(LEVELLING * endurance * capacity as f64 / bytes_per_s / SECONDS_PER_YEAR)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use thermocline_model::tiers;
-
-    #[test]
-    fn lifetime_is_endurance_times_capacity_over_write_bandwidth() {
-        // 128 GiB of PCM (1e7 writes per cell) written at 1 GiB/s for 10 s:
-        // 0.95 x 1e7 x 128 s = 1.216e9 s, 38.5 years.
-        let gib = 1u64 << 30;
-        let writes = 10 * gib / 64;
-        let y = lifetime_years(&tiers::pcm(), 128 * gib, writes, 10.0).unwrap();
-        assert!(
-            (y - 0.95e7 * 128.0 / (365.25 * 86_400.0)).abs() < 1e-9,
-            "{y}"
-        );
-        // Twice the write rate halves it.
-        let y2 = lifetime_years(&tiers::pcm(), 128 * gib, 2 * writes, 10.0).unwrap();
-        assert!((y / y2 - 2.0).abs() < 1e-12);
-        assert_eq!(
-            lifetime_years(&tiers::dram(), 128 * gib, writes, 10.0),
-            None
-        );
-        assert_eq!(lifetime_years(&tiers::pcm(), 128 * gib, 0, 10.0), None);
-    }
-}
-
 /// Where each region's pages are now, page by page through the backend.
 fn region_tiers(
     b: &dyn thermocline_backend::Backend,
@@ -506,4 +479,31 @@ fn region_tiers(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_model::tiers;
+
+    #[test]
+    fn lifetime_is_endurance_times_capacity_over_write_bandwidth() {
+        // 128 GiB of PCM (1e7 writes per cell) written at 1 GiB/s for 10 s:
+        // 0.95 x 1e7 x 128 s = 1.216e9 s, 38.5 years.
+        let gib = 1u64 << 30;
+        let writes = 10 * gib / 64;
+        let y = lifetime_years(&tiers::pcm(), 128 * gib, writes, 10.0).unwrap();
+        assert!(
+            (y - 0.95e7 * 128.0 / (365.25 * 86_400.0)).abs() < 1e-9,
+            "{y}"
+        );
+        // Twice the write rate halves it.
+        let y2 = lifetime_years(&tiers::pcm(), 128 * gib, 2 * writes, 10.0).unwrap();
+        assert!((y / y2 - 2.0).abs() < 1e-12);
+        assert_eq!(
+            lifetime_years(&tiers::dram(), 128 * gib, writes, 10.0),
+            None
+        );
+        assert_eq!(lifetime_years(&tiers::pcm(), 128 * gib, 0, 10.0), None);
+    }
 }
