@@ -36,14 +36,24 @@ fn a_tiny_config_runs_its_phases_and_reports() {
     let (code, out, err) = masim(&[&cfg, "--report", &report, "--ready", &ready, "--seed", "7"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines.len(), 4, "{out}");
     let pid: u32 = lines[0]
         .strip_prefix("masim: pid ")
         .and_then(|l| l.strip_suffix(", regions ready"))
         .and_then(|p| p.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
+    // each region's address range, in the config's order, of its size
+    for (line, (name, pages)) in lines[1..3].iter().zip([("hot", 4u64), ("cold", 2)]) {
+        let range = line
+            .strip_prefix(&format!("masim: region {name} at "))
+            .unwrap_or_else(|| panic!("{out}"));
+        let (a, b) = range.split_once('-').unwrap();
+        let hex = |x: &str| u64::from_str_radix(x.trim_start_matches("0x"), 16).unwrap();
+        assert_eq!(hex(b) - hex(a), pages * 4096, "{line}");
+        assert_eq!(hex(a) % 4096, 0, "{line}");
+    }
     assert_eq!(
-        lines[1],
+        lines[3],
         "masim: verified 6 pages (0.0 MiB), 0 corrupted bytes, 0 lost writes"
     );
     assert_eq!(std::fs::read_to_string(&ready).unwrap(), format!("{pid}\n"));
@@ -143,6 +153,57 @@ fn sigusr1_verifies_while_it_runs() {
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(j["verifications"][0]["trigger"], "signal");
     assert_eq!(j["verifications"][1]["trigger"], "end");
+    for f in [cfg, ready, report] {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+#[test]
+fn sigterm_ends_it_early_with_its_checks_and_report() {
+    // a phase of 60 s that SIGTERM cuts short
+    let cfg = tmp("term.cfg", "a, 40960\n\nlong\n60000\na, 1, 0, 1, wo\n");
+    let ready = tmp("term.ready", "");
+    std::fs::remove_file(&ready).unwrap();
+    let report = tmp("term.json", "");
+    let child = Command::new(env!("CARGO_BIN_EXE_thermocline"))
+        .args(["masim", &cfg, "--ready", &ready, "--report", &report])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let started = Instant::now();
+    let pid = loop {
+        if let Ok(text) = std::fs::read_to_string(&ready) {
+            break text.trim().to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "never ready");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let kill = Command::new("sh")
+        .args(["-c", &format!("kill -TERM {pid}")])
+        .status()
+        .expect("sh runs");
+    assert!(kill.success());
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "SIGTERM did not end it"
+    );
+    assert!(stderr.contains("masim: stopped by a signal"), "{stderr}");
+    assert!(
+        stdout.ends_with("masim: verified 10 pages (0.0 MiB), 0 corrupted bytes, 0 lost writes\n"),
+        "{stdout}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(j["verifications"][0]["trigger"], "end");
+    assert_eq!(j["clean"], true);
     for f in [cfg, ready, report] {
         let _ = std::fs::remove_file(f);
     }
