@@ -239,3 +239,34 @@ fn the_daemon_survives_eperm_a_full_slow_node_and_its_target_exiting() {
     let w = json(last_window);
     assert!(w["failed"]["nomem"].as_u64().unwrap() > 0, "{w}");
 }
+
+#[test]
+fn dry_run_moves_nothing_and_sighup_reloads() {
+    let (code, console) = guest("dryrun.sh", &[], 384);
+    assert_eq!(code, 0, "{console}");
+    let metrics = section(&console, "METRICS");
+    let metric = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+            .unwrap_or_else(|| panic!("no {name} in:\n{metrics}"))
+    };
+    assert_eq!(metric("thermocline_dry_run"), 1.0);
+    assert!(
+        metric("thermocline_would_move_pages_total") > 0.0,
+        "{metrics}"
+    );
+    assert_eq!(
+        metric("thermocline_moved_pages_total{tier=\"memory_tier67\"}"),
+        0.0
+    );
+    // the kernel has none of the target's pages on the slow node
+    let place = json(section(&console, "PLACE"));
+    assert_eq!(pages_on(&place["target"], 1), 0, "{place}");
+    let log = section(&console, "LOG");
+    assert!(log.contains("\"event\":\"reloaded\""), "{log}");
+    // the manager started again after the reload
+    assert_eq!(log.matches("\"event\":\"attached\"").count(), 2, "{log}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert!(section(&console, "OUT").contains(", 0 corrupted bytes, 0 lost writes"));
+}

@@ -241,6 +241,20 @@ mod tests {
             }],
             phase_starts_s: vec![0.0],
             windows: (1..=400).map(|t| window(f64::from(t))).collect(),
+            // Where each region ended, when a reproduction asks for it.
+            regions: if spec.sets.iter().any(|s| s == "metrics.region_tiers=true") {
+                ["hot", "cold"]
+                    .iter()
+                    .map(|n| crate::report::RegionTiers {
+                        name: n.to_string(),
+                        bytes: 4 << 20,
+                        pages: vec![512, 512],
+                        elsewhere: 0,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             // A mix's parts are its tenants.
             tenants: thermocline_workloads::mix::components(&spec.workload)
                 .unwrap_or_default()

@@ -312,11 +312,13 @@ mod tests {
             lines[0],
             format!("masim: pid {}, regions ready", std::process::id())
         );
+        assert!(lines[1].starts_with("masim: region a at 0x"), "{out}");
+        assert!(lines[2].starts_with("masim: region b at 0x"), "{out}");
         assert_eq!(
-            lines[1],
+            lines[3],
             "masim: verified 6 pages (0.0 MiB), 0 corrupted bytes, 0 lost writes"
         );
-        assert_eq!(lines.len(), 2);
+        assert_eq!(lines.len(), 4);
         assert!(log.starts_with("masim: phase first at "), "{log}");
         assert!(log.contains("\nmasim: phase second at "), "{log}");
         assert!(r.clean);
