@@ -71,6 +71,14 @@ fn value_after(console: &str, key: &str) -> i64 {
         .unwrap_or_else(|| panic!("no {key} in:\n{console}"))
 }
 
+/// A metric's value in Prometheus text.
+fn metric(metrics: &str, name: &str) -> f64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
+        .unwrap_or_else(|| panic!("no {name} in:\n{metrics}"))
+}
+
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
@@ -122,12 +130,7 @@ fn thermostat_tiers_masim_in_the_guest_and_serves_its_metrics() {
 
     // the metrics the daemon served mid-run
     let metrics = section(&console, "METRICS");
-    let metric = |name: &str| -> f64 {
-        metrics
-            .lines()
-            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
-            .unwrap_or_else(|| panic!("no {name} in:\n{metrics}"))
-    };
+    let metric = |name: &str| metric(metrics, name);
     assert!(metric("thermocline_moved_pages_total{tier=\"memory_tier67\"}") > 0.0);
     assert!(metric("thermocline_pages{tier=\"memory_tier67\"}") > 0.0);
     assert!(metric("thermocline_kernel_vmstat{counter=\"pgmigrate_success\"}") > 0.0);
@@ -245,12 +248,7 @@ fn dry_run_moves_nothing_and_sighup_reloads() {
     let (code, console) = guest("dryrun.sh", &[], 384);
     assert_eq!(code, 0, "{console}");
     let metrics = section(&console, "METRICS");
-    let metric = |name: &str| -> f64 {
-        metrics
-            .lines()
-            .find_map(|l| l.strip_prefix(name).and_then(|v| v.trim().parse().ok()))
-            .unwrap_or_else(|| panic!("no {name} in:\n{metrics}"))
-    };
+    let metric = |name: &str| metric(metrics, name);
     assert_eq!(metric("thermocline_dry_run"), 1.0);
     assert!(
         metric("thermocline_would_move_pages_total") > 0.0,

@@ -24,6 +24,26 @@ fn masim(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Starts masim on `cfg` and waits for its ready file: the child, its pid
+/// as the file says, and when it was started.
+fn start_ready(cfg: &str, ready: &str, report: &str) -> (std::process::Child, String, Instant) {
+    let child = Command::new(env!("CARGO_BIN_EXE_thermocline"))
+        .args(["masim", cfg, "--ready", ready, "--report", report])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let started = Instant::now();
+    let pid = loop {
+        if let Ok(text) = std::fs::read_to_string(ready) {
+            break text.trim().to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "never ready");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (child, pid, started)
+}
+
 /// Two regions of a few pages, two phases of 100 ms.
 const TINY: &str = "# regions\nhot, 16384\ncold, 8192, none\n\nwarm up\n100\nhot, 1, 64, 3, rw\ncold, 0, 4096, 1, ro\n\ncool down\n100\ncold, 1, 0, 1, wo\n";
 
@@ -116,20 +136,7 @@ fn sigusr1_verifies_while_it_runs() {
     let ready = tmp("signal.ready", "");
     std::fs::remove_file(&ready).unwrap();
     let report = tmp("signal.json", "");
-    let child = Command::new(env!("CARGO_BIN_EXE_thermocline"))
-        .args(["masim", &cfg, "--ready", &ready, "--report", &report])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let started = Instant::now();
-    let pid = loop {
-        if let Ok(text) = std::fs::read_to_string(&ready) {
-            break text.trim().to_string();
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "never ready");
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (child, pid, _) = start_ready(&cfg, &ready, &report);
     assert_eq!(pid, child.id().to_string());
     let kill = Command::new("sh")
         .args(["-c", &format!("kill -USR1 {pid}")])
@@ -165,20 +172,7 @@ fn sigterm_ends_it_early_with_its_checks_and_report() {
     let ready = tmp("term.ready", "");
     std::fs::remove_file(&ready).unwrap();
     let report = tmp("term.json", "");
-    let child = Command::new(env!("CARGO_BIN_EXE_thermocline"))
-        .args(["masim", &cfg, "--ready", &ready, "--report", &report])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let started = Instant::now();
-    let pid = loop {
-        if let Ok(text) = std::fs::read_to_string(&ready) {
-            break text.trim().to_string();
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "never ready");
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (child, pid, started) = start_ready(&cfg, &ready, &report);
     std::thread::sleep(Duration::from_millis(100));
     let kill = Command::new("sh")
         .args(["-c", &format!("kill -TERM {pid}")])

@@ -16,6 +16,7 @@ pub mod backend;
 pub mod damon;
 pub mod numa;
 pub mod pagemap;
+pub mod pages;
 pub mod probe;
 pub mod procfs;
 pub mod torture;

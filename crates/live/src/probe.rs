@@ -457,7 +457,7 @@ fn placement(
     m: &crate::procfs::Mapping,
 ) -> Result<MappingProbe, LiveError> {
     let mut states = Vec::new();
-    crate::backend::read_mapping(pid, pm, m, &mut states)?;
+    crate::pages::read_mapping(pid, pm, m, &mut states)?;
     let mut nodes = std::collections::BTreeMap::new();
     let mut swapped = 0;
     for s in &states {

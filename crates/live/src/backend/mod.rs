@@ -42,10 +42,9 @@
 //!   tier traffic counters, huge-page split/collapse, other allocation
 //!   policies: typed `Unsupported`.
 
-mod pages;
 mod target;
 
-pub use pages::{read_mapping, PageState};
+pub use crate::pages::{read_mapping, PageState};
 pub use target::{cgroup_pids, Process, TargetSpec};
 
 use crate::numa::{self, Tier};
@@ -341,7 +340,7 @@ impl LinuxBackend {
                 Err(e) => return Err(e),
             };
             for m in maps.iter().filter(|m| m.is_anonymous() && m.write) {
-                match pages::read_mapping(p.pid, &p.pagemap, m, &mut self.scratch) {
+                match crate::pages::read_mapping(p.pid, &p.pagemap, m, &mut self.scratch) {
                     Ok(()) => {}
                     Err(LiveError::Exited { .. }) => {
                         p.alive = false;

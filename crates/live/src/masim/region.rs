@@ -2,9 +2,17 @@
 //! the check of its content.
 
 use super::content::{differing_bytes, expected, region_key, PAGE, WORDS_PER_PAGE};
-use super::verify::Tally;
 use super::MasimError;
 use std::hint::black_box;
+
+/// What a check of some pages found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Tally {
+    pub(super) corrupted_bytes: u64,
+    pub(super) lost_writes: u64,
+    /// Pages with a corrupted byte or a lost write.
+    pub(super) bad_pages: u64,
+}
 
 /// Pages of a region of `bytes` scaled by `scale`: rounded up, at least one.
 pub(super) fn scaled_pages(bytes: u64, scale: f64) -> Option<usize> {

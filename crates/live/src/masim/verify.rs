@@ -4,15 +4,6 @@ use super::content::PAGE;
 use super::region::Region;
 use serde::Serialize;
 
-/// What a check of some pages found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Tally {
-    pub(super) corrupted_bytes: u64,
-    pub(super) lost_writes: u64,
-    /// Pages with a corrupted byte or a lost write.
-    pub(super) bad_pages: u64,
-}
-
 /// What asked for a verification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
