@@ -112,6 +112,57 @@ pub fn kernel_tiers() -> Result<Vec<Tier>, LiveError> {
     Ok(tiers)
 }
 
+/// Which node a physical frame is on, from the memory blocks sysfs lists
+/// under each node (`/sys/devices/system/node/nodeN/memoryB`, blocks of
+/// `/sys/devices/system/memory/block_size_bytes`).
+#[derive(Clone, Debug, Default)]
+pub struct FrameNodes {
+    /// (first frame, one past the last, node), sorted.
+    ranges: Vec<(u64, u64, i32)>,
+}
+
+impl FrameNodes {
+    /// Reads the map; empty where sysfs has no memory blocks.
+    pub fn read() -> Self {
+        let block = std::fs::read_to_string("/sys/devices/system/memory/block_size_bytes")
+            .ok()
+            .and_then(|t| u64::from_str_radix(t.trim(), 16).ok())
+            .unwrap_or(0);
+        let mut ranges = Vec::new();
+        let Ok(dir) = std::fs::read_dir("/sys/devices/system/node") else {
+            return FrameNodes { ranges };
+        };
+        for node in dir.flatten() {
+            let name = node.file_name().to_string_lossy().to_string();
+            let Some(id) = name
+                .strip_prefix("node")
+                .and_then(|n| n.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(node.path()) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let n = e.file_name().to_string_lossy().to_string();
+                if let Some(b) = n.strip_prefix("memory").and_then(|b| b.parse::<u64>().ok()) {
+                    let first = b * block / 4096;
+                    ranges.push((first, first + block / 4096, id));
+                }
+            }
+        }
+        ranges.sort_unstable();
+        FrameNodes { ranges }
+    }
+
+    /// The node of frame `pfn`, if a block holds it.
+    pub fn node(&self, pfn: u64) -> Option<i32> {
+        let i = self.ranges.partition_point(|r| r.0 <= pfn).checked_sub(1)?;
+        let (a, b, node) = self.ranges[i];
+        (a <= pfn && pfn < b).then_some(node)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +173,16 @@ mod tests {
         assert_eq!(parse_list(""), Some(vec![]));
         assert_eq!(parse_list("3-1"), None);
         assert_eq!(parse_list("x"), None);
+    }
+
+    #[test]
+    fn frames_map_to_the_blocks_nodes() {
+        let m = FrameNodes {
+            ranges: vec![(0, 100, 0), (100, 200, 1)],
+        };
+        assert_eq!(m.node(0), Some(0));
+        assert_eq!(m.node(150), Some(1));
+        assert_eq!(m.node(200), None);
     }
 
     #[test]
