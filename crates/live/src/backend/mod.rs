@@ -135,7 +135,8 @@ pub struct LinuxBackend {
     regions: Vec<Region>,
     infos: Vec<RegionInfo>,
     tiers: Vec<LiveTier>,
-    node_tier: HashMap<i32, TierId>,
+    /// The tier of each node id (PageState holds nodes 0-62).
+    node_tier: Vec<Option<TierId>>,
     compressed: Option<TierId>,
     caps: Capabilities,
     /// The fastest tier holds the nodes with CPUs (so the kernel's default
@@ -177,10 +178,12 @@ impl LinuxBackend {
                 why: "no tier has a NUMA node".into(),
             });
         }
-        let mut node_tier = HashMap::new();
+        let mut node_tier = vec![None; 64];
         for (i, t) in tiers.iter().enumerate() {
             for &n in &t.nodes {
-                node_tier.insert(n, TierId(i as u8));
+                if let Some(slot) = usize::try_from(n).ok().and_then(|n| node_tier.get_mut(n)) {
+                    *slot = Some(TierId(i as u8));
+                }
             }
         }
         let compressed = tiers
@@ -390,18 +393,28 @@ impl LinuxBackend {
     /// The tier a page is in: its node's; a page paged out to sample it
     /// stays in the tier it was sampled in; a swapped page is in the
     /// compressed tier, if there is one.
+    /// (Called for every page of every region by `resident_bytes`: the
+    /// maps are only looked into when they hold something.)
     fn tier_of(&self, asid: Asid, va: u64, s: PageState) -> Option<TierId> {
-        if let Some(&t) = self.dry_moves.get(&(asid, va)) {
-            return Some(t);
+        if !self.dry_moves.is_empty() {
+            if let Some(&t) = self.dry_moves.get(&(asid, va)) {
+                return Some(t);
+            }
         }
         match s.node() {
-            Some(n) => self.node_tier.get(&n).copied(),
+            Some(n) => self.tier_of_node(n),
             None if s.swapped() => match self.sampled.get(&(asid, va)) {
-                Some(x) => self.node_tier.get(&x.node).copied(),
+                Some(x) => self.tier_of_node(x.node),
                 None => self.compressed,
             },
             None => None,
         }
+    }
+
+    fn tier_of_node(&self, node: i32) -> Option<TierId> {
+        usize::try_from(node)
+            .ok()
+            .and_then(|n| self.node_tier.get(n).copied().flatten())
     }
 
     /// Pages `vas` out (MADV_PAGEOUT), in coalesced ranges; returns the
