@@ -29,7 +29,8 @@ kdir=${THERMOCLINE_GUEST_KERNEL:-"$here/../../target/live/kernel"}
 
 root=$(mktemp -d)
 chmod 755 "$root"
-trap 'rm -rf "$root"' EXIT
+out=$(mktemp)
+trap 'rm -rf "$root" "$root.initrd" "$out"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,lib,lib64,modules,mnt,files}
 cp /bin/busybox "$root/bin/busybox"
 for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -sf busybox "$root/bin/$a"; done
@@ -67,11 +68,8 @@ sleep 5
 INIT
 chmod +x "$root/init" "$root/test.sh"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$root.initrd"
-trap 'rm -rf "$root" "$root.initrd"' EXIT
 
 mem=$((fast + slow))
-out=$(mktemp)
-trap 'rm -rf "$root" "$root.initrd" "$out"' EXIT
 set +e
 timeout "$timeout" qemu-system-x86_64 -accel tcg -m "${mem}M" -smp 2 -nographic -no-reboot \
   -kernel "$kdir/vmlinuz" -initrd "$root.initrd" \

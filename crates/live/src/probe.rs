@@ -289,6 +289,18 @@ pub fn probe(pid: Option<i32>) -> Result<Probe, LiveError> {
 
 /// Probes this host, and `pid` with where the pages of `ranges` are.
 pub fn probe_ranges(pid: Option<i32>, ranges: &[(u64, u64)]) -> Result<Probe, LiveError> {
+    let mut p = features_only()?;
+    p.target = pid.map(|p| probe_target(p, ranges)).transpose()?;
+    p.costs = Costs {
+        refault_ns: measure_refault_ns(COST_PAGES),
+        migrate_ns: measure_migrate_ns(COST_PAGES, &p.nodes),
+    };
+    Ok(p)
+}
+
+/// What this host offers, without a target and without measuring costs
+/// (what the live backend asks at start).
+pub fn features_only() -> Result<Probe, LiveError> {
     let kernel = text("/proc/sys/kernel/osrelease").unwrap_or_else(|e| e);
     let nodes = numa::nodes()?;
     let tiers = numa::kernel_tiers()?;
@@ -424,19 +436,14 @@ pub fn probe_ranges(pid: Option<i32>, ranges: &[(u64, u64)]) -> Result<Probe, Li
     ] {
         features.push(feature(name, enables, Err(why.into())));
     }
-    let target = pid.map(|p| probe_target(p, ranges)).transpose()?;
-    let costs = Costs {
-        refault_ns: measure_refault_ns(COST_PAGES),
-        migrate_ns: measure_migrate_ns(COST_PAGES, &nodes),
-    };
     Ok(Probe {
-        costs,
+        costs: Costs::default(),
         kernel,
         root: euid_is_root(),
         nodes,
         tiers,
         features,
-        target,
+        target: None,
     })
 }
 
