@@ -1,4 +1,5 @@
-//! The live subcommands: `probe`, `daemon`, `masim`, `torture`.
+//! The live subcommands: `probe`, `daemon`, `masim`, `torture`,
+//! `damon-record`.
 
 use anyhow::Context;
 use clap::Args;
@@ -176,5 +177,74 @@ pub fn masim_cmd(a: MasimArgs) -> anyhow::Result<()> {
         }
         .into());
     }
+    Ok(())
+}
+
+/// `thermocline damon-record`.
+#[derive(Args, Clone, Debug)]
+pub struct DamonRecordArgs {
+    /// The process.
+    #[arg(long)]
+    pub pid: i32,
+    /// Stop after this many seconds (default: when the process exits).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// DAMON's sampling interval (µs).
+    #[arg(long, default_value_t = 5_000)]
+    pub sample_us: u64,
+    /// DAMON's aggregation interval (µs).
+    #[arg(long, default_value_t = 100_000)]
+    pub aggr_us: u64,
+    /// DAMON's interval for re-reading the mappings (µs).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub update_us: u64,
+    /// Fewest regions.
+    #[arg(long, default_value_t = 10)]
+    pub min_regions: u64,
+    /// Most regions.
+    #[arg(long, default_value_t = 1000)]
+    pub max_regions: u64,
+}
+
+/// `thermocline damon-record --pid P`: JSON lines until the process exits,
+/// the duration passes, or SIGINT/SIGTERM.
+pub fn damon_record_cmd(a: DamonRecordArgs) -> anyhow::Result<()> {
+    use std::io::Write;
+    use thermocline_live::damon::{DamonAttrs, DamonOps, DamonSession};
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    let attrs = DamonAttrs {
+        sample_us: a.sample_us,
+        aggr_us: a.aggr_us,
+        update_us: a.update_us,
+        min_regions: a.min_regions,
+        max_regions: a.max_regions,
+    };
+    let mut s = DamonSession::start(DamonOps::Vaddr(vec![a.pid]), attrs, &[])
+        .with_context(|| format!("starting DAMON on process {}", a.pid))?;
+    let start = std::time::Instant::now();
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    while !stop.load(std::sync::atomic::Ordering::Relaxed)
+        && a.duration.is_none_or(|d| start.elapsed().as_secs_f64() < d)
+    {
+        let regions = match s.regions() {
+            Ok(r) => r,
+            // the process exited: its kdamond stopped
+            Err(thermocline_live::LiveError::Exited { .. }) => break,
+            Err(e) => return Err(e).context("reading DAMON's regions"),
+        };
+        // t_s: seconds since the kdamond started
+        let line = serde_json::json!({
+            "t_s": start.elapsed().as_secs_f64(),
+            "regions": regions,
+        });
+        serde_json::to_writer(&mut out, &line)?;
+        writeln!(out)?;
+    }
+    out.flush()?;
+    s.stop().context("stopping DAMON")?;
     Ok(())
 }

@@ -117,6 +117,8 @@ enum Cmd {
     /// and on SIGUSR1. Exit 0 when every byte and write checked out, 3 when
     /// not.
     Masim(live::MasimArgs),
+    /// Record the kernel's own DAMON on a process: starts a kdamond of its own (vaddr; root, and only when no other kdamond exists), prints one JSON line per aggregation interval with DAMON's regions, and removes the kdamond at the end.
+    DamonRecord(live::DamonRecordArgs),
 }
 
 #[derive(Args, Clone)]
@@ -723,6 +725,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Masim(a) => live::masim_cmd(a)?,
+        Cmd::DamonRecord(a) => live::damon_record_cmd(a)?,
         Cmd::Run {
             common,
             manager,

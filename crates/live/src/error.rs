@@ -32,6 +32,9 @@ pub enum LiveError {
     /// user's kdamonds, say).
     #[error("{0}")]
     Busy(String),
+    /// A value the caller gave that the kernel would refuse.
+    #[error("{0}")]
+    Invalid(String),
     /// A file of the kernel's did not read as expected.
     #[error("{path}:{line}: {why}")]
     Parse {

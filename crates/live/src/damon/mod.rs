@@ -4,6 +4,10 @@
 //! backend only uses DAMON when no kdamond exists that it did not create: it
 //! never takes over another user's (../shared/reference/live-testbed.md).
 
+mod session;
+
+pub use session::{DamonAttrs, DamonOps, DamonRegion, DamonSession, Range, Scheme, SchemeStats};
+
 use crate::procfs::read;
 use crate::LiveError;
 use std::path::{Path, PathBuf};
@@ -68,6 +72,11 @@ pub fn ensure_unowned(ours: &[u32]) -> Result<(), LiveError> {
     if others.is_empty() {
         return Ok(());
     }
+    refuse(&others)
+}
+
+/// The error that names other users' kdamonds.
+fn refuse(others: &[Kdamond]) -> Result<(), LiveError> {
     let names: Vec<String> = others
         .iter()
         .map(|k| match k.pid {
