@@ -1,4 +1,4 @@
-//! The live subcommands: `probe`, `daemon`, `masim`, `torture`,
+//! The live subcommands: `probe`, `daemon`, `exec`, `masim`, `torture`,
 //! `damon-record`.
 
 use anyhow::Context;
@@ -68,6 +68,104 @@ pub fn daemon_cmd(config: &str, pid: Option<i32>) -> anyhow::Result<i32> {
         (_, Some(s)) if !s.success() => s.code().unwrap_or(1),
         _ => 0,
     })
+}
+
+/// `exec`'s options.
+#[derive(Args)]
+pub struct ExecArgs {
+    /// A daemon config (see examples/live-thermostat.toml) whose `[target]`
+    /// is left out: the command is the target (`[target]` may only set
+    /// `settle_s`). The flags below apply on top of it.
+    #[arg(long, value_name = "FILE.toml")]
+    config: Option<String>,
+    /// The manager (see `thermocline list`); needed without --config.
+    #[arg(long)]
+    manager: Option<String>,
+    /// A manager parameter, as in `run --set`: MANAGER.KEY=VALUE, e.g.
+    /// `thermostat.scan_period_s=2`; repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Decide and log, move nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Serve Prometheus metrics here (e.g. 127.0.0.1:9477); without
+    /// --config, nowhere unless given.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<String>,
+    /// Add a compressed (swap, e.g. zram) tier after the NUMA node tiers.
+    #[arg(long)]
+    compressed: bool,
+    /// The command to start and tier, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// `thermocline exec [OPTIONS] -- CMD [ARGS...]`: the command's exit code,
+/// or 128 + the signal that killed it, as shells report it.
+pub fn exec_cmd(a: ExecArgs) -> anyhow::Result<i32> {
+    use thermocline_experiments::daemon::{self, config};
+    let flags = config::ExecFlags {
+        manager: a.manager,
+        sets: a.sets,
+        dry_run: a.dry_run,
+        metrics: a.metrics,
+        compressed: a.compressed,
+    };
+    let load =
+        |path: Option<&str>| -> Result<config::DaemonConfig, thermocline_experiments::RunError> {
+            let text = match path {
+                Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
+                    thermocline_experiments::ConfigError::InFile {
+                        file: p.to_string(),
+                        msg: e.to_string(),
+                    }
+                })?),
+                None => None,
+            };
+            let file = path.zip(text.as_deref());
+            Ok(config::exec_config(file, &flags)?)
+        };
+    let cfg = load(a.config.as_deref())?;
+    let sig = daemon::Flags::default();
+    for s in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register_usize(s, sig.forward.clone(), s as usize)?;
+    }
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, sig.reload.clone())?;
+    let source = a
+        .config
+        .clone()
+        .unwrap_or_else(|| "the command line".into());
+    let mut reload = |_: &config::DaemonConfig| load(a.config.as_deref());
+    let out = daemon::exec(cfg, &a.command, sig, &mut reload, &source)?;
+    let code = exit_code(out.status);
+    match &out.report {
+        Some(r) => eprintln!(
+            "exec: {} on {} for {:.1} s ended ({:?}): moved {} pages to the fastest tier and {} to slower ones ({:.1} MiB), CPU {:.2}% of a core; the command exited with {code}",
+            r.manager,
+            a.command.join(" "),
+            r.sim_time_s,
+            out.ended,
+            r.migrations.promoted_pages,
+            r.migrations.demoted_pages,
+            r.migrations.bytes as f64 / (1 << 20) as f64,
+            r.manager_cpu_util * 100.0
+        ),
+        None => eprintln!(
+            "exec: {} ended before it could be tiered; it exited with {code}",
+            a.command.join(" ")
+        ),
+    }
+    Ok(code)
+}
+
+/// An exit status as a shell reports it: the code, or 128 + the signal.
+fn exit_code(s: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(c), _) => c,
+        (None, Some(sig)) => 128 + sig,
+        (None, None) => 1,
+    }
 }
 
 /// `thermocline torture --pid P --moves N`.

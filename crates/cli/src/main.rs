@@ -75,6 +75,8 @@ enum Cmd {
         #[arg(long)]
         pid: Option<i32>,
     },
+    /// Start a command and tier it while it runs, as the daemon would (same run loop, logs and metrics): ends when the command does and exits with its exit code (128 + the signal if a signal killed it); SIGINT and SIGTERM are sent on to the command (see README, Live).
+    Exec(live::ExecArgs),
     /// Move random pages of a process between every tier and swap as fast as the kernel lets it: a test that the live backend loses no data (run it on `thermocline masim`, which checks its own).
     Torture {
         /// The process.
@@ -720,6 +722,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         } => live::torture_cmd(pid, moves, batch.max(1), seed)?,
         Cmd::Daemon { config, pid } => {
             let code = live::daemon_cmd(&config, pid)?;
+            if code != 0 {
+                std::process::exit(code);
+            }
+        }
+        Cmd::Exec(a) => {
+            let code = live::exec_cmd(a)?;
             if code != 0 {
                 std::process::exit(code);
             }

@@ -491,3 +491,148 @@ fn reproduce_all_with_names_is_a_usage_error() {
     assert_eq!(code, 2);
     assert!(err.contains("or --all"), "{err}");
 }
+
+/// Whether this host has something to tier between: two NUMA nodes with
+/// memory, or a swap device.
+fn host_can_tier() -> bool {
+    let nodes = std::fs::read_to_string("/sys/devices/system/node/has_memory")
+        .map(|t| t.trim().contains([',', '-']))
+        .unwrap_or(false);
+    let swap = std::fs::read_to_string("/proc/swaps").is_ok_and(|t| t.lines().count() > 1);
+    nodes || swap
+}
+
+#[test]
+fn exec_refuses_bad_arguments_in_one_line_before_starting_the_command() {
+    let marker = std::env::temp_dir().join(format!("tc-cli-{}-exec-ran", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let m = marker.to_str().unwrap();
+    let target_pid = tmp(
+        "target-pid.toml",
+        "[target]\npid = 1\n[manager]\nname = \"thermostat\"\n",
+    );
+    let bad_metrics = tmp(
+        "metrics.toml",
+        "[manager]\nname = \"thermostat\"\n[daemon]\nmetrics = \"nowhere\"\n",
+    );
+    for (args, says) in [
+        (vec!["exec", "--manager", "thermostat"], "<CMD>"),
+        (
+            vec!["exec", "--manager", "thermostat", "touch", m],
+            "unexpected argument",
+        ),
+        (
+            vec!["exec", "--", "touch", m],
+            "needs --manager NAME or --config",
+        ),
+        (
+            vec!["exec", "--manager", "nope", "--", "touch", m],
+            "unknown manager \"nope\"",
+        ),
+        (
+            vec![
+                "exec",
+                "--manager",
+                "thermostat",
+                "--set",
+                "random.x=1",
+                "--",
+                "touch",
+                m,
+            ],
+            "thermostat.KEY=VALUE",
+        ),
+        (
+            vec![
+                "exec",
+                "--manager",
+                "thermostat",
+                "--set",
+                "bogus",
+                "--",
+                "touch",
+                m,
+            ],
+            "expected KEY=VALUE",
+        ),
+        (
+            vec![
+                "exec",
+                "--manager",
+                "thermostat",
+                "--set",
+                "thermostat.bogus=1",
+                "--",
+                "touch",
+                m,
+            ],
+            "bogus",
+        ),
+        (
+            vec!["exec", "--config", &target_pid, "--", "touch", m],
+            ":2: [target] pid is not for `thermocline exec`",
+        ),
+        (
+            vec![
+                "exec",
+                "--config",
+                "/nonexistent/exec.toml",
+                "--",
+                "touch",
+                m,
+            ],
+            "/nonexistent/exec.toml",
+        ),
+        (
+            vec!["exec", "--config", &bad_metrics, "--", "touch", m],
+            "is not an address",
+        ),
+        (
+            vec![
+                "exec",
+                "--manager",
+                "thermostat",
+                "--metrics",
+                "x",
+                "--",
+                "touch",
+                m,
+            ],
+            "is not an address",
+        ),
+    ] {
+        let (code, _, err) = thermocline(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(says),
+            "{args:?}: {err}"
+        );
+        assert!(!marker.exists(), "{args:?} started the command");
+    }
+    if !host_can_tier() {
+        // one NUMA node and no swap, as on the project's build machines
+        let (code, _, err) = thermocline(&["exec", "--manager", "thermostat", "--", "touch", m]);
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("nothing to tier between on this host: one NUMA node"),
+            "{err}"
+        );
+        assert!(
+            !marker.exists(),
+            "the command started on a host without tiering"
+        );
+        let (code, _, err) = thermocline(&[
+            "exec",
+            "--manager",
+            "thermostat",
+            "--compressed",
+            "--",
+            "touch",
+            m,
+        ]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("the compressed tier needs swap"), "{err}");
+    }
+}

@@ -325,7 +325,7 @@ fn offending_key(e: &toml::de::Error) -> Option<String> {
 }
 
 /// The line of a TOML text that sets dotted `key` (or opens its table).
-fn line_setting(text: &str, key: &str) -> Option<usize> {
+pub(crate) fn line_setting(text: &str, key: &str) -> Option<usize> {
     let clean = |k: &str| {
         k.split('.')
             .map(|p| p.trim().trim_matches('"').trim_matches('\''))

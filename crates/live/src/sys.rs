@@ -120,8 +120,18 @@ pub fn process_madvise(pidfd: &OwnedFd, ranges: &[(u64, u64)], advice: i32) -> i
 
 /// Sends SIGTERM to process `pid` (a process the caller started).
 pub fn terminate(pid: i32) -> io::Result<()> {
+    signal(pid, libc::SIGTERM)
+}
+
+/// Sends signal `sig` to process `pid` (a process the caller started and
+/// has not reaped yet, so that the pid cannot name another process).
+pub fn signal(pid: i32, sig: i32) -> io::Result<()> {
+    if pid <= 0 {
+        // 0 and negative pids name process groups: never meant here
+        return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    }
     // SAFETY: kill takes plain integers; it touches no memory of ours.
-    let r = unsafe { libc::kill(pid, libc::SIGTERM) };
+    let r = unsafe { libc::kill(pid, sig) };
     if r < 0 {
         Err(io::Error::last_os_error())
     } else {

@@ -8,7 +8,8 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DaemonConfig {
-    /// What to tier.
+    /// What to tier (`thermocline exec` takes it from its command line).
+    #[serde(default)]
     pub target: TargetSection,
     /// The tiers (default: the kernel's memory tiers).
     #[serde(default)]
@@ -117,17 +118,7 @@ impl Default for DaemonSection {
 
 /// Parses the file's text (`path` names it in errors).
 pub fn parse(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
-    let cfg: DaemonConfig = toml::from_str(text).map_err(|e| match e.span() {
-        Some(span) => ConfigError::AtLine {
-            file: path.to_string(),
-            line: crate::config::line_of(text, span.start),
-            msg: e.message().to_string(),
-        },
-        None => ConfigError::InFile {
-            file: path.to_string(),
-            msg: e.message().to_string(),
-        },
-    })?;
+    let cfg = deserialize(path, text)?;
     let in_file = |msg: String| ConfigError::InFile {
         file: path.to_string(),
         msg,
@@ -142,48 +133,201 @@ pub fn parse(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
             "[target] needs exactly one of pid, cgroup, exec".into(),
         ));
     }
-    if t.settle_s.is_some_and(|s| !(0.0..=60.0).contains(&s)) {
-        return Err(in_file("[target] settle_s must be in 0..60".into()));
-    }
     if t.exec.as_ref().is_some_and(|e| e.is_empty()) {
         return Err(in_file("[target] exec is an empty command".into()));
     }
+    check(&cfg).map_err(in_file)?;
+    Ok(cfg)
+}
+
+fn deserialize(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
+    toml::from_str(text).map_err(|e| match e.span() {
+        Some(span) => ConfigError::AtLine {
+            file: path.to_string(),
+            line: crate::config::line_of(text, span.start),
+            msg: e.message().to_string(),
+        },
+        None => ConfigError::InFile {
+            file: path.to_string(),
+            msg: e.message().to_string(),
+        },
+    })
+}
+
+/// Every section's values but the target's choice (shared by `daemon` and
+/// `exec`); the message says which section and key.
+fn check(cfg: &DaemonConfig) -> Result<(), String> {
+    if cfg
+        .target
+        .settle_s
+        .is_some_and(|s| !(0.0..=60.0).contains(&s))
+    {
+        return Err("[target] settle_s must be in 0..60".into());
+    }
     if !thermocline_managers::registry::exists(&cfg.manager.name) {
-        return Err(in_file(format!(
+        return Err(format!(
             "[manager] name {:?} is not a manager (see `thermocline list`)",
             cfg.manager.name
-        )));
+        ));
     }
     if let Some(d) = cfg.daemon.duration_s {
         if !(d > 0.0 && d.is_finite()) {
-            return Err(in_file("[daemon] duration_s must be positive".into()));
+            return Err("[daemon] duration_s must be positive".into());
         }
     }
     if !(cfg.daemon.window_s > 0.0 && cfg.daemon.window_s.is_finite()) {
-        return Err(in_file("[daemon] window_s must be positive".into()));
+        return Err("[daemon] window_s must be positive".into());
     }
     if !(cfg.daemon.sample_interval_s >= 0.001 && cfg.daemon.sample_interval_s.is_finite()) {
-        return Err(in_file(
-            "[daemon] sample_interval_s must be at least 0.001".into(),
-        ));
+        return Err("[daemon] sample_interval_s must be at least 0.001".into());
     }
     if let Some(q) = cfg.quota.max_mb_per_s {
         if !(q >= 0.0 && q.is_finite()) {
-            return Err(in_file("[quota] max_mb_per_s must be >= 0".into()));
+            return Err("[quota] max_mb_per_s must be >= 0".into());
         }
     }
     if let Some(q) = cfg.quota.max_share_per_tick {
         if !(0.0..=1.0).contains(&q) {
-            return Err(in_file("[quota] max_share_per_tick must be in 0..1".into()));
+            return Err("[quota] max_share_per_tick must be in 0..1".into());
         }
     }
     if let Some(n) = &cfg.tiers.nodes {
         if n.is_empty() || n.iter().any(|t| t.is_empty()) {
-            return Err(in_file(
-                "[tiers] nodes needs at least one tier, each with a node".into(),
-            ));
+            return Err("[tiers] nodes needs at least one tier, each with a node".into());
         }
     }
+    let m = &cfg.daemon.metrics;
+    let is_addr = |m: &str| {
+        m.parse::<std::net::SocketAddr>().is_ok()
+            || m.strip_prefix("localhost:")
+                .is_some_and(|p| p.parse::<u16>().is_ok())
+    };
+    if !m.is_empty() && !is_addr(m) {
+        return Err(format!(
+            "[daemon] metrics {m:?} is not an address and port (e.g. 127.0.0.1:9477)"
+        ));
+    }
+    Ok(())
+}
+
+/// What `thermocline exec` takes from its command line instead of a file,
+/// or on top of one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExecFlags {
+    /// `--manager NAME` (replaces the file's `[manager] name`).
+    pub manager: Option<String>,
+    /// `--set MANAGER.KEY=VALUE`: the manager's parameters (on top of the
+    /// file's `[manager] params`).
+    pub sets: Vec<String>,
+    /// `--dry-run`.
+    pub dry_run: bool,
+    /// `--metrics ADDR` (without a file, metrics are served nowhere unless
+    /// this is given).
+    pub metrics: Option<String>,
+    /// `--compressed`: a compressed (swap) tier after the node tiers.
+    pub compressed: bool,
+}
+
+/// The config of `thermocline exec`: the file's (`file`: its path and
+/// text), if any, with the command line's flags on top. The command after
+/// `--` is the target, so a file's `[target]` may only set `settle_s`: a
+/// pid, cgroup or exec there is an error naming its line, never silently
+/// ignored.
+pub fn exec_config(
+    file: Option<(&str, &str)>,
+    flags: &ExecFlags,
+) -> Result<DaemonConfig, ConfigError> {
+    let mut cfg = match file {
+        Some((path, text)) => {
+            let cfg = deserialize(path, text)?;
+            let t = &cfg.target;
+            for (key, given) in [
+                ("pid", t.pid.is_some()),
+                ("cgroup", t.cgroup.is_some()),
+                ("exec", t.exec.is_some()),
+            ] {
+                if given {
+                    let msg = format!(
+                        "[target] {key} is not for `thermocline exec`: the command after `--` is its target (only settle_s may be set in [target])"
+                    );
+                    return Err(
+                        match crate::config::line_setting(text, &format!("target.{key}")) {
+                            Some(line) => ConfigError::AtLine {
+                                file: path.to_string(),
+                                line,
+                                msg,
+                            },
+                            None => ConfigError::InFile {
+                                file: path.to_string(),
+                                msg,
+                            },
+                        },
+                    );
+                }
+            }
+            cfg
+        }
+        None => {
+            let Some(name) = &flags.manager else {
+                return Err(ConfigError::invalid(
+                    "exec",
+                    "needs --manager NAME or --config FILE.toml",
+                ));
+            };
+            DaemonConfig {
+                manager: ManagerSection {
+                    name: name.clone(),
+                    params: toml::Table::new(),
+                    seed: 1,
+                },
+                daemon: DaemonSection {
+                    metrics: String::new(),
+                    ..DaemonSection::default()
+                },
+                ..DaemonConfig::default()
+            }
+        }
+    };
+    if let Some(m) = &flags.manager {
+        cfg.manager.name = m.clone();
+    }
+    if !thermocline_managers::registry::exists(&cfg.manager.name) {
+        return Err(ConfigError::UnknownName {
+            kind: "manager",
+            name: cfg.manager.name.clone(),
+            listing: "list",
+        });
+    }
+    for set in &flags.sets {
+        let mut t = toml::Table::new();
+        crate::config::apply_set(&mut t, set)?;
+        let name = &cfg.manager.name;
+        match t.remove(name) {
+            Some(toml::Value::Table(params)) if t.is_empty() => cfg.manager.params.extend(params),
+            _ => {
+                return Err(ConfigError::Set {
+                    set: set.clone(),
+                    msg: format!("exec's --set takes the manager's parameters: {name}.KEY=VALUE"),
+                })
+            }
+        }
+    }
+    if flags.dry_run {
+        cfg.daemon.dry_run = true;
+    }
+    if let Some(m) = &flags.metrics {
+        cfg.daemon.metrics = m.clone();
+    }
+    if flags.compressed {
+        cfg.tiers.compressed = true;
+    }
+    check(&cfg).map_err(|msg| match file {
+        Some((path, _)) => ConfigError::InFile {
+            file: path.to_string(),
+            msg,
+        },
+        None => ConfigError::invalid("exec", msg),
+    })?;
     Ok(cfg)
 }
 

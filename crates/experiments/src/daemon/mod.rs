@@ -1,7 +1,10 @@
 //! `thermocline daemon`: a manager tiering real processes through the one
 //! run loop, with the live driver, quotas, dry-run, Prometheus metrics,
 //! JSON-lines logs, a clean stop on SIGTERM and a reload on SIGHUP (the
-//! binary sets the flags; this module reads them).
+//! binary sets the flags; this module reads them). `thermocline exec` is
+//! the same daemon on a command it starts from its own command line
+//! ([`exec`]): it forwards SIGINT/SIGTERM to the command and ends when the
+//! command does.
 
 pub mod config;
 pub mod metrics;
@@ -12,8 +15,9 @@ use crate::report::Report;
 use crate::runner::run_loop;
 use crate::tally::RunFacts;
 use config::DaemonConfig;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use thermocline_live::backend::{LinuxBackend, LiveOptions, LiveTier, TargetSpec};
@@ -26,6 +30,9 @@ pub struct Flags {
     pub stop: Arc<AtomicBool>,
     /// SIGHUP: re-read the config and start the manager again.
     pub reload: Arc<AtomicBool>,
+    /// `exec` only: the number of a signal received (SIGINT, SIGTERM) to
+    /// send on to the command; 0 when there is none.
+    pub forward: Arc<AtomicUsize>,
 }
 
 /// How the daemon ended.
@@ -36,6 +43,17 @@ pub struct Outcome {
     pub ended: LiveEnd,
     /// The exit status of the command it started, if it started one.
     pub child: Option<ExitStatus>,
+}
+
+/// How `exec` ended.
+pub struct ExecOutcome {
+    /// The report of the last run (since the last reload); `None` when the
+    /// command ended before the manager started.
+    pub report: Option<Report>,
+    /// Why tiering ended.
+    pub ended: LiveEnd,
+    /// The command's exit status.
+    pub status: ExitStatus,
 }
 
 /// One JSON line on stderr: `t_s`, `level`, `event`, then `fields`.
@@ -92,6 +110,94 @@ fn report_tiers(b: &LinuxBackend) -> Vec<thermocline_model::TierSpec> {
         .collect()
 }
 
+/// Refuses a config that leaves nothing to tier between on this host,
+/// saying what is missing: fewer than two tiers (one NUMA node with memory
+/// and no compressed tier, say), a configured node without memory, or a
+/// compressed tier without swap.
+pub fn check_tiering(cfg: &DaemonConfig) -> Result<(), RunError> {
+    let nodes = thermocline_live::numa::nodes().map_err(|e| live_error("[tiers]", e))?;
+    let ids: Vec<i32> = nodes.iter().map(|n| n.id).collect();
+    let list = |ids: &[i32]| {
+        ids.iter()
+            .map(i32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let node_tiers = match &cfg.tiers.nodes {
+        Some(tiers) => {
+            if let Some(n) = tiers.iter().flatten().find(|n| !ids.contains(n)) {
+                return Err(ConfigError::invalid(
+                    "[tiers] nodes",
+                    format!(
+                        "node {n} has no memory on this host (nodes with memory: {})",
+                        list(&ids)
+                    ),
+                )
+                .into());
+            }
+            tiers.len()
+        }
+        None => thermocline_live::backend::default_tiers()
+            .map_err(|e| live_error("[tiers]", e))?
+            .len(),
+    };
+    if cfg.tiers.compressed {
+        let p = thermocline_live::probe::features_only()
+            .map_err(|e| live_error("[tiers] compressed", e))?;
+        for f in ["swap", "process-madvise"] {
+            if !p.has(f) {
+                let detail = p
+                    .features
+                    .iter()
+                    .find(|x| x.name == f)
+                    .map_or(String::new(), |x| format!(": {}", x.detail));
+                return Err(ConfigError::invalid(
+                    "[tiers] compressed",
+                    format!("the compressed tier needs {f}, which this host lacks{detail}"),
+                )
+                .into());
+            }
+        }
+    }
+    if node_tiers + usize::from(cfg.tiers.compressed) < 2 {
+        let have = if ids.len() == 1 {
+            format!("one NUMA node with memory (node {})", list(&ids))
+        } else {
+            format!("one tier holding every node ({})", list(&ids))
+        };
+        return Err(ConfigError::invalid(
+            "tiering",
+            format!(
+                "nothing to tier between on this host: {have} and no compressed tier; it needs a second memory tier (a NUMA node with memory, such as a CPU-less CXL or PMEM node: see `thermocline probe`) or a compressed tier (--compressed, or [tiers] compressed = true, with a swap device such as zram)"
+            ),
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// Starts `cmd` in `dir` (`what` names the setting in errors).
+fn spawn(cmd: &[String], dir: &Path, start: Instant, what: &str) -> Result<Child, RunError> {
+    let Some((prog, args)) = cmd.split_first() else {
+        return Err(ConfigError::invalid(what, "an empty command").into());
+    };
+    let c = Command::new(prog)
+        .args(args)
+        .current_dir(dir)
+        .spawn()
+        .map_err(|e| ConfigError::invalid(what, format!("{prog}: {e}")))?;
+    log(
+        start,
+        "info",
+        "started",
+        serde_json::json!({"pid": c.id(), "command": cmd}),
+    );
+    Ok(c)
+}
+
+/// Re-reads a config on SIGHUP, given the one in force.
+pub type Reloader<'a> = dyn FnMut(&DaemonConfig) -> Result<DaemonConfig, RunError> + 'a;
+
 /// Runs the daemon with the config at `path` until its targets exit, its
 /// duration passes, or `flags.stop` is set; `flags.reload` re-reads the
 /// config and starts the manager again.
@@ -105,6 +211,7 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
             ..Default::default()
         };
     }
+    check_tiering(&cfg)?;
     let mut child: Option<Child> = None;
     let spec = match (&cfg.target.pid, &cfg.target.cgroup, &cfg.target.exec) {
         (Some(pid), _, _) => TargetSpec::Pid(*pid),
@@ -112,78 +219,30 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
         (_, _, Some(cmd)) => {
             // the command runs in the config file's directory, so that a
             // config and the files it names travel together
-            let dir = std::path::Path::new(path)
+            let dir = Path::new(path)
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let c = Command::new(&cmd[0])
-                .args(&cmd[1..])
-                .current_dir(dir)
-                .spawn()
-                .map_err(|e| ConfigError::invalid("[target] exec", format!("{}: {e}", cmd[0])))?;
+                .unwrap_or(Path::new("."));
+            let c = spawn(cmd, dir, start, "[target] exec")?;
             let pid = c.id() as i32;
-            log(
-                start,
-                "info",
-                "started",
-                serde_json::json!({"pid": pid, "command": cmd}),
-            );
             child = Some(c);
             TargetSpec::Pid(pid)
         }
-        _ => unreachable!("config::parse checks that one target is given"),
-    };
-    let shared: metrics::Shared = Arc::new(Mutex::new(String::new()));
-    if !cfg.daemon.metrics.is_empty() {
-        let addr = metrics::serve(&cfg.daemon.metrics, shared.clone()).map_err(|e| {
-            ConfigError::invalid("[daemon] metrics", format!("{}: {e}", cfg.daemon.metrics))
-        })?;
-        log(
-            start,
-            "info",
-            "metrics",
-            serde_json::json!({"address": addr.to_string()}),
-        );
-    }
-    let result = loop {
-        let outcome = run_once(&cfg, &spec, &flags, &shared, start);
-        match outcome {
-            Ok((report, LiveEnd::Reload)) => {
-                flags.reload.store(false, Ordering::Relaxed);
-                match load(path).map(|mut c| {
-                    if pid.is_some() {
-                        c.target = cfg.target.clone();
-                    }
-                    c
-                }) {
-                    Ok(c) if c.target == cfg.target => {
-                        log(
-                            start,
-                            "info",
-                            "reloaded",
-                            serde_json::json!({"config": path}),
-                        );
-                        cfg = c;
-                    }
-                    Ok(_) => log(
-                        start,
-                        "error",
-                        "reload refused",
-                        serde_json::json!({"why": "the target cannot change on reload; restart the daemon"}),
-                    ),
-                    Err(e) => log(
-                        start,
-                        "error",
-                        "reload refused",
-                        serde_json::json!({"why": e.to_string()}),
-                    ),
-                }
-                drop(report);
-            }
-            Ok((report, ended)) => break Ok((report, ended)),
-            Err(e) => break Err(e),
+        _ => {
+            return Err(
+                ConfigError::invalid("[target]", "needs exactly one of pid, cgroup, exec").into(),
+            )
         }
     };
+    let mut reload = |now: &DaemonConfig| {
+        load(path).map(|mut c| {
+            if pid.is_some() {
+                c.target = now.target.clone();
+            }
+            c
+        })
+    };
+    let result = serve(&mut cfg, &spec, &flags, start, &mut reload, path);
     // a command the daemon started is stopped with it, never orphaned
     let child_status = child.map(|mut c| {
         if matches!(c.try_wait(), Ok(None)) {
@@ -202,18 +261,200 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
         "stopped",
         serde_json::json!({"why": format!("{ended:?}"), "moved_bytes": report.migrations.bytes}),
     );
-    if let Some(p) = &cfg.daemon.report {
-        let text = serde_json::to_string_pretty(&report).expect("reports serialize");
-        std::fs::write(p, text).map_err(|e| RunError::Output {
-            path: p.clone(),
-            msg: e.to_string(),
-        })?;
-    }
+    write_report(&cfg, &report)?;
     Ok(Outcome {
         report,
         ended,
         child: child_status,
     })
+}
+
+/// `thermocline exec`: starts `cmd` in the current directory and tiers it
+/// with `cfg` (its `[target]` is the command) until it exits, forwarding
+/// the signals the binary records in `flags.forward`; `reload` re-reads the
+/// config on SIGHUP (`source` names it in the log). Checks that the host
+/// has something to tier between and that the manager's parameters are
+/// valid before the command starts. When tiering ends first (a
+/// `duration_s`, a failure), the command runs on and is waited for.
+pub fn exec(
+    mut cfg: DaemonConfig,
+    cmd: &[String],
+    flags: Flags,
+    reload: &mut Reloader,
+    source: &str,
+) -> Result<ExecOutcome, RunError> {
+    let start = Instant::now();
+    thermocline_managers::registry::build(
+        &cfg.manager.name,
+        cfg.manager.params.clone(),
+        cfg.manager.seed,
+    )
+    .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
+    check_tiering(&cfg)?;
+    let mut child = spawn(cmd, Path::new("."), start, "exec")?;
+    let pid = child.id() as i32;
+    // While the run loop has the main thread, a watcher sends the signals
+    // on. The command is reaped only after the watcher has stopped, so the
+    // pid it signals is always the command's (a zombie at worst).
+    let done = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (done, forward) = (done.clone(), flags.forward.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                forward_pending(&forward, pid, start);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let result = serve(
+        &mut cfg,
+        &TargetSpec::Pid(pid),
+        &flags,
+        start,
+        reload,
+        source,
+    );
+    done.store(true, Ordering::Relaxed);
+    let _ = watcher.join();
+    let (report, ended) = match result {
+        Ok((report, ended)) => (Some(report), ended),
+        Err(e) => match child.try_wait() {
+            // the command ended before the manager could attach to it
+            Ok(Some(_)) => (None, LiveEnd::TargetExited),
+            _ => {
+                // it cannot be tiered: it is stopped, never left running
+                // untiered behind an error
+                let _ = thermocline_live::sys::terminate(pid);
+                let _ = child.wait();
+                return Err(e);
+            }
+        },
+    };
+    if ended != LiveEnd::TargetExited {
+        log(
+            start,
+            "info",
+            "tiering ended",
+            serde_json::json!({"why": format!("{ended:?}"), "then": "waiting for the command"}),
+        );
+    }
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) => {
+                forward_pending(&flags.forward, pid, start);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(_) => {
+                break child.wait().map_err(|e| {
+                    ConfigError::invalid("exec", format!("waiting for process {pid}: {e}"))
+                })?
+            }
+        }
+    };
+    log(
+        start,
+        "info",
+        "stopped",
+        serde_json::json!({
+            "why": format!("{ended:?}"),
+            "exit_code": status.code(),
+            "signal": std::os::unix::process::ExitStatusExt::signal(&status),
+            "moved_bytes": report.as_ref().map_or(0, |r| r.migrations.bytes),
+        }),
+    );
+    if let Some(r) = &report {
+        write_report(&cfg, r)?;
+    }
+    Ok(ExecOutcome {
+        report,
+        ended,
+        status,
+    })
+}
+
+/// Sends on a signal the binary recorded, if any.
+fn forward_pending(forward: &AtomicUsize, pid: i32, start: Instant) {
+    let sig = forward.swap(0, Ordering::Relaxed);
+    if sig != 0 {
+        let r = thermocline_live::sys::signal(pid, sig as i32);
+        log(
+            start,
+            "info",
+            "forwarded",
+            serde_json::json!({"signal": sig, "pid": pid, "delivered": r.is_ok()}),
+        );
+    }
+}
+
+fn write_report(cfg: &DaemonConfig, report: &Report) -> Result<(), RunError> {
+    if let Some(p) = &cfg.daemon.report {
+        let text = serde_json::to_string_pretty(report).map_err(|e| RunError::Output {
+            path: p.clone(),
+            msg: e.to_string(),
+        })?;
+        std::fs::write(p, text).map_err(|e| RunError::Output {
+            path: p.clone(),
+            msg: e.to_string(),
+        })?;
+    }
+    Ok(())
+}
+
+/// Serves metrics and runs the manager on `spec` until the run ends for
+/// another reason than a reload; a reload re-reads the config with
+/// `reload` and starts the manager again.
+fn serve(
+    cfg: &mut DaemonConfig,
+    spec: &TargetSpec,
+    flags: &Flags,
+    start: Instant,
+    reload: &mut Reloader,
+    source: &str,
+) -> Result<(Report, LiveEnd), RunError> {
+    let shared: metrics::Shared = Arc::new(Mutex::new(String::new()));
+    if !cfg.daemon.metrics.is_empty() {
+        let addr = metrics::serve(&cfg.daemon.metrics, shared.clone()).map_err(|e| {
+            ConfigError::invalid("[daemon] metrics", format!("{}: {e}", cfg.daemon.metrics))
+        })?;
+        log(
+            start,
+            "info",
+            "metrics",
+            serde_json::json!({"address": addr.to_string()}),
+        );
+    }
+    loop {
+        match run_once(cfg, spec, flags, &shared, start)? {
+            (_, LiveEnd::Reload) => {
+                flags.reload.store(false, Ordering::Relaxed);
+                match reload(cfg) {
+                    Ok(c) if c.target == cfg.target => {
+                        log(
+                            start,
+                            "info",
+                            "reloaded",
+                            serde_json::json!({"config": source}),
+                        );
+                        *cfg = c;
+                    }
+                    Ok(_) => log(
+                        start,
+                        "error",
+                        "reload refused",
+                        serde_json::json!({"why": "the target cannot change on reload; restart the daemon"}),
+                    ),
+                    Err(e) => log(
+                        start,
+                        "error",
+                        "reload refused",
+                        serde_json::json!({"why": e.to_string()}),
+                    ),
+                }
+            }
+            done => return Ok(done),
+        }
+    }
 }
 
 /// Waits until `pid`'s resident anonymous memory has stayed the same for
@@ -299,7 +540,7 @@ fn run_once(
     let manager =
         thermocline_managers::registry::build(&cfg.manager.name, params, cfg.manager.seed)
             .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
-    let mut run_cfg = crate::config::load(None, &[]).expect("the default config loads");
+    let mut run_cfg = crate::config::load(None, &[])?;
     run_cfg.run.manager = cfg.manager.name.clone();
     run_cfg.run.workload = format!("{spec:?}");
     run_cfg.run.seed = cfg.manager.seed;

@@ -677,7 +677,7 @@ fn region_info(asid: Asid, m: &Mapping) -> RegionInfo {
 }
 
 /// The kernel's memory tiers, or one tier per node with CPU nodes first.
-fn default_tiers() -> std::result::Result<Vec<LiveTier>, LiveError> {
+pub fn default_tiers() -> std::result::Result<Vec<LiveTier>, LiveError> {
     let kt: Vec<Tier> = numa::kernel_tiers()?;
     if kt.len() > 1 {
         return Ok(kt
