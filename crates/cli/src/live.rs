@@ -151,8 +151,9 @@ pub fn exec_cmd(a: ExecArgs) -> anyhow::Result<i32> {
             r.manager_cpu_util * 100.0
         ),
         None => eprintln!(
-            "exec: {} ended before it could be tiered; it exited with {code}",
-            a.command.join(" ")
+            "exec: tiering {} ended early ({:?}); the command exited with {code}",
+            a.command.join(" "),
+            out.ended
         ),
     }
     Ok(code)
@@ -345,4 +346,127 @@ pub fn damon_record_cmd(a: DamonRecordArgs) -> anyhow::Result<()> {
     out.flush()?;
     s.stop().context("stopping DAMON")?;
     Ok(())
+}
+
+/// `monitor`'s options.
+#[derive(Args)]
+pub struct MonitorArgs {
+    /// The process to watch (read-only: nothing of it is moved or paged out).
+    #[arg(long)]
+    pid: i32,
+    /// Seconds between reads.
+    #[arg(long, default_value_t = 1.0, value_parser = interval)]
+    interval: f64,
+    /// One interval, printed as plain lines, then exit.
+    #[arg(long)]
+    once: bool,
+    /// One JSON object per interval (a line each) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also count the pages written per interval from soft-dirty bits: this
+    /// clears the process's soft-dirty bits (clear_refs 4) at every
+    /// interval, which another soft-dirty user (CRIU, `thermocline daemon`
+    /// with a manager that reads Dirty bits) would notice.
+    #[arg(long)]
+    writes: bool,
+    /// Cut mappings into bins of this size, aligned to multiples of it
+    /// (e.g. 2MiB); default: one bin per mapping.
+    #[arg(long, value_name = "SIZE", value_parser = bin_width)]
+    bin: Option<u64>,
+    /// Do not start a kdamond even where DAMON is available.
+    #[arg(long)]
+    no_damon: bool,
+}
+
+/// Seconds in (0, 3600].
+fn interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 && x <= 3600.0 => Ok(x),
+        _ => Err(format!("expected seconds in (0, 3600], got {s:?}")),
+    }
+}
+
+/// A bin width: a size that is a whole number of 4 KiB pages.
+fn bin_width(s: &str) -> Result<u64, String> {
+    thermocline_live::monitor::parse_width(s)
+}
+
+/// `thermocline monitor --pid P`: a live view of where a process's pages
+/// are and how hot they are, until the process exits or SIGINT/SIGTERM.
+pub fn monitor_cmd(a: MonitorArgs) -> anyhow::Result<()> {
+    use std::io::{IsTerminal, Write};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use thermocline_live::monitor::{render, telemetry, Binning, Monitor};
+    if a.pid <= 0 {
+        anyhow::bail!("--pid must be a process id (> 0), got {}", a.pid);
+    }
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    let mut sources: Vec<Box<dyn telemetry::Telemetry>> = Vec::new();
+    let mut notes = Vec::new();
+    if !a.no_damon && thermocline_live::monitor::alive(a.pid) {
+        match telemetry::Damon::start(a.pid) {
+            Ok(d) => sources.push(Box::new(d)),
+            Err(e) => notes.push(format!("damon not used: {e}")),
+        }
+    }
+    if a.writes {
+        sources.push(Box::new(telemetry::SoftDirty));
+    }
+    sources.push(Box::new(telemetry::PageIns));
+    let binning = a.bin.map_or(Binning::Mapping, Binning::Width);
+    let mut m = Monitor::new(a.pid, binning, sources, notes)
+        .with_context(|| format!("monitoring process {}", a.pid))?;
+    let terminal = std::io::stdout().is_terminal() && !a.once && !a.json;
+    let out = std::io::stdout();
+    loop {
+        let began = std::time::Instant::now();
+        while began.elapsed().as_secs_f64() < a.interval {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if !thermocline_live::monitor::alive(a.pid) {
+                break;
+            }
+            let left = a.interval - began.elapsed().as_secs_f64();
+            std::thread::sleep(std::time::Duration::from_secs_f64(left.clamp(0.0, 0.05)));
+        }
+        let view = match m.sample() {
+            Ok(v) => v,
+            Err(thermocline_live::LiveError::Exited { .. }) => {
+                eprintln!("monitor: process {} exited", a.pid);
+                return Ok(());
+            }
+            Err(e) => return Err(e).with_context(|| format!("monitoring process {}", a.pid)),
+        };
+        let mut o = out.lock();
+        if a.json {
+            writeln!(o, "{}", serde_json::to_string(&view)?)?;
+        } else if terminal {
+            use crossterm::{cursor, execute, terminal};
+            let rows = terminal::size().map_or(24, |(_, h)| h as usize);
+            // header (4 lines), notes, and a line for "... more bins"
+            let room = rows.saturating_sub(5 + view.notes.len()).max(1);
+            execute!(
+                o,
+                cursor::MoveTo(0, 0),
+                terminal::Clear(terminal::ClearType::All)
+            )?;
+            // raw text lines need a carriage return only in raw mode, which
+            // is not used: Ctrl-C stays a signal
+            write!(
+                o,
+                "{}",
+                render::text(&view, render::Bars::Blocks, Some(room))
+            )?;
+        } else {
+            writeln!(o, "{}", render::text(&view, render::Bars::Ascii, None))?;
+        }
+        o.flush()?;
+        if a.once {
+            return Ok(());
+        }
+    }
 }

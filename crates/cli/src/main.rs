@@ -77,6 +77,8 @@ enum Cmd {
     },
     /// Start a command and tier it while it runs, as the daemon would (same run loop, logs and metrics): ends when the command does and exits with its exit code (128 + the signal if a signal killed it); SIGINT and SIGTERM are sent on to the command (see README, Live).
     Exec(live::ExecArgs),
+    /// Watch a process live, read-only: per anonymous mapping (or --bin) its pages per NUMA node and tier, swapped, moved, and a heat bar from DAMON (when this host lets thermocline run a kdamond of its own), soft-dirty writes (--writes) and page-ins; plus its fault rates and the host's memory pressure. Redraws a terminal in place; plain lines when piped or with --once; --json for machines.
+    Monitor(live::MonitorArgs),
     /// Move random pages of a process between every tier and swap as fast as the kernel lets it: a test that the live backend loses no data (run it on `thermocline masim`, which checks its own).
     Torture {
         /// The process.
@@ -732,6 +734,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 std::process::exit(code);
             }
         }
+        Cmd::Monitor(a) => live::monitor_cmd(a)?,
         Cmd::Masim(a) => live::masim_cmd(a)?,
         Cmd::DamonRecord(a) => live::damon_record_cmd(a)?,
         Cmd::Run {

@@ -268,3 +268,94 @@ fn dry_run_moves_nothing_and_sighup_reloads() {
     assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
     assert!(section(&console, "OUT").contains(", 0 corrupted bytes, 0 lost writes"));
 }
+
+/// `START-END` in hex, as masim prints a region.
+fn hex_range(s: &str) -> (u64, u64) {
+    let num = |t: &str| u64::from_str_radix(t.trim().trim_start_matches("0x"), 16).unwrap();
+    let (a, b) = s.split_once('-').unwrap();
+    (num(a), num(b))
+}
+
+/// The page-weighted mean of `key` over the bins inside `[a, b)`.
+fn mean_inside(bins: &[serde_json::Value], (a, b): (u64, u64), key: &str) -> Option<f64> {
+    let (mut sum, mut n) = (0.0, 0.0);
+    for bin in bins {
+        let (s, e) = (bin["start"].as_u64().unwrap(), bin["end"].as_u64().unwrap());
+        if a <= s && e <= b {
+            let v = match key {
+                "heat" => bin["heat"].as_f64()?,
+                k => bin["signals"].as_array()?.iter().find(|x| x[0] == k)?[1].as_f64()?,
+            };
+            sum += v * (e - s) as f64;
+            n += (e - s) as f64;
+        }
+    }
+    (n > 0.0).then(|| sum / n)
+}
+
+#[test]
+fn exec_tiers_its_command_passes_its_exit_code_on_and_monitor_sees_the_hot_region() {
+    let (code, console) = guest("exec.sh", &[], 384);
+    assert_eq!(code, 0, "{console}");
+    let log = section(&console, "LOG");
+    // the command's exit code, whatever ended it, is exec's
+    assert_eq!(value_after(&console, "EXEC-EXIT="), 0, "{log}");
+    assert_eq!(value_after(&console, "CODE-EXIT="), 7, "{console}");
+    assert_eq!(value_after(&console, "KILLED-EXIT="), 128 + 9, "{console}");
+    assert_eq!(
+        value_after(&console, "FORWARD-EXIT="),
+        128 + 15,
+        "{console}"
+    );
+    assert!(
+        section(&console, "FORWARD").contains("\"signal\":15"),
+        "{console}"
+    );
+    let out = section(&console, "OUT");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+    assert!(log.contains("ended (TargetExited)"), "{log}");
+    assert!(log.contains("the command exited with 0"), "{log}");
+
+    // pages moved, as the kernel says: the target has pages on the slow node
+    let place = json(section(&console, "PLACE"));
+    let slow: u64 = place["target"]["mappings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| pages_on(m, 1))
+        .sum();
+    eprintln!("the kernel has {slow} of the target's pages on the slow node");
+    assert!(slow > 0, "{place}\n{log}");
+
+    // monitor, read-only, finds the hot region hotter than the cold one
+    let hot = hex_range(
+        out.lines()
+            .find_map(|l| l.strip_prefix("masim: region hot at "))
+            .unwrap(),
+    );
+    let cold = hex_range(
+        out.lines()
+            .find_map(|l| l.strip_prefix("masim: region cold at "))
+            .unwrap(),
+    );
+    let mon = section(&console, "MONITOR");
+    assert!(mon.contains("MONITOR-EXIT=0"), "{mon}");
+    let view = json(mon.lines().next().unwrap());
+    let bins = view["bins"].as_array().unwrap();
+    let (h, c) = (
+        mean_inside(bins, hot, "heat").unwrap(),
+        mean_inside(bins, cold, "heat").unwrap(),
+    );
+    eprintln!(
+        "monitor: heat from {}: hot region {h:.2}, cold {c:.2}",
+        view["heat_source"]
+    );
+    assert!(h > c, "{view}");
+    let (hw, cw) = (
+        mean_inside(bins, hot, "writes").unwrap(),
+        mean_inside(bins, cold, "writes").unwrap(),
+    );
+    assert!(hw > cw, "{view}");
+    let text = section(&console, "MONITOR-TEXT");
+    assert!(text.contains("; heat: "), "{text}");
+}

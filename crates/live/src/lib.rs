@@ -9,6 +9,7 @@
 
 mod error;
 pub mod masim;
+pub mod monitor;
 pub mod sys;
 
 pub use error::LiveError;

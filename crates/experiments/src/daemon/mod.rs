@@ -319,8 +319,17 @@ pub fn exec(
     let (report, ended) = match result {
         Ok((report, ended)) => (Some(report), ended),
         Err(e) => match child.try_wait() {
-            // the command ended before the manager could attach to it
-            Ok(Some(_)) => (None, LiveEnd::TargetExited),
+            // the command ended while the manager attached to it or ran:
+            // what failed is said, the command's code is what counts
+            Ok(Some(_)) => {
+                log(
+                    start,
+                    "info",
+                    "tiering ended",
+                    serde_json::json!({"why": e.to_string(), "then": "the command had exited"}),
+                );
+                (None, LiveEnd::Failed(e.to_string()))
+            }
             _ => {
                 // it cannot be tiered: it is stopped, never left running
                 // untiered behind an error

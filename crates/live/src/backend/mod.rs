@@ -1007,7 +1007,12 @@ impl Backend for LinuxBackend {
             let mut st = vec![0i32; chunk.len()];
             match sys::move_pages(pid, chunk, Some(&nodes), &mut st, sys::MPOL_MF_MOVE) {
                 Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {
+                // ESRCH: gone; EINVAL from a zombie (no mm left), which an
+                // unreaped child of the daemon or of `exec` is until reaped
+                Err(e)
+                    if e.raw_os_error() == Some(libc::ESRCH)
+                        || !self.procs[asid.0 as usize].check_alive() =>
+                {
                     self.procs[asid.0 as usize].alive = false;
                     return Ok(report);
                 }
