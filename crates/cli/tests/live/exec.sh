@@ -24,7 +24,7 @@ P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/exec.out)
 HOT=$(sed -n 's/^masim: region hot at //p' /tmp/exec.out)
 COLD=$(sed -n 's/^masim: region cold at //p' /tmp/exec.out)
 sleep 12
-echo MONITOR-BEGIN; thermocline monitor --pid "$P" --once --json --writes --bin 1MiB --interval 1; echo MONITOR-EXIT=$?; echo MONITOR-END
+echo MONITOR-BEGIN; thermocline monitor --pid "$P" --once --json --writes --bin 1MiB --interval 3; echo MONITOR-EXIT=$?; echo MONITOR-END
 echo MONITOR-TEXT-BEGIN; thermocline monitor --pid "$P" --once --writes --interval 1; echo MONITOR-TEXT-END
 echo PLACE-BEGIN; thermocline probe --pid "$P" --range "$HOT" --range "$COLD" --json; echo PLACE-END
 wait $E; echo EXEC-EXIT=$?
