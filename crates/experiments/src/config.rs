@@ -46,14 +46,39 @@ impl Default for RunSection {
     }
 }
 
+/// `[machine.llc]`: the keys a user gave, each replacing the preset's
+/// (`bytes = 0` turns a preset's LLC off).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlcSection {
+    /// Size in bytes; 0 turns the LLC off.
+    pub bytes: Option<u64>,
+    /// Associativity.
+    pub ways: Option<usize>,
+    /// Latency of a hit (ns), charged as core time.
+    pub hit_ns: Option<f64>,
+}
+
+impl LlcSection {
+    /// `base` (the preset's LLC, or none) with the keys given.
+    pub fn over(&self, base: &LlcConfig) -> LlcConfig {
+        LlcConfig {
+            bytes: self.bytes.unwrap_or(base.bytes),
+            ways: self.ways.unwrap_or(base.ways),
+            hit_ns: self.hit_ns.unwrap_or(base.hit_ns),
+        }
+    }
+}
+
 /// `[machine]`: overrides of the machine preset.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MachineSection {
     /// TLB geometry and costs.
     pub tlb: TlbConfig,
-    /// Last-level cache (off unless `bytes` > 0).
-    pub llc: LlcConfig,
+    /// Last-level cache: each key given replaces the preset's (a preset
+    /// without one has none: `bytes` 0 is off).
+    pub llc: LlcSection,
     /// Memory-level parallelism (default 4).
     pub mlp: Option<f64>,
     /// Costs of primitives.
@@ -399,7 +424,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.run.seed, 7);
         assert_eq!(c.workload.access_rate, Some(1e6));
-        assert_eq!(c.machine.llc.bytes, 1 << 20);
+        assert_eq!(c.machine.llc.bytes, Some(1 << 20));
         assert_eq!(
             c.manager_params("random")["fast_probability"].as_float(),
             Some(0.3)

@@ -5,7 +5,7 @@
 use crate::config::RunConfig;
 use crate::error::{ConfigError, RunError};
 use thermocline_managers::Manager;
-use thermocline_model::{machine_preset, LlcConfig, MachineConfig, PerfConfig};
+use thermocline_model::{machine_preset, MachineConfig, PerfConfig};
 use thermocline_vocab::{CapacitySpec, RegionInfo, HUGE_PAGE};
 use thermocline_workloads::presets::{self as wl, WorkloadOptions};
 use thermocline_workloads::Workload;
@@ -279,24 +279,14 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         t.capacity_bytes = bytes;
     }
     // A preset's LLC and memory system apply unless the configuration
-    // gives its own: each `machine.llc` key that differs from the default
-    // replaces the preset's; any `machine.memory` key replaces the whole
-    // memory system (the paper's defaults plus the keys given).
-    let llc = match &preset.llc {
-        None => cfg.machine.llc.clone(),
-        Some(p) => {
-            let (u, d) = (&cfg.machine.llc, LlcConfig::default());
-            LlcConfig {
-                bytes: if u.bytes != d.bytes { u.bytes } else { p.bytes },
-                ways: if u.ways != d.ways { u.ways } else { p.ways },
-                hit_ns: if u.hit_ns != d.hit_ns {
-                    u.hit_ns
-                } else {
-                    p.hit_ns
-                },
-            }
-        }
-    };
+    // gives its own: each `machine.llc` key given replaces the preset's
+    // (so `machine.llc.bytes=0` turns its LLC off); any `machine.memory`
+    // key replaces the whole memory system (the paper's defaults plus the
+    // keys given).
+    let llc = cfg
+        .machine
+        .llc
+        .over(&preset.llc.clone().unwrap_or_default());
     let memory = cfg
         .machine
         .memory

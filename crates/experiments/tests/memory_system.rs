@@ -76,6 +76,8 @@ fn bad_memory_settings_are_the_users_errors() {
         ("machine.memory.read_queue=0", "read_queue"),
         ("machine.memory.timings=[]", "timings"),
         ("machine.llc.ways=3", "3-way"),
+        // 0 turns the preset's LLC off (it was taken for "not given")
+        ("machine.llc.bytes=0", "needs an LLC"),
         ("run.backend=\"rate\"", "rate"),
     ] {
         let e = match run(&[set]) {
