@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
     /// The process is gone (ESRCH, or its /proc directory vanished).
-    #[error("process {pid} has exited")]
+    #[error("no process {pid} (it has exited, or never existed)")]
     Exited {
         /// Its pid.
         pid: i32,
