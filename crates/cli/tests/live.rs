@@ -268,3 +268,54 @@ fn dry_run_moves_nothing_and_sighup_reloads() {
     assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
     assert!(section(&console, "OUT").contains(", 0 corrupted bytes, 0 lost writes"));
 }
+
+/// The 4 KiB pages of a range `thermocline probe --range` read.
+fn range_pages(range: &serde_json::Value) -> u64 {
+    range["len"].as_u64().unwrap() / 4096
+}
+
+#[test]
+fn kernel_damon_regions_bring_the_hot_region_from_the_slow_node() {
+    let (code, console) = guest(
+        "damon.sh",
+        &["examples/live-damon.toml", "examples/live-hotcold.cfg"],
+        384,
+    );
+    assert_eq!(code, 0, "{console}");
+    let log = section(&console, "LOG");
+    let early = json(section(&console, "EARLY"));
+    let late = json(section(&console, "LATE"));
+    let ranges = |p: &serde_json::Value| p["target"]["ranges"].as_array().unwrap().clone();
+    let (e, l) = (ranges(&early), ranges(&late));
+    let (hot_pages, cold_pages) = (range_pages(&e[0]), range_pages(&e[1]));
+    eprintln!(
+        "hot region: {} of {hot_pages} pages on the slow node after start, {} on the fast node at the end; cold region: {} of {cold_pages} on the slow node at the end",
+        pages_on(&e[0], 1),
+        pages_on(&l[0], 0),
+        pages_on(&l[1], 1)
+    );
+    // start_in_slow put the whole process on the slow node
+    assert!(pages_on(&e[0], 1) * 20 >= hot_pages * 19, "{early}\n{log}");
+    assert!(pages_on(&e[1], 1) * 20 >= cold_pages * 19, "{early}\n{log}");
+    // DAMON's hot regions were migrated to the fast node. A region that
+    // straddles the hot and cold ones reads hot when more than 5 of its 40
+    // samples land on hot pages (6.3.2's absolute test), and is migrated
+    // whole: part of the cold region follows (about half in a 20 s run).
+    assert!(pages_on(&l[0], 0) * 20 >= hot_pages * 19, "{late}\n{log}");
+    assert!(pages_on(&l[1], 1) * 10 >= cold_pages * 3, "{late}\n{log}");
+    let metrics = section(&console, "METRICS");
+    assert!(
+        metric(
+            metrics,
+            "thermocline_manager{manager=\"damon-kernel\",name=\"regions\"}"
+        ) >= 3.0,
+        "{metrics}"
+    );
+    // the kdamond was the daemon's own, and it went with the daemon
+    assert_eq!(section(&console, "KDAMOND").trim(), "1", "{console}");
+    assert_eq!(value_after(&console, "KDAMOND-AFTER="), 0, "{console}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}

@@ -175,6 +175,10 @@ impl Driver for LiveDriver {
         Ok(true)
     }
 
+    fn wall_clock(&self) -> bool {
+        true
+    }
+
     fn progress(&self) -> (u64, u64) {
         let now = (self.now_ns() / 1e6) as u64;
         (now, self.duration_ns.map_or(0, |d| (d / 1e6) as u64))

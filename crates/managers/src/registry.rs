@@ -243,6 +243,20 @@ fn damon_paddr(
     region_sampler(name, with_layout, seed, Pick::Leaf, 5.0)
 }
 
+/// DAMON run by the host's kernel (its regions through
+/// `Backend::monitor_regions`), with damon-moderate's parameters and
+/// Telescope's migration rules available on top.
+fn damon_kernel(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let mut with_source = toml::Table::new();
+    with_source.insert("source".into(), toml::Value::String("kernel".into()));
+    merge_tables(&mut with_source, params);
+    region_sampler(name, with_source, seed, Pick::Leaf, 5.0)
+}
+
 fn region_sampler(
     name: &'static str,
     params: toml::Table,
@@ -418,6 +432,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "damon-paddr",
         description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (exact machine only)",
         build: |n, p, s| damon_paddr(n, p, s),
+    },
+    Entry {
+        name: "damon-kernel",
+        description: "the host kernel's DAMON (vaddr, live backend only) with damon-moderate's intervals and bounds: its regions profiled and, with migration.enabled, migrated by Telescope's rules (6.3.2)",
+        build: |n, p, s| damon_kernel(n, p, s),
     },
     Entry {
         name: "pebs-5khz",
