@@ -7,6 +7,7 @@ use crate::heteroos::coordinated::{Coordinated, CoordinatedParams};
 use crate::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
 use crate::heteroos::vmm::{VmmExclusive, VmmParams};
 use crate::heteroos::vms::{Vms, VmsParams};
+use crate::kernel_tiering::{KernelTiering, KernelTieringParams};
 use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
@@ -83,6 +84,16 @@ fn ambix(
     _seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
+}
+
+fn kernel_tiering(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    Ok(Box::new(KernelTiering {
+        p: parse::<KernelTieringParams>(name, params)?,
+    }))
 }
 
 fn memos(
@@ -362,6 +373,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "autonuma-tiering",
         description: "NUMA-balancing tiering (tiering-0.4/TPP-like): kswapd demotes inactive pages under a watermark; hint faults promote",
         build: with_params::<AutonumaTiering>,
+    },
+    Entry {
+        name: "kernel-tiering",
+        description: "the live host kernel's own tiering, configured by the daemon and observed: NUMA balancing's tiering mode with demotion (mode = \"numa-balancing\") or DAMOS migrate_hot/migrate_cold on physical addresses (mode = \"damos\"); live only",
+        build: kernel_tiering,
     },
     Entry {
         name: "memos-placement",
