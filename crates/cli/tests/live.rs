@@ -416,3 +416,33 @@ fn the_kernels_own_tiering_is_a_baseline_that_restores_the_host() {
         assert!(console.contains(&format!("GOAL {m} refused")), "{console}");
     }
 }
+
+#[test]
+fn ambix_keeps_the_written_region_in_dram_on_a_real_process() {
+    let (code, console) = guest(
+        "ambix.sh",
+        &["examples/live-ambix.toml", "examples/live-hotcold.cfg"],
+        384,
+    );
+    assert_eq!(code, 0, "{console}");
+    let log = section(&console, "LOG");
+    let ranges = |p: &serde_json::Value| p["target"]["ranges"].as_array().unwrap().clone();
+    let early = json(section(&console, "EARLY"));
+    let late = json(section(&console, "LATE"));
+    let (e, l) = (ranges(&early), ranges(&late));
+    let (hot_pages, cold_pages) = (range_pages(&e[0]), range_pages(&e[1]));
+    eprintln!(
+        "hot (written) region: {} of {hot_pages} pages on the slow node after start, {} in DRAM at the end; cold region: {} of {cold_pages} in DRAM at the end",
+        pages_on(&e[0], 1),
+        pages_on(&l[0], 0),
+        pages_on(&l[1], 0)
+    );
+    assert!(pages_on(&e[0], 1) * 10 >= hot_pages * 9, "{early}\n{log}");
+    assert!(pages_on(&l[0], 0) * 20 >= hot_pages * 19, "{late}\n{log}");
+    // DRAM is 8 MiB for Ambix: most of the cold region stays out of it
+    assert!(pages_on(&l[1], 0) * 2 <= cold_pages, "{late}\n{log}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}

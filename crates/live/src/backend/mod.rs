@@ -312,16 +312,24 @@ impl LinuxBackend {
         sys::process_cpu_ns().saturating_sub(self.cpu_at_start)
     }
 
-    /// Re-reads the targets (new processes of a cgroup, exits), their
-    /// mappings and where every page is; clears soft-dirty bits a tick
-    /// asked to clear.
-    pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
+    /// Clears the soft-dirty bits a tick asked to clear (`dirty` with
+    /// `clear`), process by process: the driver calls this right after
+    /// the tick, so that the next read sees the writes of the interval in
+    /// between (and `refresh` calls it too).
+    pub fn clear_soft_dirty(&mut self) {
         for asid in std::mem::take(&mut self.clear_dirty) {
             if let Some(p) = self.procs.iter().find(|p| p.asid == asid && p.alive) {
                 // a process that just exited has no clear_refs: nothing to clear
                 let _ = std::fs::write(format!("/proc/{}/clear_refs", p.pid), "4");
             }
         }
+    }
+
+    /// Re-reads the targets (new processes of a cgroup, exits), their
+    /// mappings and where every page is; clears soft-dirty bits a tick
+    /// asked to clear.
+    pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
+        self.clear_soft_dirty();
         let pids: Vec<i32> = match &self.spec {
             TargetSpec::Pid(pid) => vec![*pid],
             TargetSpec::Cgroup(dir) => cgroup_pids(dir).unwrap_or_default(),
