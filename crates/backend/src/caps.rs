@@ -45,11 +45,15 @@ pub enum Capability {
     /// Choose the bank and LLC slab of a page's frame (Memos' page colours,
     /// section 5.1).
     Colours,
+    /// The host's own region monitor (Linux's DAMON on the targets'
+    /// virtual addresses): regions with access counts, read with
+    /// [`crate::Backend::monitor_regions`]. Live backends only.
+    RegionMonitor,
 }
 
 impl Capability {
     /// Every capability, for listing.
-    pub const ALL: [Capability; 18] = [
+    pub const ALL: [Capability; 19] = [
         Capability::AccessedLeaf,
         Capability::AccessedUpper,
         Capability::Dirty,
@@ -68,6 +72,7 @@ impl Capability {
         Capability::MemEvents,
         Capability::TypedAlloc,
         Capability::Colours,
+        Capability::RegionMonitor,
     ];
 
     const fn bit(self) -> u32 {

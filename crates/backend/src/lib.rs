@@ -30,6 +30,6 @@ pub use ops::Backend;
 pub use thermocline_model::costs;
 pub use thermocline_vocab::RegionInfo;
 pub use types::{
-    AllocCounts, DmaReport, Flush, FramePlace, MemPolicy, MigrationReport, Sample, SampleEvent,
-    SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, DmaReport, Flush, FramePlace, MemPolicy, MigrationReport, MonitorAttrs,
+    MonitorRegion, Sample, SampleEvent, SamplingConfig, TierCounters, TierInfo, Translation,
 };

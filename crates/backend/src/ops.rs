@@ -2,7 +2,8 @@
 
 use crate::{
     AllocCounts, BackendError, Capabilities, DmaReport, Flush, FramePlace, MemPolicy,
-    MigrationReport, RegionInfo, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    MigrationReport, MonitorAttrs, MonitorRegion, RegionInfo, Sample, SamplingConfig, TierCounters,
+    TierInfo, Translation,
 };
 use thermocline_vocab::{Asid, Level, PageType, TierId};
 
@@ -92,6 +93,19 @@ pub trait Backend {
             va = base + t.size.bytes();
         }
         Ok(read)
+    }
+
+    /// The regions of the host's own region monitor (Linux's DAMON over
+    /// the targets' virtual address spaces), in address-space and address
+    /// order, each with its access count of the monitor's last aggregation
+    /// interval. The first call starts the monitor with `attrs`; a call
+    /// with other attributes starts it again with those. May wait up to one
+    /// aggregation interval for the next one to end. Needs
+    /// [`crate::Capability::RegionMonitor`]: the simulated backends have
+    /// none (they simulate DAMON in a manager instead).
+    fn monitor_regions(&mut self, attrs: MonitorAttrs) -> Result<Vec<MonitorRegion>> {
+        let _ = attrs;
+        Err(BackendError::Unsupported(crate::Capability::RegionMonitor))
     }
 
     /// Reads the Dirty bit of the leaf entry mapping `va`, then clears it if `clear`.

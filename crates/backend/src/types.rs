@@ -195,3 +195,42 @@ pub struct MigrationReport {
     /// Pages already in the destination tier.
     pub already_there: u64,
 }
+
+/// How a host's region monitor (Linux's DAMON) is to sample:
+/// [`crate::Backend::monitor_regions`] starts it with these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MonitorAttrs {
+    /// Sampling interval (µs).
+    pub sample_us: u64,
+    /// Aggregation interval (µs): a region's count is over one.
+    pub aggr_us: u64,
+    /// Fewest regions.
+    pub min_regions: u64,
+    /// Most regions.
+    pub max_regions: u64,
+}
+
+impl MonitorAttrs {
+    /// The largest count a region can have: samples per aggregation.
+    pub fn max_nr_accesses(&self) -> u32 {
+        (self.aggr_us / self.sample_us.max(1)).min(u64::from(u32::MAX)) as u32
+    }
+}
+
+/// One region of a host's region monitor, as its last aggregation
+/// interval left it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct MonitorRegion {
+    /// The address space it is in.
+    pub asid: Asid,
+    /// First byte (virtual).
+    pub start: u64,
+    /// Length in bytes.
+    pub len: u64,
+    /// Samples of the last aggregation interval that found it accessed.
+    pub nr_accesses: u32,
+    /// The most that count can be (samples per aggregation interval).
+    pub max_nr_accesses: u32,
+    /// Aggregation intervals its access count has stayed about the same.
+    pub age: u32,
+}

@@ -63,6 +63,17 @@ pub fn daemon_cmd(config: &str, pid: Option<i32>) -> anyhow::Result<i32> {
         r.migrations.bytes as f64 / (1 << 20) as f64,
         r.manager_cpu_util * 100.0
     );
+    if !r.kernel_vmstat.is_empty() {
+        let counters: Vec<String> = r
+            .kernel_vmstat
+            .iter()
+            .map(|(k, v)| format!("{k} +{v}"))
+            .collect();
+        println!(
+            "daemon: the kernel's counters over the run: {}",
+            counters.join(", ")
+        );
+    }
     Ok(match (&out.ended, out.child) {
         (LiveEnd::Failed(_), _) => 1,
         (_, Some(s)) if !s.success() => s.code().unwrap_or(1),

@@ -359,3 +359,181 @@ fn exec_tiers_its_command_passes_its_exit_code_on_and_monitor_sees_the_hot_regio
     let text = section(&console, "MONITOR-TEXT");
     assert!(text.contains("; heat: "), "{text}");
 }
+
+/// The 4 KiB pages of a range `thermocline probe --range` read.
+fn range_pages(range: &serde_json::Value) -> u64 {
+    range["len"].as_u64().unwrap() / 4096
+}
+
+#[test]
+fn kernel_damon_regions_bring_the_hot_region_from_the_slow_node() {
+    let (code, console) = guest(
+        "damon.sh",
+        &["examples/live-damon.toml", "examples/live-hotcold.cfg"],
+        384,
+    );
+    assert_eq!(code, 0, "{console}");
+    let log = section(&console, "LOG");
+    let early = json(section(&console, "EARLY"));
+    let late = json(section(&console, "LATE"));
+    let ranges = |p: &serde_json::Value| p["target"]["ranges"].as_array().unwrap().clone();
+    let (e, l) = (ranges(&early), ranges(&late));
+    let (hot_pages, cold_pages) = (range_pages(&e[0]), range_pages(&e[1]));
+    eprintln!(
+        "hot region: {} of {hot_pages} pages on the slow node after start, {} on the fast node at the end; cold region: {} of {cold_pages} on the slow node at the end",
+        pages_on(&e[0], 1),
+        pages_on(&l[0], 0),
+        pages_on(&l[1], 1)
+    );
+    // start_in_slow put the whole process on the slow node
+    assert!(pages_on(&e[0], 1) * 20 >= hot_pages * 19, "{early}\n{log}");
+    assert!(pages_on(&e[1], 1) * 20 >= cold_pages * 19, "{early}\n{log}");
+    // DAMON's hot regions were migrated to the fast node. A region that
+    // straddles the hot and cold ones reads hot when more than 5 of its 40
+    // samples land on hot pages (6.3.2's absolute test), and is migrated
+    // whole: part of the cold region follows (about half in a 20 s run).
+    assert!(pages_on(&l[0], 0) * 20 >= hot_pages * 19, "{late}\n{log}");
+    assert!(pages_on(&l[1], 1) * 10 >= cold_pages * 3, "{late}\n{log}");
+    let metrics = section(&console, "METRICS");
+    assert!(
+        metric(
+            metrics,
+            "thermocline_manager{manager=\"damon-kernel\",name=\"regions\"}"
+        ) >= 3.0,
+        "{metrics}"
+    );
+    // the kdamond was the daemon's own, and it went with the daemon
+    assert_eq!(section(&console, "KDAMOND").trim(), "1", "{console}");
+    assert_eq!(value_after(&console, "KDAMOND-AFTER="), 0, "{console}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}
+
+/// `NAME=VALUE` pairs of a line that starts with `prefix`.
+fn settings<'a>(console: &'a str, prefix: &str) -> Vec<(&'a str, &'a str)> {
+    console
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no {prefix} line in:\n{console}"))
+        .split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .collect()
+}
+
+#[test]
+fn the_kernels_own_tiering_is_a_baseline_that_restores_the_host() {
+    let (code, console) = guest(
+        "kernel.sh",
+        &[
+            "examples/live-kernel-tiering.toml",
+            "examples/live-hotcold.cfg",
+        ],
+        384,
+    );
+    assert_eq!(code, 0, "{console}");
+    let refused = section(&console, "REFUSED");
+    assert!(refused.contains("REFUSED-EXIT=2"), "{refused}");
+    assert!(refused.contains("allow_host_settings = true"), "{refused}");
+    for mode in ["numa-balancing", "damos"] {
+        let before = if mode == "damos" {
+            settings(&console, "BEFORE-DAMOS ")
+        } else {
+            settings(&console, "BEFORE ")
+        };
+        let during = settings(&console, &format!("{mode}-DURING "));
+        let after = settings(&console, &format!("{mode}-AFTER "));
+        eprintln!("{mode}: before {before:?}, during {during:?}, after {after:?}");
+        if mode == "numa-balancing" {
+            assert_eq!(during[0], ("numa_balancing", "2"), "{console}");
+            assert_eq!(during[1], ("demotion_enabled", "true"), "{console}");
+        } else {
+            assert_eq!(during[2], ("kdamonds", "1"), "{console}");
+        }
+        // everything as it was before the daemon
+        assert_eq!(&after[..2], &before[..], "{console}");
+        assert_eq!(after[2], ("kdamonds", "0"), "{console}");
+        assert_eq!(
+            value_after(&console, &format!("{mode}-DAEMON-EXIT=")),
+            0,
+            "{console}"
+        );
+        assert_eq!(
+            value_after(&console, &format!("{mode}-MASIM-EXIT=")),
+            0,
+            "{console}"
+        );
+        let out = section(&console, &format!("{mode}-OUT"));
+        assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+        assert!(out.contains("the kernel's counters over the run"), "{out}");
+        let place = json(section(&console, &format!("{mode}-PLACE")));
+        let r = place["target"]["ranges"].as_array().unwrap();
+        let hot_pages = range_pages(&r[0]);
+        let log = section(&console, &format!("{mode}-LOG"));
+        eprintln!(
+            "{mode}: hot region {} of {hot_pages} pages on the fast node at the end; {}",
+            pages_on(&r[0], 0),
+            out.lines().find(|l| l.contains("counters")).unwrap_or("")
+        );
+        if mode == "numa-balancing" {
+            assert!(
+                pages_on(&r[0], 0) * 10 >= hot_pages * 9,
+                "{mode}: {place}\n{log}"
+            );
+        } else {
+            // DAMOS on physical addresses promotes unreliably here: with
+            // numa_balancing off, migrate_hot was applied 0 times in one
+            // 25 s run and once (774 of 1024 hot pages moved) in a 15 s
+            // one, while migrate_cold demoted idle memory each time (with
+            // the guest's default numa_balancing = 1, 70-75% moved, by NUMA
+            // balancing). What is asserted: the schemes ran (migrate_cold
+            // applied) on a kdamond of our own; README, Live.
+            let stopped = log
+                .lines()
+                .find(|l| l.contains("\"event\":\"kernel tiering stopped\""))
+                .unwrap_or_else(|| panic!("no stop logged:\n{log}"));
+            let st = json(stopped);
+            eprintln!("damos: {}", st["damos"]);
+            assert!(st["damos"][1]["nr_applied"].as_u64().unwrap() > 0, "{st}");
+            assert!(st["error"].is_null(), "{st}");
+        }
+    }
+    // what 6.12's DAMOS quota goals accept
+    for m in ["user_input", "some_mem_psi_us"] {
+        assert!(console.contains(&format!("GOAL {m} accepted")), "{console}");
+    }
+    for m in ["node_mem_used_bp", "node_mem_free_bp"] {
+        assert!(console.contains(&format!("GOAL {m} refused")), "{console}");
+    }
+}
+
+#[test]
+fn ambix_keeps_the_written_region_in_dram_on_a_real_process() {
+    let (code, console) = guest(
+        "ambix.sh",
+        &["examples/live-ambix.toml", "examples/live-hotcold.cfg"],
+        384,
+    );
+    assert_eq!(code, 0, "{console}");
+    let log = section(&console, "LOG");
+    let ranges = |p: &serde_json::Value| p["target"]["ranges"].as_array().unwrap().clone();
+    let early = json(section(&console, "EARLY"));
+    let late = json(section(&console, "LATE"));
+    let (e, l) = (ranges(&early), ranges(&late));
+    let (hot_pages, cold_pages) = (range_pages(&e[0]), range_pages(&e[1]));
+    eprintln!(
+        "hot (written) region: {} of {hot_pages} pages on the slow node after start, {} in DRAM at the end; cold region: {} of {cold_pages} in DRAM at the end",
+        pages_on(&e[0], 1),
+        pages_on(&l[0], 0),
+        pages_on(&l[1], 0)
+    );
+    assert!(pages_on(&e[0], 1) * 10 >= hot_pages * 9, "{early}\n{log}");
+    assert!(pages_on(&l[0], 0) * 20 >= hot_pages * 19, "{late}\n{log}");
+    // DRAM is 8 MiB for Ambix: most of the cold region stays out of it
+    assert!(pages_on(&l[1], 0) * 2 <= cold_pages, "{late}\n{log}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}

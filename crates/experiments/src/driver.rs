@@ -62,6 +62,14 @@ pub(crate) trait Driver {
     /// events and settles them in epochs).
     fn after_tick(&mut self) {}
 
+    /// Whether time is the wall clock (a live host): time then passes
+    /// while a manager ticks, and ticks a slow manager missed are skipped
+    /// rather than run back to back (the simulators' time passes only as
+    /// they simulate, so they never skip one).
+    fn wall_clock(&self) -> bool {
+        false
+    }
+
     /// Work done and work in all, for a progress bar.
     fn progress(&self) -> (u64, u64);
 

@@ -175,6 +175,16 @@ impl Driver for LiveDriver {
         Ok(true)
     }
 
+    fn wall_clock(&self) -> bool {
+        true
+    }
+
+    fn after_tick(&mut self) {
+        // a Dirty bit cleared by the tick is cleared now, not after the
+        // sleep to the next tick (which would hide that interval's writes)
+        self.b.clear_soft_dirty();
+    }
+
     fn progress(&self) -> (u64, u64) {
         let now = (self.now_ns() / 1e6) as u64;
         (now, self.duration_ns.map_or(0, |d| (d / 1e6) as u64))

@@ -150,6 +150,12 @@ pub struct Report {
     /// kernel).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub regions: Vec<RegionTiers>,
+    /// On a live host: what the kernel's own migration and tiering
+    /// counters (/proc/vmstat: pgpromote_success, pgdemote_kswapd,
+    /// pgdemote_direct, pgmigrate_success, ...) rose by during the run,
+    /// host-wide; the daemon fills it in. Absent from simulated runs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kernel_vmstat: BTreeMap<String, u64>,
 }
 
 /// Where one region's pages are at the end of a run.

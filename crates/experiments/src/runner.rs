@@ -171,7 +171,13 @@ pub(crate) fn run_loop(
                 Err(e) => return Err(failed(e, d)),
             }
             d.after_tick();
-            next_tick += tick_ns.expect("finite only with ticks");
+            let t = tick_ns.expect("finite only with ticks");
+            next_tick += t;
+            if d.wall_clock() && d.now_ns() >= next_tick {
+                // a tick outlasted its interval (one that waits for the
+                // kernel, say): the next one is the next still ahead
+                next_tick += ((d.now_ns() - next_tick) / t).floor() * t + t;
+            }
         }
         tally.close_windows(d, manager.as_ref());
         d.observe(manager.as_ref());

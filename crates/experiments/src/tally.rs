@@ -313,6 +313,7 @@ fn build_report(
         notes: Vec::new(),
         tenants,
         regions,
+        kernel_vmstat: Default::default(),
         page_allocs: page_allocs(b),
     }
 }

@@ -15,6 +15,7 @@ pub mod sys;
 pub use error::LiveError;
 pub mod backend;
 pub mod damon;
+pub mod host_tiering;
 pub mod numa;
 pub mod pagemap;
 pub mod pages;

@@ -155,6 +155,22 @@ impl FrameNodes {
         FrameNodes { ranges }
     }
 
+    /// The physical byte ranges [start, end) of `node`'s memory blocks,
+    /// adjacent blocks joined.
+    pub fn byte_ranges(&self, node: i32) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for &(a, b, n) in &self.ranges {
+            if n != node {
+                continue;
+            }
+            match out.last_mut() {
+                Some(last) if last.1 == a * 4096 => last.1 = b * 4096,
+                _ => out.push((a * 4096, b * 4096)),
+            }
+        }
+        out
+    }
+
     /// The node of frame `pfn`, if a block holds it.
     pub fn node(&self, pfn: u64) -> Option<i32> {
         let i = self.ranges.partition_point(|r| r.0 <= pfn).checked_sub(1)?;

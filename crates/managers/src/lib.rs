@@ -18,6 +18,7 @@
 pub mod ambix;
 pub mod baselines;
 pub mod heteroos;
+pub mod kernel_tiering;
 pub mod memos;
 pub mod registry;
 pub mod telescope;

@@ -7,6 +7,7 @@ use crate::heteroos::coordinated::{Coordinated, CoordinatedParams};
 use crate::heteroos::guest::{GuestParams, HeteroOsGuest, Mechanism};
 use crate::heteroos::vmm::{VmmExclusive, VmmParams};
 use crate::heteroos::vms::{Vms, VmsParams};
+use crate::kernel_tiering::{KernelTiering, KernelTieringParams};
 use crate::memos::{Memos, MemosParams};
 use crate::telescope::{
     Layout, LinearScan, LinearScanParams, Pebs, PebsParams, Pick, RegionSampler,
@@ -83,6 +84,16 @@ fn ambix(
     _seed: u64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
+}
+
+fn kernel_tiering(
+    name: &'static str,
+    params: toml::Table,
+    _seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    Ok(Box::new(KernelTiering {
+        p: parse::<KernelTieringParams>(name, params)?,
+    }))
 }
 
 fn memos(
@@ -243,6 +254,20 @@ fn damon_paddr(
     region_sampler(name, with_layout, seed, Pick::Leaf, 5.0)
 }
 
+/// DAMON run by the host's kernel (its regions through
+/// `Backend::monitor_regions`), with damon-moderate's parameters and
+/// Telescope's migration rules available on top.
+fn damon_kernel(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    let mut with_source = toml::Table::new();
+    with_source.insert("source".into(), toml::Value::String("kernel".into()));
+    merge_tables(&mut with_source, params);
+    region_sampler(name, with_source, seed, Pick::Leaf, 5.0)
+}
+
 fn region_sampler(
     name: &'static str,
     params: toml::Table,
@@ -350,6 +375,11 @@ pub const MANAGERS: &[Entry] = &[
         build: with_params::<AutonumaTiering>,
     },
     Entry {
+        name: "kernel-tiering",
+        description: "the live host kernel's own tiering, configured by the daemon and observed: NUMA balancing's tiering mode with demotion (mode = \"numa-balancing\") or DAMOS migrate_hot/migrate_cold on physical addresses (mode = \"damos\"); live only",
+        build: kernel_tiering,
+    },
+    Entry {
         name: "memos-placement",
         description: "Memos' placement as Ambix evaluated it: all pages start in NVM; hot, write-dominated first, up to 10 000 promoted per period",
         build: with_params::<MemosPlacement>,
@@ -418,6 +448,11 @@ pub const MANAGERS: &[Entry] = &[
         name: "damon-paddr",
         description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (exact machine only)",
         build: |n, p, s| damon_paddr(n, p, s),
+    },
+    Entry {
+        name: "damon-kernel",
+        description: "the host kernel's DAMON (vaddr, live backend only) with damon-moderate's intervals and bounds: its regions profiled and, with migration.enabled, migrated by Telescope's rules (6.3.2)",
+        build: |n, p, s| damon_kernel(n, p, s),
     },
     Entry {
         name: "pebs-5khz",

@@ -186,3 +186,77 @@ fn paddr_needs_a_backend_with_frames() {
         thermocline_backend::BackendError::Unsupported(thermocline_backend::Capability::ReverseMap)
     );
 }
+
+/// `damon-kernel`: the host's regions (a fake monitor here) go through the
+/// same hot test and Telescope's migration rules; on a backend that cannot
+/// set the target's allocation policy (a live host), `start_in_slow` moves
+/// the pages already there to the slow tier at start.
+#[test]
+fn kernel_regions_are_profiled_and_migrated_by_the_same_rules() {
+    use thermocline_backend::{MonitorAttrs, MonitorRegion};
+    use thermocline_vocab::{Asid, TierId};
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    for i in 0..PAGES {
+        b.touch(BASE + i * PAGE, false);
+    }
+    b.no_policy = true;
+    let region = |start: u64, len: u64, nr_accesses: u32| MonitorRegion {
+        asid: Asid(0),
+        start,
+        len,
+        nr_accesses,
+        max_nr_accesses: 40,
+        age: 3,
+    };
+    let hot = (BASE + (30 << 20), 10u64 << 20);
+    b.monitor = Some(vec![
+        region(BASE, 30 << 20, 0),
+        region(hot.0, hot.1, 38),
+        region(hot.0 + hot.1, PAGES * PAGE - (40 << 20), 2),
+    ]);
+    let params: toml::Table =
+        toml::from_str("[migration]\nenabled = true\nwarmup_s = 0.0\nstart_in_slow = true\n")
+            .unwrap();
+    let mut d = thermocline_managers::registry::build("damon-kernel", params, 1).unwrap();
+    d.start(&mut b).unwrap();
+    assert_eq!(
+        b.monitor_attrs,
+        Some(MonitorAttrs {
+            sample_us: 5_000,
+            aggr_us: 200_000,
+            min_regions: 10,
+            max_regions: 1000,
+        }),
+        "damon-moderate's attributes"
+    );
+    assert_eq!(b.used(TierId::FAST), 0, "start_in_slow moved every page");
+    assert_eq!(
+        d.tick_ns(),
+        Some(200_000_000),
+        "one profile per aggregation"
+    );
+    let h = d.tick(&mut b).unwrap().expect("a profile every tick");
+    assert_eq!(h.ranges, vec![(Asid(0), hot.0, hot.1)]);
+    assert_eq!(b.used(TierId::FAST), hot.1 / PAGE, "the hot region moved");
+    assert!(b
+        .in_tier(TierId::FAST)
+        .iter()
+        .all(|&va| va >= hot.0 && va < hot.0 + hot.1));
+    let g: std::collections::BTreeMap<_, _> = d.gauges().into_iter().collect();
+    assert_eq!(g["regions"], 3.0);
+    assert_eq!(g["migrated_bytes"], hot.1 as f64);
+}
+
+#[test]
+fn kernel_regions_need_a_host_monitor() {
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    b.touch(BASE, false);
+    let mut d =
+        thermocline_managers::registry::build("damon-kernel", toml::Table::new(), 1).unwrap();
+    assert_eq!(
+        d.start(&mut b).unwrap_err(),
+        thermocline_backend::BackendError::Unsupported(
+            thermocline_backend::Capability::RegionMonitor
+        )
+    );
+}

@@ -140,6 +140,7 @@ impl Backend for RateMachine {
 
     fn capabilities(&self) -> Capabilities {
         Capabilities::all()
+            .without(Capability::RegionMonitor)
             .without(Capability::MemoryMode)
             .without(Capability::ReverseMap)
             .without(Capability::Dma)

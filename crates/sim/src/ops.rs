@@ -99,10 +99,12 @@ impl Backend for Machine {
 
     fn capabilities(&self) -> Capabilities {
         // Colours need a memory system whose banks and slabs a page picks.
+        // No host region monitor: DAMON is simulated in a manager.
+        let all = Capabilities::all().without(Capability::RegionMonitor);
         if self.colouring.is_some() {
-            Capabilities::all()
+            all
         } else {
-            Capabilities::all().without(Capability::Colours)
+            all.without(Capability::Colours)
         }
     }
 

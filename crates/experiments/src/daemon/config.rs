@@ -22,6 +22,21 @@ pub struct DaemonConfig {
     /// The daemon itself.
     #[serde(default)]
     pub daemon: DaemonSection,
+    /// What the daemon may change on the host beyond its targets.
+    #[serde(default)]
+    pub kernel: KernelSection,
+}
+
+/// `[kernel]`: host-wide settings. The project's rule is never to touch a
+/// setting on the host that it did not create, so the kernel's own tiering
+/// (`kernel-tiering`: sysctls, a paddr kdamond that migrates every
+/// process's memory) runs only when this allows it.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KernelSection {
+    /// Let the daemon change host-wide settings (restored when it exits).
+    #[serde(default)]
+    pub allow_host_settings: bool,
 }
 
 /// `[target]`: exactly one of `pid`, `cgroup`, `exec`.
@@ -169,6 +184,9 @@ fn check(cfg: &DaemonConfig) -> Result<(), String> {
             "[manager] name {:?} is not a manager (see `thermocline list`)",
             cfg.manager.name
         ));
+    }
+    if cfg.manager.name == "kernel-tiering" && !cfg.kernel.allow_host_settings {
+        return Err("[manager] kernel-tiering changes host-wide settings (kernel.numa_balancing and /sys/kernel/mm/numa/demotion_enabled, or a DAMOS kdamond on physical memory, which moves every process's pages): set [kernel] allow_host_settings = true to allow it (the daemon restores them when it exits)".into());
     }
     if let Some(d) = cfg.daemon.duration_s {
         if !(d > 0.0 && d.is_finite()) {
@@ -361,6 +379,15 @@ dry_run = true
         assert_eq!(c.tiers.nodes, Some(vec![vec![0], vec![1]]));
         assert!(c.daemon.dry_run && c.tiers.compressed);
         assert_eq!(c.quota.max_mb_per_s, Some(50.0));
+    }
+
+    #[test]
+    fn host_settings_need_leave() {
+        let text = "[target]\npid = 1\n[manager]\nname = \"kernel-tiering\"\n";
+        let e = parse("d.toml", text).unwrap_err().to_string();
+        assert!(e.contains("allow_host_settings = true"), "{e}");
+        let ok = format!("{text}[kernel]\nallow_host_settings = true\n");
+        assert!(parse("d.toml", &ok).unwrap().kernel.allow_host_settings);
     }
 
     #[test]

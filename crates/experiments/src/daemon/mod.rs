@@ -7,6 +7,7 @@
 //! command does.
 
 pub mod config;
+mod host;
 pub mod metrics;
 
 use crate::error::{ConfigError, RunError};
@@ -547,8 +548,11 @@ fn run_once(
     let mut params = cfg.manager.params.clone();
     measured_params(&cfg.manager.name, &mut params, start);
     let manager =
-        thermocline_managers::registry::build(&cfg.manager.name, params, cfg.manager.seed)
+        thermocline_managers::registry::build(&cfg.manager.name, params.clone(), cfg.manager.seed)
             .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
+    // the kernel's own tiering, set up now and undone when this is dropped
+    let mut host = host::start(cfg, &params, &b, start)?;
+    let vmstat_before = host::vmstat();
     let mut run_cfg = crate::config::load(None, &[])?;
     run_cfg.run.manager = cfg.manager.name.clone();
     run_cfg.run.workload = format!("{spec:?}");
@@ -618,6 +622,11 @@ fn run_once(
         &mut |_, _| {},
         &mut |_, _| {},
     )?;
+    let mut report = report;
+    report.kernel_vmstat = host::vmstat_since(&vmstat_before);
+    if let Some(h) = host.take() {
+        host::stop(h, start);
+    }
     let ended = d.ended().clone();
     if let LiveEnd::Failed(why) = &ended {
         log(start, "error", "failed", serde_json::json!({"why": why}));

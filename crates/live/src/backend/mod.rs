@@ -42,6 +42,7 @@
 //!   tier traffic counters, huge-page split/collapse, other allocation
 //!   policies: typed `Unsupported`.
 
+mod monitor;
 mod target;
 
 pub use crate::pages::{read_mapping, PageState};
@@ -54,8 +55,8 @@ use crate::LiveError;
 use std::collections::HashMap;
 use std::time::Instant;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
-    SamplingConfig, TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport,
+    MonitorAttrs, MonitorRegion, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_vocab::{Asid, Level, PageSize, PageType, RegionInfo, TierId};
 
@@ -153,6 +154,8 @@ pub struct LinuxBackend {
     start: Instant,
     cpu_at_start: u64,
     scratch: Vec<PageState>,
+    /// The kernel's DAMON over the targets, once a manager asks (monitor.rs).
+    monitor: monitor::Monitor,
 }
 
 impl LinuxBackend {
@@ -211,6 +214,7 @@ impl LinuxBackend {
             start: Instant::now(),
             cpu_at_start: sys::process_cpu_ns(),
             scratch: Vec::new(),
+            monitor: monitor::Monitor::default(),
         };
         b.caps = b.probe_caps();
         let cpu_nodes: Vec<i32> = numa::nodes()?
@@ -245,6 +249,9 @@ impl LinuxBackend {
         }
         if has("soft-dirty") {
             c = c.with(Capability::Dirty);
+        }
+        if has("damon") {
+            c = c.with(Capability::RegionMonitor);
         }
         c
     }
@@ -305,16 +312,24 @@ impl LinuxBackend {
         sys::process_cpu_ns().saturating_sub(self.cpu_at_start)
     }
 
-    /// Re-reads the targets (new processes of a cgroup, exits), their
-    /// mappings and where every page is; clears soft-dirty bits a tick
-    /// asked to clear.
-    pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
+    /// Clears the soft-dirty bits a tick asked to clear (`dirty` with
+    /// `clear`), process by process: the driver calls this right after
+    /// the tick, so that the next read sees the writes of the interval in
+    /// between (and `refresh` calls it too).
+    pub fn clear_soft_dirty(&mut self) {
         for asid in std::mem::take(&mut self.clear_dirty) {
             if let Some(p) = self.procs.iter().find(|p| p.asid == asid && p.alive) {
                 // a process that just exited has no clear_refs: nothing to clear
                 let _ = std::fs::write(format!("/proc/{}/clear_refs", p.pid), "4");
             }
         }
+    }
+
+    /// Re-reads the targets (new processes of a cgroup, exits), their
+    /// mappings and where every page is; clears soft-dirty bits a tick
+    /// asked to clear.
+    pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
+        self.clear_soft_dirty();
         let pids: Vec<i32> = match &self.spec {
             TargetSpec::Pid(pid) => vec![*pid],
             TargetSpec::Cgroup(dir) => cgroup_pids(dir).unwrap_or_default(),
@@ -841,6 +856,10 @@ impl Backend for LinuxBackend {
             self.arm(asid, &rearm, false)?;
         }
         Ok(read)
+    }
+
+    fn monitor_regions(&mut self, attrs: MonitorAttrs) -> Result<Vec<MonitorRegion>> {
+        self.monitor.regions(attrs, &self.procs)
     }
 
     fn dirty(&mut self, asid: Asid, va: u64, clear: bool) -> Result<bool> {

@@ -121,6 +121,9 @@ pub struct Scheme {
     pub quota_reset_ms: u64,
     /// Destination node of `migrate_hot` / `migrate_cold`.
     pub target_nid: Option<i32>,
+    /// Physical or virtual ranges [start, end) the action leaves alone:
+    /// one DAMOS `addr` filter each, `matching` (Linux 6.6+).
+    pub exclude_addr: Vec<(u64, u64)>,
 }
 
 impl Scheme {
@@ -138,6 +141,7 @@ impl Scheme {
             quota_bytes: 0,
             quota_reset_ms: 0,
             target_nid: None,
+            exclude_addr: Vec::new(),
         }
     }
 }
@@ -441,6 +445,23 @@ fn write_scheme(dir: &Path, s: &Scheme) -> Result<(), LiveError> {
             });
         }
         write(&f, &nid.to_string())?;
+    }
+    if !s.exclude_addr.is_empty() {
+        let fd = dir.join("filters");
+        if !fd.exists() {
+            return Err(LiveError::Unsupported {
+                feature: "damon",
+                why: format!("{} is missing (DAMOS filters need Linux 6.3)", fd.display()),
+            });
+        }
+        write(&fd.join("nr_filters"), &s.exclude_addr.len().to_string())?;
+        for (i, (start, end)) in s.exclude_addr.iter().enumerate() {
+            let f = fd.join(i.to_string());
+            write(&f.join("type"), "addr")?;
+            write(&f.join("matching"), "Y")?;
+            write(&f.join("addr_start"), &start.to_string())?;
+            write(&f.join("addr_end"), &end.to_string())?;
+        }
     }
     Ok(())
 }

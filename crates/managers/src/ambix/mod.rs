@@ -56,6 +56,27 @@
 //! - Pages are 4 KiB PTEs (Ambix's callbacks see PTEs); huge pages are
 //!   walked as one leaf.
 //!
+//! **On a live host** (thermocline daemon; examples/live-ambix.toml), each
+//! missing primitive has a stand-in, chosen by what the backend has, so a
+//! simulated run takes none of them:
+//! - R: the backend's Accessed bits (on Linux refault sampling, which pages
+//!   every DCPMM page out at each DCPMM_CLEAR), or with `referenced =
+//!   "damon"` the host's DAMON regions (`Backend::monitor_regions`, 5 ms /
+//!   100 ms, 10-1000 regions): a page is referenced if its region was
+//!   accessed in the last aggregation interval before the walk. Clearing R
+//!   is then a no-op; D is still cleared (soft-dirty, per process on Linux).
+//! - DCPMM's write throughput, without tier counters (no PCMon): the DCPMM
+//!   pages found written (D set) since the last DCPMM_CLEAR, times 4 KiB,
+//!   per period: a lower bound (a page written many times counts once).
+//! - SWITCH, without an exchange primitive: the DRAM page is demoted, then
+//!   the DCPMM page promoted (two moves; DRAM must hold one page more for a
+//!   moment).
+//! - DRAM usage: the fast node's, which holds every process of the host;
+//!   `dram_mib` instead gives Ambix a DRAM of that size holding the
+//!   targets' pages only (their fast-tier pages counted at each decision).
+//! - `start_in_slow`: the targets' pages moved to DCPMM once at start (the
+//!   live test's way to show promotion; the paper starts from first touch).
+//!
 //! The configurations Ambix is compared with (section 5: App Direct
 //! node-local, Memory Mode, AutoNUMA tiering, Memos' placement) are in
 //! [`baselines`].
@@ -64,8 +85,30 @@ pub mod baselines;
 
 use crate::{HotSet, Manager};
 use serde::Deserialize;
-use thermocline_backend::{Backend, BackendError, Flush, MemPolicy};
+use thermocline_backend::{
+    Backend, BackendError, Capability, Flush, MemPolicy, MonitorAttrs, MonitorRegion,
+};
 use thermocline_vocab::{Asid, Level, TierId};
+
+/// Where Ambix's R (referenced) bits come from.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Referenced {
+    /// The backend's Accessed bits (the paper's PTE bits).
+    #[default]
+    AccessedBits,
+    /// The host's DAMON regions (live): referenced if its region was
+    /// accessed in the last aggregation interval.
+    Damon,
+}
+
+/// DAMON's attributes when R comes from it: damo's defaults.
+const DAMON_ATTRS: MonitorAttrs = MonitorAttrs {
+    sample_us: 5_000,
+    aggr_us: 100_000,
+    min_regions: 10,
+    max_regions: 1000,
+};
 
 /// Ambix's parameters; defaults are section 5.2.3's.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -86,6 +129,14 @@ pub struct AmbixParams {
     /// writes are above theirs: section 5.2.3's "Switch component ... always
     /// activated" (an inference; see the module documentation).
     pub switch_always: bool,
+    /// Where R comes from: `accessed-bits` (default) or `damon` (live).
+    pub referenced: Referenced,
+    /// DRAM's size for Control in MiB, counting the targets' fast-tier
+    /// pages only (0: the fast tier's capacity and usage). Live hosts
+    /// share their fast node with every process.
+    pub dram_mib: u64,
+    /// Move the targets' pages to DCPMM once at start (live tests).
+    pub start_in_slow: bool,
 }
 
 impl Default for AmbixParams {
@@ -97,6 +148,9 @@ impl Default for AmbixParams {
             clear_delay_ms: 50.0,
             switch_max_pages: 0,
             switch_always: true,
+            referenced: Referenced::AccessedBits,
+            dram_mib: 0,
+            start_in_slow: false,
         }
     }
 }
@@ -171,6 +225,9 @@ pub struct Ambix {
     pending: Option<(Mode, u64)>,
     ticks: u64,
     counts: [u64; 4],
+    /// With `referenced = "damon"`: the host's regions, sorted, as of the
+    /// last walk's start.
+    damon: Vec<MonitorRegion>,
 }
 
 impl Ambix {
@@ -185,7 +242,28 @@ impl Ambix {
             pending: None,
             ticks: 0,
             counts: [0; 4],
+            damon: Vec::new(),
         }
+    }
+
+    /// R of a page from the host's DAMON regions.
+    fn damon_young(&self, asid: Asid, va: u64) -> bool {
+        let i = self
+            .damon
+            .partition_point(|r| (r.asid, r.start) <= (asid, va));
+        i.checked_sub(1)
+            .map(|i| &self.damon[i])
+            .is_some_and(|r| r.asid == asid && va < r.start + r.len && r.nr_accesses > 0)
+    }
+
+    /// Reads the host's DAMON regions when R comes from them.
+    fn refresh_referenced(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.p.referenced == Referenced::Damon {
+            let mut r = b.monitor_regions(DAMON_ATTRS)?;
+            r.sort_by_key(|r| (r.asid, r.start));
+            self.damon = r;
+        }
+        Ok(())
     }
 
     fn ticks_per_period(&self) -> u64 {
@@ -224,7 +302,10 @@ impl Ambix {
                 Some(t) => {
                     let next = (t.size.align_down(va) + t.size.bytes()).min(end);
                     if t.tier == tier {
-                        let young = b.accessed(asid, va, Level::Pte, false)?;
+                        let young = match self.p.referenced {
+                            Referenced::AccessedBits => b.accessed(asid, va, Level::Pte, false)?,
+                            Referenced::Damon => self.damon_young(asid, va),
+                        };
                         let dirty = b.dirty(asid, va, false)?;
                         let pages = t.size.bytes() / 4096;
                         if visit(b, (asid, va, pages), young, dirty)? {
@@ -242,8 +323,17 @@ impl Ambix {
         Ok(())
     }
 
-    fn clear_bits(b: &mut dyn Backend, asid: Asid, va: u64) -> Result<(), BackendError> {
-        b.accessed(asid, va, Level::Pte, true)?;
+    /// Clears a page's R and D bits (R only when it comes from Accessed
+    /// bits: DAMON's counts start afresh every aggregation interval).
+    fn clear_bits(
+        b: &mut dyn Backend,
+        r: Referenced,
+        asid: Asid,
+        va: u64,
+    ) -> Result<(), BackendError> {
+        if r == Referenced::AccessedBits {
+            b.accessed(asid, va, Level::Pte, true)?;
+        }
         b.dirty(asid, va, true)?;
         Ok(())
     }
@@ -257,6 +347,7 @@ impl Ambix {
             return Ok(f);
         }
         let mut cleared = false;
+        let referenced = self.p.referenced;
         self.walk(b, TierId::FAST, |b, page, young, dirty| {
             if f.priority_pages >= want {
                 return Ok(true);
@@ -268,7 +359,7 @@ impl Ambix {
             if !dirty && f.backup_pages < want - f.priority_pages {
                 f.add_backup(page);
             }
-            Self::clear_bits(b, page.0, page.1)?;
+            Self::clear_bits(b, referenced, page.0, page.1)?;
             cleared = true;
             Ok(false)
         })?;
@@ -352,8 +443,9 @@ impl Ambix {
     fn dcpmm_clear(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let slow = self.slow;
         let saved = self.cursor[1];
+        let referenced = self.p.referenced;
         self.walk(b, slow, |b, page, _, _| {
-            Self::clear_bits(b, page.0, page.1)?;
+            Self::clear_bits(b, referenced, page.0, page.1)?;
             Ok(false)
         })?;
         self.cursor[1] = saved;
@@ -384,28 +476,74 @@ impl Ambix {
                 pairs.push((u, down_p.remove(i)));
             }
         }
-        for (u, d) in pairs {
-            b.exchange(u.0, u.1, d.1)?;
+        if b.capabilities().has(Capability::Exchange) {
+            for (u, d) in pairs {
+                b.exchange(u.0, u.1, d.1)?;
+            }
+        } else {
+            // two moves: the DRAM pages out first, so DRAM has the room
+            let down: Vec<(Asid, u64)> = pairs.iter().map(|(_, d)| (d.0, d.1)).collect();
+            let up: Vec<(Asid, u64)> = pairs.iter().map(|(u, _)| (u.0, u.1)).collect();
+            Self::migrate(b, &down, self.slow)?;
+            Self::migrate(b, &up, TierId::FAST)?;
         }
         Ok(())
+    }
+
+    /// DRAM's capacity and the bytes used of it: the fast tier's, or with
+    /// `dram_mib` that size and the targets' fast-tier pages.
+    fn dram_usage(&self, b: &mut dyn Backend) -> Result<(u64, u64), BackendError> {
+        if self.p.dram_mib == 0 {
+            let dram = &b.tiers()[0];
+            return Ok((dram.capacity_bytes, dram.capacity_bytes - dram.free_bytes));
+        }
+        let mut used = 0;
+        for &(asid, start, end) in &self.ranges {
+            let mut va = start;
+            while let Some((base, t)) = b.next_mapped(asid, va, end)? {
+                if t.tier == TierId::FAST {
+                    used += t.size.bytes();
+                }
+                va = base + t.size.bytes();
+            }
+        }
+        Ok((self.p.dram_mib << 20, used))
+    }
+
+    /// DCPMM's writes so far, in 64 B lines: its tier counter, or without
+    /// one the DCPMM pages written since the last DCPMM_CLEAR (D set) as
+    /// 4 KiB each, added to the running total.
+    fn dcpmm_writes(&mut self, b: &mut dyn Backend) -> Result<u64, BackendError> {
+        if b.capabilities().has(Capability::TierCounters) {
+            return Ok(b.tier_counters(self.slow)?.writes);
+        }
+        let mut lines = 0;
+        for &(asid, start, end) in &self.ranges {
+            let mut va = start;
+            while let Some((base, t)) = b.next_mapped(asid, va, end)? {
+                if t.tier == self.slow && b.dirty(asid, base, false)? {
+                    lines += t.size.bytes() / 64;
+                }
+                va = base + t.size.bytes();
+            }
+        }
+        Ok(self.last_dcpmm_writes + lines)
     }
 
     /// Control's decision for this period: pages to demote at once, then
     /// the PageFind that waits for the clear delay (a promoting one) or
     /// runs at once (DEMOTE).
     fn decide(&mut self, b: &mut dyn Backend) -> Result<Decision, BackendError> {
-        let tiers = b.tiers();
-        let dram = &tiers[0];
-        let used = dram.capacity_bytes - dram.free_bytes;
-        let limit = (dram.capacity_bytes as f64 * self.p.dram_threshold) as u64;
-        let writes = b.tier_counters(self.slow)?.writes;
+        let (capacity, used) = self.dram_usage(b)?;
+        let limit = (capacity as f64 * self.p.dram_threshold) as u64;
+        let writes = self.dcpmm_writes(b)?;
         let mb_s = (writes - self.last_dcpmm_writes) as f64 * 64.0 / 1e6 / self.p.period_s;
         self.last_dcpmm_writes = writes;
         let pages = |bytes: u64| bytes / 4096;
         let switch_max = if self.p.switch_max_pages > 0 {
             self.p.switch_max_pages
         } else {
-            pages(dram.capacity_bytes)
+            pages(capacity)
         };
         let excess = pages(used.saturating_sub(limit));
         Ok(if mb_s > self.p.dcpmm_write_threshold_mb_s {
@@ -430,6 +568,7 @@ impl Ambix {
 
     fn act(&mut self, b: &mut dyn Backend, mode: Mode, n: u64) -> Result<(), BackendError> {
         self.counts[mode as usize] += 1;
+        self.refresh_referenced(b)?;
         match mode {
             Mode::Demote => {
                 let f = self.find_demote(b, n)?;
@@ -482,7 +621,18 @@ impl Manager for Ambix {
             // ADM's default: the local DRAM node first, then DCPMM.
             b.set_policy(a, MemPolicy::PreferFast)?;
         }
-        self.last_dcpmm_writes = b.tier_counters(self.slow)?.writes;
+        crate::telescope::Migration {
+            enabled: true,
+            start_in_slow: self.p.start_in_slow,
+            ..crate::telescope::Migration::default()
+        }
+        .start(b)?;
+        self.refresh_referenced(b)?;
+        self.last_dcpmm_writes = if b.capabilities().has(Capability::TierCounters) {
+            b.tier_counters(self.slow)?.writes
+        } else {
+            0
+        };
         Ok(())
     }
 

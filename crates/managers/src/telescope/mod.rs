@@ -34,7 +34,7 @@ mod regions;
 pub use linear::{LinearScan, LinearScanParams};
 pub use pebs::{Pebs, PebsParams};
 pub use regions::{
-    Layout, Pick, RegionSampler, RegionSamplerParams, HEAP_SIDE, LIBS_BYTES, STACK_SIDE,
+    Layout, Pick, RegionSampler, RegionSamplerParams, Source, HEAP_SIDE, LIBS_BYTES, STACK_SIDE,
 };
 
 use crate::HotSet;
@@ -131,14 +131,34 @@ impl Costs {
 }
 
 impl Migration {
-    /// Called at start: binds every address space to the slowest tier if asked.
+    /// Called at start: binds every address space to the slowest tier if
+    /// asked. Where the backend cannot set another process's allocation
+    /// policy (a live host: the process has already touched its memory),
+    /// the pages it has are moved there instead, and pages it touches later
+    /// are placed by the kernel's default policy.
     pub fn start(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
         if self.enabled && self.start_in_slow {
             let slow = TierId((b.tiers().len() - 1) as u8);
             let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
             asids.dedup();
             for a in asids {
-                b.set_policy(a, thermocline_backend::MemPolicy::Bind { tier: slow })?;
+                match b.set_policy(a, thermocline_backend::MemPolicy::Bind { tier: slow }) {
+                    Ok(()) => {}
+                    Err(BackendError::Unsupported(
+                        thermocline_backend::Capability::AllocPolicy,
+                    )) => {
+                        let ranges: Vec<(u64, u64)> = b
+                            .regions()
+                            .iter()
+                            .filter(|r| r.asid == a)
+                            .map(|r| (r.start, r.len))
+                            .collect();
+                        for (start, len) in ranges {
+                            b.migrate_range(a, start, len, slow, u64::MAX)?;
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
             }
         }
         Ok(())

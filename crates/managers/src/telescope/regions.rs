@@ -101,6 +101,27 @@
 //! profiles page tables, so it has no paddr mode, and the migration rules
 //! move virtual regions: both are refused with paddr.
 //!
+//! **The kernel's DAMON** (`source = "kernel"`, the `damon-kernel` entry;
+//! live backend only, README "Live"): the regions come from the host's
+//! kdamond over the target processes (`Backend::monitor_regions`) instead
+//! of being managed here; `sample_ms`, `aggregate_ms`, `min_regions` and
+//! `max_regions` are its attributes, and one profile is read per
+//! aggregation interval (the read waits for the interval's end, so on a
+//! wall clock a profile comes every one to two intervals). The hot test and
+//! the migration rules are this module's. Differences on the live side:
+//! the kernel's regions start from vaddr's three regions over the real
+//! process (text, heap, libraries, stack and all; the kernel reports before
+//! it splits), with `update_us` 1 s; only the leaf pick and virtual
+//! addresses apply (Telescope's picks and `layout = "paddr"` are refused);
+//! `start_in_slow` cannot set the process's allocation policy, so the pages
+//! it has at start are moved to the slowest tier then (pages it touches
+//! later follow the kernel's default policy); and `warmup_s` is set to a few
+//! seconds in examples/live-damon.toml rather than 150. A region straddling
+//! the hot and cold data reads hot when more than 5 of its samples land on
+//! hot pages and is migrated whole, cold pages with it (in one 20 s guest
+//! run half of a 16 MiB cold region beside a 4 MiB hot one followed it; in
+//! another none did).
+//!
 //! Inferred or changed:
 //! - A reported region is hot when its count is at least `hot_min_accesses`:
 //!   6 for Telescope and DAMON alike (more than 5 of the window's samples,
@@ -155,7 +176,7 @@
 use super::{hot_set, Costs, Counted, Migration};
 use crate::{HotSet, Manager};
 use serde::Deserialize;
-use thermocline_backend::{Backend, BackendError, Flush};
+use thermocline_backend::{Backend, BackendError, Flush, MonitorAttrs};
 use thermocline_vocab::{Asid, Level, Rng};
 
 /// How a region's sample entry is picked.
@@ -182,6 +203,21 @@ pub enum Layout {
     /// Physical addresses (DAMON's paddr operations): one region over the
     /// biggest tier's frames, each sample reached through the reverse map.
     Paddr,
+}
+
+/// Where the regions come from.
+#[derive(Clone, Copy, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// Managed here from the backend's Accessed bits (the module docs).
+    #[default]
+    Simulated,
+    /// The host's own monitor (Linux's DAMON on the targets' virtual
+    /// addresses, [`Backend::monitor_regions`]), run with this technique's
+    /// `sample_ms`, `aggregate_ms`, `min_regions` and `max_regions`; its
+    /// regions, one profile per aggregation interval, go through the same
+    /// hot test and migration rules.
+    Kernel,
 }
 
 /// Parameters of DAMON and Telescope.
@@ -215,6 +251,9 @@ pub struct RegionSamplerParams {
     /// With `layout = "paddr"`: one region over every tier's frames
     /// (as a user-given range would be) instead of the biggest tier's.
     pub paddr_all_tiers: bool,
+    /// `simulated` (DAMON and Telescope managed here) or `kernel` (the
+    /// host's DAMON: the `damon-kernel` entry).
+    pub source: Source,
 }
 
 impl Default for RegionSamplerParams {
@@ -232,6 +271,7 @@ impl Default for RegionSamplerParams {
             threshold_from_max: false,
             migration: Migration::default(),
             paddr_all_tiers: false,
+            source: Source::Simulated,
         }
     }
 }
@@ -261,6 +301,8 @@ pub struct RegionSampler {
     last_nr_regions: usize,
     rng: Rng,
     costs: Costs,
+    /// With `source = "kernel"`: the regions of the host's last profile.
+    kernel_regions: usize,
 }
 
 impl RegionSampler {
@@ -279,6 +321,7 @@ impl RegionSampler {
             samples_done: 0,
             last_nr_regions: 0,
             costs: Costs::default(),
+            kernel_regions: 0,
         }
     }
 
@@ -544,6 +587,54 @@ impl RegionSampler {
         Ok(HotSet { ranges })
     }
 
+    /// The host monitor's attributes: this technique's intervals and
+    /// region bounds.
+    fn kernel_attrs(&self) -> MonitorAttrs {
+        MonitorAttrs {
+            sample_us: (self.p.sample_ms * 1e3).round().max(1.0) as u64,
+            aggr_us: (self.p.aggregate_ms * 1e3).round().max(1.0) as u64,
+            min_regions: self.p.min_regions as u64,
+            max_regions: self.p.max_regions as u64,
+        }
+    }
+
+    /// `source = "kernel"`: DAMON's leaf sampling is the host's, so only
+    /// the leaf pick applies, on virtual addresses; the host's monitor
+    /// starts now (its first regions are vaddr's three, from the targets'
+    /// real mappings).
+    fn start_kernel(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.pick != Pick::Leaf || self.p.layout == Layout::Paddr {
+            return Err(BackendError::Invalid {
+                va: 0,
+                why: "source = \"kernel\" is the host's DAMON on virtual addresses: Telescope's picks and layout = \"paddr\" do not apply",
+            });
+        }
+        self.kernel_regions = b.monitor_regions(self.kernel_attrs())?.len();
+        self.costs.update(b);
+        Ok(())
+    }
+
+    /// One aggregation interval of the host's monitor: its regions as the
+    /// window's profile, reported and handed to the migration rules as the
+    /// simulated DAMON's are.
+    fn tick_kernel(&mut self, b: &mut dyn Backend) -> Result<HotSet, BackendError> {
+        let regions = b.monitor_regions(self.kernel_attrs())?;
+        self.kernel_regions = regions.len();
+        let profile: Vec<Counted> = regions
+            .iter()
+            .map(|r| Counted {
+                asid: r.asid,
+                start: r.start,
+                end: r.start + r.len,
+                count: f64::from(r.nr_accesses),
+            })
+            .collect();
+        let hot = hot_set(&profile, self.p.hot_min_accesses);
+        self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
+        self.costs.update(b);
+        Ok(hot)
+    }
+
     fn profile(&self) -> Vec<Counted> {
         self.regions
             .iter()
@@ -564,7 +655,11 @@ impl Manager for RegionSampler {
 
     fn gauges(&self) -> Vec<(&'static str, f64)> {
         let mut g = self.costs.gauges();
-        g.push(("regions", self.regions.len() as f64));
+        let regions = match self.p.source {
+            Source::Simulated => self.regions.len(),
+            Source::Kernel => self.kernel_regions,
+        };
+        g.push(("regions", regions as f64));
         g
     }
 
@@ -575,6 +670,9 @@ impl Manager for RegionSampler {
             return Ok(());
         };
         self.asid = first.asid;
+        if self.p.source == Source::Kernel {
+            return self.start_kernel(b);
+        }
         if self.p.layout == Layout::Paddr {
             return self.start_paddr(b);
         }
@@ -620,13 +718,21 @@ impl Manager for RegionSampler {
     }
 
     fn tick_ns(&self) -> Option<u64> {
-        Some((self.p.sample_ms * 1e6) as u64)
+        let ms = match self.p.source {
+            Source::Simulated => self.p.sample_ms,
+            // one profile per aggregation interval of the host's monitor
+            Source::Kernel => self.p.aggregate_ms,
+        };
+        Some((ms * 1e6) as u64)
     }
 
     /// One pass of kdamond_fn's loop, from the sleep on: check the samples;
     /// at the end of a window merge, report, reset the counts and split;
     /// then prepare the next samples (for the regions as they now are).
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+        if self.p.source == Source::Kernel {
+            return self.tick_kernel(b).map(Some);
+        }
         self.check(b)?;
         self.samples_done += 1;
         let mut hot = None;

@@ -10,8 +10,9 @@
 
 use std::collections::BTreeMap;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, RegionInfo,
-    Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport,
+    MonitorAttrs, MonitorRegion, RegionInfo, Sample, SamplingConfig, TierCounters, TierInfo,
+    Translation,
 };
 use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId};
 
@@ -56,6 +57,13 @@ pub struct Fake {
     pub dma: Option<Vec<(u64, TierId)>>,
     /// All-core stall (ns) the backend reports; tests raise it by hand.
     pub stall_ns: f64,
+    /// A host region monitor: the regions it answers (`None`: none), and
+    /// the attributes it was last asked with.
+    pub monitor: Option<Vec<MonitorRegion>>,
+    pub monitor_attrs: Option<MonitorAttrs>,
+    /// Refuse every allocation policy, as a live host does for another
+    /// process.
+    pub no_policy: bool,
 }
 
 impl Fake {
@@ -80,6 +88,9 @@ impl Fake {
             manager_ns: 0.0,
             dma: None,
             stall_ns: 0.0,
+            monitor: None,
+            monitor_attrs: None,
+            no_policy: false,
         }
     }
 
@@ -226,6 +237,11 @@ impl Backend for Fake {
             .without(Capability::MemEvents)
             .without(Capability::TypedAlloc)
             .without(Capability::Colours);
+        let c = if self.monitor.is_some() {
+            c
+        } else {
+            c.without(Capability::RegionMonitor)
+        };
         if self.dma.is_some() {
             c
         } else {
@@ -425,8 +441,18 @@ impl Backend for Fake {
     }
 
     fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<(), BackendError> {
+        if self.no_policy {
+            return Err(BackendError::Unsupported(Capability::AllocPolicy));
+        }
         self.policy = Some(policy);
         Ok(())
+    }
+
+    fn monitor_regions(&mut self, attrs: MonitorAttrs) -> Result<Vec<MonitorRegion>, BackendError> {
+        self.monitor_attrs = Some(attrs);
+        self.monitor
+            .clone()
+            .ok_or(BackendError::Unsupported(Capability::RegionMonitor))
     }
 
     fn charge_manager(&mut self, ns: f64) {

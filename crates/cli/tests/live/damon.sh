@@ -1,0 +1,40 @@
+# The kernel's DAMON as telemetry and Telescope's migration rules on its
+# regions (examples/live-damon.toml, on a shorter masim run given by --pid):
+# the hot region starts on the slow node and ends on the fast one.
+cat > /tmp/w.cfg <<'CFG'
+hot, 4194304
+cold, 16777216
+
+fill
+500
+hot, 0, 4096, 1
+cold, 0, 4096, 1
+
+hot only
+60000
+hot, 1, 64, 1
+CFG
+thermocline masim /tmp/w.cfg > /tmp/masim.out 2>/tmp/masim.err &
+M=$!
+while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+HOT=$(sed -n 's/^masim: region hot at //p' /tmp/masim.out)
+COLD=$(sed -n 's/^masim: region cold at //p' /tmp/masim.out)
+# migration waits 8 s here (the example's 5 s), so that the placement read
+# right after the start is the start's (a probe takes seconds under TCG)
+sed 's/warmup_s = 5.0/warmup_s = 8.0/' /files/live-damon.toml > /tmp/d.toml
+cd /files
+thermocline daemon --config /tmp/d.toml --pid $M > /tmp/daemon.out 2> /tmp/daemon.log &
+D=$!
+while ! grep -q '"event":"attached"' /tmp/daemon.log; do sleep 0.2; done
+# start_in_slow has moved the pages
+sleep 1
+echo EARLY-BEGIN; thermocline probe --pid "$M" --range "$HOT" --range "$COLD" --json; echo EARLY-END
+echo KDAMOND-BEGIN; cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds; echo KDAMOND-END
+sleep 20
+echo LATE-BEGIN; thermocline probe --pid "$M" --range "$HOT" --range "$COLD" --json; echo LATE-END
+echo METRICS-BEGIN; wget -q -O - http://127.0.0.1:9477/metrics | grep -E "^thermocline_(moved|manager|pages)"; echo METRICS-END
+kill -TERM $D; wait $D; echo DAEMON-EXIT=$?
+echo KDAMOND-AFTER=$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds)
+kill -TERM $M; wait $M; echo MASIM-EXIT=$?
+echo OUT-BEGIN; cat /tmp/daemon.out /tmp/masim.out; echo OUT-END
+echo LOG-BEGIN; cat /tmp/daemon.log; echo LOG-END
