@@ -153,7 +153,7 @@
 //!   handles them.
 
 use super::{hot_set, Costs, Counted, Migration};
-use crate::{HotSet, Manager};
+use crate::{HotSet, Manager, RegionCounts};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush};
 use thermocline_vocab::{Asid, Level, Rng};
@@ -261,6 +261,8 @@ pub struct RegionSampler {
     last_nr_regions: usize,
     rng: Rng,
     costs: Costs,
+    /// The regions and counts of the last aggregation, as reported.
+    last_window: Vec<(u64, u64, u32)>,
 }
 
 impl RegionSampler {
@@ -279,6 +281,7 @@ impl RegionSampler {
             samples_done: 0,
             last_nr_regions: 0,
             costs: Costs::default(),
+            last_window: Vec::new(),
         }
     }
 
@@ -568,6 +571,18 @@ impl Manager for RegionSampler {
         g
     }
 
+    /// The regions as the last window reported them: after the merge, and
+    /// for Telescope after its split too (see [`Manager::tick`] here).
+    fn region_counts(&self) -> Option<RegionCounts> {
+        if self.last_window.is_empty() {
+            return None;
+        }
+        Some(RegionCounts {
+            max_nr_accesses: self.samples_per_window,
+            regions: self.last_window.clone(),
+        })
+    }
+
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.p.migration.start(b)?;
         self.costs.ns_at_start = b.manager_ns();
@@ -643,6 +658,9 @@ impl Manager for RegionSampler {
                 self.split();
             }
             let profile = self.profile();
+            self.last_window.clear();
+            self.last_window
+                .extend(self.regions.iter().map(|r| (r.start, r.end, r.nr_accesses)));
             hot = Some(if self.p.layout == Layout::Paddr {
                 self.virtual_hot_set(b)?
             } else {
