@@ -480,7 +480,10 @@ fn print_table(reports: &[Report]) {
             r.manager,
             r.slowdown * 100.0,
             r.sim_time_s,
-            gib(r.tiers[0].avg_resident_bytes),
+            // a guest run that recorded the kernel's DAMON has no tiers
+            r.tiers
+                .first()
+                .map_or("-".to_string(), |t| gib(t.avg_resident_bytes)),
             if all > 0 {
                 slow as f64 * 100.0 / all as f64
             } else {
