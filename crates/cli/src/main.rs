@@ -117,7 +117,7 @@ enum Cmd {
     /// and on SIGUSR1. Exit 0 when every byte and write checked out, 3 when
     /// not.
     Masim(live::MasimArgs),
-    /// Record the kernel's own DAMON on a process: starts a kdamond of its own (vaddr; root, and only when no other kdamond exists), prints one JSON line per aggregation interval with DAMON's regions, and removes the kdamond at the end.
+    /// Record the kernel's own DAMON on a process: starts a kdamond of its own (vaddr; root, and only when no other kdamond exists), prints a JSON line per snapshot of DAMON's regions (about one per aggregation interval; `t_s` since the start and `clock_s` on CLOCK_MONOTONIC, both taken once the regions are read, so later than the interval they show), and removes the kdamond at the end.
     DamonRecord(live::DamonRecordArgs),
 }
 
