@@ -38,6 +38,9 @@ use thermocline_managers::telescope::Layout;
 fn script(cfg_name: &str, seed: u64, record_args: &str) -> String {
     format!(
         r#"cd /files
+# only alerts on the console: a kernel warning (an RCU stall on a loaded
+# host, say) must not land inside the encoded traces
+echo 1 > /proc/sys/kernel/printk
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
 [ -e $T/trace_clock ] || T=/sys/kernel/debug/tracing
@@ -62,8 +65,19 @@ echo TRACE-BEGIN; grep damon_aggregated: $T/trace | gzip -c | base64; echo TRACE
     )
 }
 
-/// `base64 -d | gzip -dc` on the host (guest.sh needs both there anyway).
+/// `base64 -d | gzip -dc` on the host (guest.sh needs both there anyway),
+/// of the section's lines that are base64 (a console line of anything else
+/// is left out).
 fn unpack(text: &str) -> Result<String, RunError> {
+    let text: String = text
+        .lines()
+        .filter(|l| {
+            !l.is_empty()
+                && l.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/' || b == b'=')
+        })
+        .flat_map(|l| [l, "\n"])
+        .collect();
     let mut child = Command::new("sh")
         .args(["-c", "base64 -d | gzip -dc"])
         .stdin(Stdio::piped())
@@ -72,7 +86,7 @@ fn unpack(text: &str) -> Result<String, RunError> {
         .spawn()
         .map_err(|e| invalid(format!("base64 | gzip on the host: {e}")))?;
     let mut stdin = child.stdin.take().expect("piped");
-    let input = text.to_string();
+    let input = text;
     let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child
         .wait_with_output()
@@ -255,6 +269,9 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
             tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
         ))
     };
+    if !out.status.success() {
+        return Err(failed("the guest did not run the script to its end"));
+    }
     let masim_out = section(&console, "OUT").ok_or_else(|| failed("no masim output"))?;
     if !masim_out.contains(", 0 corrupted bytes, 0 lost writes") {
         return Err(failed("masim's data did not check out"));
@@ -276,12 +293,22 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         .and_then(|a| a.last())
         .and_then(|p| Some(p["start_s"].as_f64()? + p["wall_s"].as_f64()?))
         .unwrap_or(0.0);
-    let trace_text = unpack(section(&console, "TRACE").ok_or_else(|| failed("no trace"))?)?;
+    let keep = || {
+        let p = std::env::temp_dir().join(format!(
+            "thermocline-guest-damon-{}.console",
+            std::process::id()
+        ));
+        let _ = std::fs::write(&p, &console);
+        p
+    };
+    let trace_text = unpack(section(&console, "TRACE").ok_or_else(|| failed("no trace"))?)
+        .map_err(|e| invalid(format!("{e}; the console is in {}", keep().display())))?;
     let (snapshots, lost) = parse_trace(&trace_text, clock0);
     if snapshots.is_empty() {
         return Err(failed("the damon_aggregated tracepoint recorded nothing"));
     }
-    let record_text = unpack(section(&console, "RECORD").ok_or_else(|| failed("no record"))?)?;
+    let record_text = unpack(section(&console, "RECORD").ok_or_else(|| failed("no record"))?)
+        .map_err(|e| invalid(format!("{e}; the console is in {}", keep().display())))?;
     let workload_regions = masim_regions(masim_out);
     let max_nr_accesses = (aggr_us / sample_us.max(1)) as u32;
     let record = DamonTrace {
