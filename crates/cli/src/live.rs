@@ -346,9 +346,11 @@ pub fn damon_record_cmd(a: DamonRecordArgs) -> anyhow::Result<()> {
             Err(thermocline_live::LiveError::Exited { .. }) => break,
             Err(e) => return Err(e).context("reading DAMON's regions"),
         };
-        // t_s: seconds since the kdamond started
+        // t_s: seconds since the kdamond started; clock_s: CLOCK_MONOTONIC,
+        // to line the snapshot up with other processes' times
         let line = serde_json::json!({
             "t_s": start.elapsed().as_secs_f64(),
+            "clock_s": thermocline_live::sys::monotonic_s(),
             "regions": regions,
         });
         serde_json::to_writer(&mut out, &line)?;

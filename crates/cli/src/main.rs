@@ -121,7 +121,7 @@ enum Cmd {
     /// and on SIGUSR1. Exit 0 when every byte and write checked out, 3 when
     /// not.
     Masim(live::MasimArgs),
-    /// Record the kernel's own DAMON on a process: starts a kdamond of its own (vaddr; root, and only when no other kdamond exists), prints one JSON line per aggregation interval with DAMON's regions, and removes the kdamond at the end.
+    /// Record the kernel's own DAMON on a process: starts a kdamond of its own (vaddr; root, and only when no other kdamond exists), prints a JSON line per snapshot of DAMON's regions (about one per aggregation interval; `t_s` since the start and `clock_s` on CLOCK_MONOTONIC, both taken once the regions are read, so later than the interval they show), and removes the kdamond at the end.
     DamonRecord(live::DamonRecordArgs),
 }
 
@@ -484,7 +484,10 @@ fn print_table(reports: &[Report]) {
             r.manager,
             r.slowdown * 100.0,
             r.sim_time_s,
-            gib(r.tiers[0].avg_resident_bytes),
+            // a guest run that recorded the kernel's DAMON has no tiers
+            r.tiers
+                .first()
+                .map_or("-".to_string(), |t| gib(t.avg_resident_bytes)),
             if all > 0 {
                 slow as f64 * 100.0 / all as f64
             } else {

@@ -131,6 +131,11 @@ pub struct MetricsSection {
     pub hot_map_bins: usize,
     /// Report where each region's pages are at the end (`regions`).
     pub region_tiers: bool,
+    /// Report DAMON's regions at every aggregation interval (`damon`), from
+    /// a manager that keeps DAMON-style regions (`damon-*`, `telescope-*`);
+    /// on the guest backend with a `damon-*` vaddr entry, the kernel's own
+    /// DAMON is recorded instead of running the manager.
+    pub damon_regions: bool,
 }
 
 impl Default for MetricsSection {
@@ -140,6 +145,7 @@ impl Default for MetricsSection {
             hot_threshold: 1,
             hot_map_bins: 0,
             region_tiers: false,
+            damon_regions: false,
         }
     }
 }

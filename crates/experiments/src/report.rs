@@ -156,6 +156,45 @@ pub struct Report {
     /// host-wide; the daemon fills it in. Absent from simulated runs.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kernel_vmstat: BTreeMap<String, u64>,
+    /// DAMON's regions at every aggregation interval (asked for with
+    /// `metrics.damon_regions = true`, from a manager that keeps
+    /// DAMON-style regions; on the guest, the kernel's own DAMON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damon: Option<DamonTrace>,
+}
+
+/// DAMON's view over a run: its regions with their counts at the end of
+/// every aggregation interval, beside the workload's regions and phases on
+/// the same clock and in the same address space.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DamonTrace {
+    /// Where the snapshots come from (`simulator`; on the guest,
+    /// `kernel-trace` for the `damon:damon_aggregated` tracepoint, every
+    /// aggregation, or `damon-record` for its snapshots).
+    pub source: String,
+    /// Samples per aggregation interval: the most `nr_accesses` can be.
+    pub max_nr_accesses: u32,
+    /// The workload's regions: name, start, end (exclusive).
+    pub workload_regions: Vec<(String, u64, u64)>,
+    /// The workload's phases as they ran: name, start (s).
+    pub phases: Vec<(String, f64)>,
+    /// When the workload ended (s).
+    pub end_s: f64,
+    /// DAMON's regions, one snapshot per aggregation interval.
+    pub snapshots: Vec<DamonSnapshot>,
+    /// Further views of the same run (on the guest: damon-record's own
+    /// snapshots beside the tracepoint's), same fields.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<DamonTrace>,
+}
+
+/// DAMON's regions at the end of one aggregation interval.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct DamonSnapshot {
+    /// When (s, the trace's clock).
+    pub t_s: f64,
+    /// `[start, end, nr_accesses]`, in address order.
+    pub regions: Vec<[u64; 3]>,
 }
 
 /// Where one region's pages are at the end of a run.

@@ -30,6 +30,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::heteroos_sensitivity::reproductions());
     all.extend(crate::heteroos_drf::reproductions());
     all.extend(crate::live_agreement::reproductions());
+    all.extend(crate::live_damon::reproductions());
     all
 }
 
@@ -268,6 +269,12 @@ mod tests {
                     ..Default::default()
                 })
                 .collect(),
+            // DAMON's regions per aggregation, when a reproduction asks.
+            damon: spec
+                .sets
+                .iter()
+                .any(|s| s == "metrics.damon_regions=true")
+                .then(|| crate::live_damon::fixture_trace(&spec.workload)),
             time_breakdown: Some(crate::report::TimeBreakdown {
                 compute_s: 200.0,
                 memory_s: 150.0,

@@ -163,6 +163,7 @@ pub(crate) fn run_loop(
             match manager.tick(d.backend()) {
                 Ok(Some(hot)) => {
                     on_report(d.now_ns() / 1e9, &hot);
+                    tally.damon_regions(d.now_ns() / 1e9, manager.as_ref());
                     if let Some(actual) = d.hot_units(cfg.metrics.hot_threshold) {
                         tally.scored(&hot, score_spans(&reported_units(&hot), &actual));
                     }

@@ -6,8 +6,8 @@ use crate::driver::Driver;
 use crate::error::ConfigError;
 use crate::groundtruth::Score;
 use crate::report::{
-    ChannelReport, HotMap, MemorySystemReport, MigrationTotals, Report, TierReport, WearReport,
-    Window,
+    ChannelReport, DamonSnapshot, DamonTrace, HotMap, MemorySystemReport, MigrationTotals, Report,
+    TierReport, WearReport, Window,
 };
 use thermocline_managers::{HotSet, Manager};
 use thermocline_model::TierSpec;
@@ -27,6 +27,8 @@ pub(crate) struct Tally {
     scores: Vec<Score>,
     next_window: f64,
     window_ns: f64,
+    /// DAMON's snapshots, when `metrics.damon_regions` asks for them.
+    damon: Option<DamonTrace>,
 }
 
 impl Tally {
@@ -43,6 +45,35 @@ impl Tally {
             scores: Vec::new(),
             next_window: window_ns,
             window_ns,
+            damon: cfg.metrics.damon_regions.then(|| DamonTrace {
+                source: "simulator".into(),
+                workload_regions: regions
+                    .iter()
+                    .filter(|r| r.asid.0 == 0)
+                    .map(|r| (r.name.clone(), r.start, r.end()))
+                    .collect(),
+                ..Default::default()
+            }),
+        }
+    }
+
+    /// Records DAMON's regions after a tick that ended an aggregation
+    /// interval (`metrics.damon_regions`; a manager without regions
+    /// records nothing).
+    pub(crate) fn damon_regions(&mut self, t_s: f64, manager: &dyn Manager) {
+        let Some(trace) = self.damon.as_mut() else {
+            return;
+        };
+        if let Some(c) = manager.region_counts() {
+            trace.max_nr_accesses = c.max_nr_accesses;
+            trace.snapshots.push(DamonSnapshot {
+                t_s,
+                regions: c
+                    .regions
+                    .iter()
+                    .map(|&(a, b, n)| [a, b, u64::from(n)])
+                    .collect(),
+            });
         }
     }
 
@@ -111,6 +142,16 @@ impl Tally {
         let hot_map = self.hot_map.finish();
         let mut r = build_report(run, d, self.windows, &self.scores, hot_map);
         r.notes = manager.notes();
+        r.damon = self.damon.map(|mut t| {
+            t.phases = r
+                .phases
+                .iter()
+                .zip(&r.phase_starts_s)
+                .map(|(p, &s)| (p.name.clone(), s))
+                .collect();
+            t.end_s = r.sim_time_s;
+            t
+        });
         r
     }
 }
@@ -315,6 +356,7 @@ fn build_report(
         regions,
         kernel_vmstat: Default::default(),
         page_allocs: page_allocs(b),
+        damon: None,
     }
 }
 

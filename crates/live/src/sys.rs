@@ -155,6 +155,23 @@ pub fn process_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CLOCK_MONOTONIC in seconds: a clock every process of the host reads
+/// alike (and the trace clock `mono`), to line up what separate processes
+/// timed (masim's phases, damon-record's snapshots, DAMON's trace events).
+pub fn monotonic_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec into `ts`, which lives
+    // across the call.
+    let r = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    if r != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 /// `PAGEMAP_SCAN`'s page categories (linux/fs.h, Linux >= 6.7).
 pub mod scan {
     /// Written since write-protection was set (userfaultfd async WP).

@@ -81,6 +81,26 @@ pub trait Manager {
         let _ = backend;
         Ok(None)
     }
+
+    /// DAMON's view at the end of the last aggregation interval, for a
+    /// manager that keeps DAMON-style regions: what the run records per
+    /// aggregation when `metrics.damon_regions` asks for it. `None` for
+    /// other managers and before the first aggregation. A query: it
+    /// changes nothing the manager does.
+    fn region_counts(&self) -> Option<RegionCounts> {
+        None
+    }
+}
+
+/// DAMON's regions at the end of one aggregation interval, with the count
+/// of samples that found each accessed (its `nr_accesses`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegionCounts {
+    /// Samples per aggregation interval: the most `nr_accesses` can be.
+    pub max_nr_accesses: u32,
+    /// `(start, end, nr_accesses)` in address order (virtual addresses;
+    /// physical ones with DAMON's paddr layout).
+    pub regions: Vec<(u64, u64, u32)>,
 }
 
 /// Parameters a user gave for a manager that it cannot accept.

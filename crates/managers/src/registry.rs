@@ -275,6 +275,19 @@ fn region_sampler(
     pick: Pick,
     sample_ms: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
+    let p = region_sampler_params_of(name, params, seed, pick, sample_ms)?;
+    Ok(Box::new(RegionSampler::new(name, pick, p)))
+}
+
+/// The parameters a DAMON or Telescope entry runs with: its defaults
+/// overridden by `params`.
+fn region_sampler_params_of(
+    name: &'static str,
+    params: toml::Table,
+    seed: u64,
+    pick: Pick,
+    sample_ms: f64,
+) -> Result<RegionSamplerParams, ManagerError> {
     let defaults = RegionSamplerParams {
         sample_ms,
         seed,
@@ -297,8 +310,30 @@ fn region_sampler(
         hot_min_accesses: 6.0,
         ..RegionSamplerParams::default()
     };
-    let p = parse_over(name, defaults, params)?;
-    Ok(Box::new(RegionSampler::new(name, pick, p)))
+    parse_over(name, defaults, params)
+}
+
+/// The parameters of a DAMON entry on virtual addresses (`damon-moderate`,
+/// `damon-aggressive`) as it would run with `params`: what the guest's own
+/// kernel DAMON is set up with when it stands in for the entry (`reproduce
+/// live-damon`). `None` for any other manager.
+pub fn damon_vaddr_params(
+    name: &str,
+    params: toml::Table,
+    seed: u64,
+) -> Option<Result<RegionSamplerParams, ManagerError>> {
+    let (name, sample_ms) = match name {
+        "damon-moderate" => ("damon-moderate", 5.0),
+        "damon-aggressive" => ("damon-aggressive", 1.0),
+        _ => return None,
+    };
+    Some(region_sampler_params_of(
+        name,
+        params,
+        seed,
+        Pick::Leaf,
+        sample_ms,
+    ))
 }
 
 /// PEBS-like sampling at `freq_hz`.

@@ -38,9 +38,11 @@ pub struct DamonAttrs {
 }
 
 impl Default for DamonAttrs {
-    /// damo's and the simulator's `damon-moderate` values (5 ms, 100 ms,
-    /// 1 s, 10-1000 regions); the kernel's own sysfs default for
-    /// `update_us` is 60 s, which would see a new mapping late.
+    /// damo's values (5 ms, 100 ms, 1 s, 10-1000 regions); the
+    /// simulator's `damon-moderate` samples every 5 ms with 10-1000
+    /// regions too but aggregates every 200 ms (the Telescope paper's), so
+    /// `reproduce live-damon` sets it to 100 ms. The kernel's own sysfs
+    /// default for `update_us` is 60 s, which would see a new mapping late.
     fn default() -> Self {
         DamonAttrs {
             sample_us: 5_000,

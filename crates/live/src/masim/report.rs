@@ -58,6 +58,10 @@ pub struct Report {
     pub burst: u64,
     /// When the regions were ready, seconds since the run started.
     pub ready_s: f64,
+    /// When the run started on CLOCK_MONOTONIC (s): with it, the phases'
+    /// `start_s` line up with other processes' times (`reproduce
+    /// live-damon` sets them beside DAMON's trace events).
+    pub start_clock_s: f64,
     /// The regions.
     pub regions: Vec<RegionReport>,
     /// The phases in the order they ran.

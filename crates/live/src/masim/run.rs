@@ -140,6 +140,7 @@ pub(super) fn execute(
 ) -> Result<Report, MasimError> {
     let (verify_now, stop_now) = signals;
     let start = Instant::now();
+    let start_clock_s = crate::sys::monotonic_s();
     let plan = Plan::new(cfg, opts)?;
     let needed = plan
         .pages
@@ -250,6 +251,7 @@ pub(super) fn execute(
         time_scale: opts.time_scale,
         burst: opts.burst,
         ready_s,
+        start_clock_s,
         regions: regions
             .iter()
             .map(|r| RegionReport {

@@ -174,7 +174,7 @@
 //!   handles them.
 
 use super::{hot_set, Costs, Counted, Migration};
-use crate::{HotSet, Manager};
+use crate::{HotSet, Manager, RegionCounts};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush, MonitorAttrs};
 use thermocline_vocab::{Asid, Level, Rng};
@@ -303,6 +303,8 @@ pub struct RegionSampler {
     costs: Costs,
     /// With `source = "kernel"`: the regions of the host's last profile.
     kernel_regions: usize,
+    /// The regions and counts of the last aggregation, as reported.
+    last_window: Vec<(u64, u64, u32)>,
 }
 
 impl RegionSampler {
@@ -322,6 +324,7 @@ impl RegionSampler {
             last_nr_regions: 0,
             costs: Costs::default(),
             kernel_regions: 0,
+            last_window: Vec::new(),
         }
     }
 
@@ -620,6 +623,16 @@ impl RegionSampler {
     fn tick_kernel(&mut self, b: &mut dyn Backend) -> Result<HotSet, BackendError> {
         let regions = b.monitor_regions(self.kernel_attrs())?;
         self.kernel_regions = regions.len();
+        // region_counts reports the host's regions as the simulated ones
+        self.last_window.clear();
+        self.last_window.extend(
+            regions
+                .iter()
+                .map(|r| (r.start, r.start + r.len, r.nr_accesses)),
+        );
+        if let Some(r) = regions.first() {
+            self.samples_per_window = r.max_nr_accesses;
+        }
         let profile: Vec<Counted> = regions
             .iter()
             .map(|r| Counted {
@@ -661,6 +674,18 @@ impl Manager for RegionSampler {
         };
         g.push(("regions", regions as f64));
         g
+    }
+
+    /// The regions as the last window reported them: after the merge, and
+    /// for Telescope after its split too (see [`Manager::tick`] here).
+    fn region_counts(&self) -> Option<RegionCounts> {
+        if self.last_window.is_empty() {
+            return None;
+        }
+        Some(RegionCounts {
+            max_nr_accesses: self.samples_per_window,
+            regions: self.last_window.clone(),
+        })
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
@@ -749,6 +774,9 @@ impl Manager for RegionSampler {
                 self.split();
             }
             let profile = self.profile();
+            self.last_window.clear();
+            self.last_window
+                .extend(self.regions.iter().map(|r| (r.start, r.end, r.nr_accesses)));
             hot = Some(if self.p.layout == Layout::Paddr {
                 self.virtual_hot_set(b)?
             } else {
