@@ -329,7 +329,7 @@ mod tests {
         }
         let pid = std::process::id() as i32;
         let pm = Pagemap::open(pid).unwrap();
-        let mut read = |single: Option<i32>, scan: bool| {
+        let read = |single: Option<i32>, scan: bool| {
             let mut out = vec![PageState(0); n];
             let mut r = Reader::new(single, scan);
             r.read(pid, &pm, base, &mut out).unwrap();
