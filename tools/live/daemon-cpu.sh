@@ -1,4 +1,4 @@
-#!/usr/bin/env bash
+#!/bin/sh
 # Measures what `thermocline daemon` costs in CPU on this host: it starts a
 # `thermocline masim` process with one region of SIZE GiB written at random
 # for the whole run, attaches the daemon to it (dry-run, the given manager,
@@ -11,10 +11,14 @@
 #                      [-w WARMUP_S] [-p 'KEY = VALUE, ...'] [-W WINDOW_S]
 # e.g. tools/live/daemon-cpu.sh -s 4 -m first-touch -d 60
 # The binary defaults to target/release/thermocline (cargo build --release
-# -p thermocline). Nothing is moved (dry_run = true); the masim process is
-# stopped with SIGTERM at the end and verifies every byte (exit 3 if any
+# -p thermocline). POSIX sh and busybox suffice, so it runs in the test
+# guest too (tools/live/guest.sh -f tools/live/daemon-cpu.sh, then
+# `sh /files/daemon-cpu.sh -b thermocline ...`). Nothing is moved
+# (dry_run = true; refault sampling, which Thermostat needs, still pages
+# sampled pages out and back); no metrics port is opened; the masim
+# process is stopped with SIGTERM at the end and verifies every byte (exit 3 if any
 # was lost or corrupted, which this script reports as a failure).
-set -euo pipefail
+set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 bin="$here/../../target/release/thermocline" size=4 manager=first-touch duration=60
 warmup=10 params="" window=1
@@ -25,7 +29,7 @@ while getopts "b:s:m:d:w:p:W:" o; do
     *) exit 2 ;;
   esac
 done
-[ -x "$bin" ] || { echo "daemon-cpu.sh: $bin: not built (cargo build --release -p thermocline)" >&2; exit 2; }
+command -v "$bin" >/dev/null || { echo "daemon-cpu.sh: $bin: not built (cargo build --release -p thermocline)" >&2; exit 2; }
 dir=$(mktemp -d)
 masim_pid="" daemon_pid=""
 cleanup() {
@@ -52,6 +56,7 @@ params = { $params }
 [daemon]
 window_s = $window
 dry_run = true
+metrics = ""
 CFG
 
 "$bin" masim --ready "$dir/ready" "$dir/w.cfg" > "$dir/masim.out" 2>&1 &
@@ -68,10 +73,11 @@ kill -0 "$daemon_pid" 2>/dev/null || { echo "daemon-cpu.sh: the daemon stopped" 
 
 ticks() { awk '{ s = $0; sub(/.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
 run_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%.0f", s }'; }
-hz=$(getconf CLK_TCK)
-t0=$(date +%s.%N) c0=$(ticks "$daemon_pid") r0=$(run_ns "$daemon_pid")
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+now() { cut -d" " -f1 /proc/uptime; }
+t0=$(now) c0=$(ticks "$daemon_pid") r0=$(run_ns "$daemon_pid")
 sleep "$duration"
-t1=$(date +%s.%N) c1=$(ticks "$daemon_pid") r1=$(run_ns "$daemon_pid")
+t1=$(now) c1=$(ticks "$daemon_pid") r1=$(run_ns "$daemon_pid")
 rss=$(awk '/^RssAnon:/ { print $2 * 1024 }' "/proc/$masim_pid/status")
 
 kill "$daemon_pid"; wait "$daemon_pid" || true; daemon_pid=""

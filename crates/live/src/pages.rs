@@ -116,7 +116,8 @@ impl Reader {
     }
 
     /// The states of the pages of `[start, start + out.len() pages)` of
-    /// process `pid`. A process that is gone reads as nothing mapped.
+    /// process `pid`. A process that is gone (or exiting) reads as nothing
+    /// mapped.
     pub fn read(
         &mut self,
         pid: i32,
@@ -131,25 +132,32 @@ impl Reader {
                     self.scan = Some(true);
                     return Ok(());
                 }
-                Err(e)
+                Err(LiveError::Io { source, .. })
                     if self.scan.is_none()
-                        && matches!(e.raw_os_error(), Some(libc::ENOTTY) | Some(libc::EINVAL)) =>
+                        && matches!(
+                            source.raw_os_error(),
+                            Some(libc::ENOTTY) | Some(libc::EINVAL)
+                        ) =>
                 {
                     self.scan = Some(false);
+                }
+                Err(LiveError::Exited { .. }) => {
                     out.fill(PageState::NONE);
+                    return Ok(());
                 }
-                Err(e) => {
-                    return match LiveError::io(format!("/proc/{pid}/pagemap"), e, Some(pid)) {
-                        LiveError::Exited { .. } => {
-                            out.fill(PageState::NONE);
-                            Ok(())
-                        }
-                        e => Err(e),
-                    }
-                }
+                // anything else (a process exiting under the ioctl, say):
+                // the pagemap's own answer, for this read
+                Err(_) => {}
             }
+            out.fill(PageState::NONE);
         }
-        self.read_entries(pid, pagemap, start, out)
+        match self.read_entries(pid, pagemap, start, out) {
+            Err(LiveError::Exited { .. }) => {
+                out.fill(PageState::NONE);
+                Ok(())
+            }
+            r => r,
+        }
     }
 
     fn read_scan(
@@ -158,28 +166,31 @@ impl Reader {
         pagemap: &Pagemap,
         start: u64,
         out: &mut [PageState],
-    ) -> std::io::Result<()> {
+    ) -> Result<(), LiveError> {
+        // the run buffer is lent out: read_entries borrows self meanwhile
+        let mut runs = std::mem::take(&mut self.runs);
+        let result = self.scan_runs(pid, pagemap, start, &mut runs, out);
+        self.runs = runs;
+        result
+    }
+
+    fn scan_runs(
+        &mut self,
+        pid: i32,
+        pagemap: &Pagemap,
+        start: u64,
+        runs: &mut Vec<sys::ScanRun>,
+        out: &mut [PageState],
+    ) -> Result<(), LiveError> {
         let end = start + out.len() as u64 * PAGE;
         let mut pos = start;
-        let mut runs = std::mem::take(&mut self.runs);
-        let mut result = Ok(());
         while pos < end {
-            let walk_end = match sys::pagemap_scan_into(
-                pagemap.file(),
-                pos,
-                end,
-                SCAN_ANY,
-                SCAN_RETURN,
-                RUNS,
-                &mut runs,
-            ) {
-                Ok(w) => w,
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            };
-            for r in &runs {
+            let walk_end =
+                sys::pagemap_scan_into(pagemap.file(), pos, end, SCAN_ANY, SCAN_RETURN, RUNS, runs)
+                    .map_err(|e| {
+                        LiveError::io(format!("/proc/{pid}/pagemap (PAGEMAP_SCAN)"), e, Some(pid))
+                    })?;
+            for r in runs.iter() {
                 let a = ((r.start.max(start) - start) / PAGE) as usize;
                 let b = ((r.end.min(end) - start) / PAGE) as usize;
                 let dirty = r.categories & sys::scan::PAGE_IS_SOFT_DIRTY != 0;
@@ -187,20 +198,12 @@ impl Reader {
                     match self.single_node {
                         Some(n) => out[a..b].fill(PageState::on(n, dirty)),
                         // each page's node, from its entry (or move_pages)
-                        None => {
-                            if let Err(e) = self.read_entries(
-                                pid,
-                                pagemap,
-                                start + a as u64 * PAGE,
-                                &mut out[a..b],
-                            ) {
-                                self.runs = runs;
-                                return Err(match e {
-                                    LiveError::Io { source, .. } => source,
-                                    other => std::io::Error::other(other.to_string()),
-                                });
-                            }
-                        }
+                        None => self.read_entries(
+                            pid,
+                            pagemap,
+                            start + a as u64 * PAGE,
+                            &mut out[a..b],
+                        )?,
                     }
                 } else if r.categories & sys::scan::PAGE_IS_SWAPPED != 0 {
                     out[a..b].fill(PageState::swapped_out(dirty));
@@ -211,8 +214,7 @@ impl Reader {
             }
             pos = walk_end;
         }
-        self.runs = runs;
-        result
+        Ok(())
     }
 
     /// Reads one pagemap entry per page (and, for present pages off a

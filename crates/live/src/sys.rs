@@ -148,6 +148,13 @@ pub fn process_cpu_ns() -> u64 {
 /// `PAGEMAP_SCAN`'s page categories (linux/fs.h, Linux >= 6.7).
 pub mod scan {
     /// Written since write-protection was set (userfaultfd async WP).
+    /// Not usable on another process: the kernel tracks it only in ranges
+    /// registered with UFFDIO_REGISTER_MODE_WP on a userfaultfd that has
+    /// UFFD_FEATURE_WP_ASYNC (Documentation/admin-guide/mm/pagemap.rst,
+    /// "PAGEMAP_SCAN"), and a userfaultfd registers ranges of the address
+    /// space of the process that created it: the target itself would have
+    /// to. Outside such ranges kernels before the narrowing to
+    /// VM_UFFD_WP VMAs report it on every present page.
     pub const PAGE_IS_WRITTEN: u64 = 1 << 1;
     /// Present in memory.
     pub const PAGE_IS_PRESENT: u64 = 1 << 3;
