@@ -730,6 +730,17 @@ impl LinuxBackend {
         Ok(())
     }
 
+    /// Whether process `asid` has exited or is exiting (no mappings left:
+    /// its mm is gone); marks it so.
+    fn gone(&mut self, asid: Asid) -> bool {
+        let p = &mut self.procs[asid.0 as usize];
+        if p.check_alive() && procfs::maps(p.pid).is_ok_and(|m| !m.is_empty()) {
+            return false;
+        }
+        p.alive = false;
+        true
+    }
+
     /// Counts a page the kernel would not move, by its status (-errno).
     fn count_refusal(&mut self, status: i32) {
         match -status {
@@ -1260,6 +1271,10 @@ impl Backend for LinuxBackend {
                 Ok(_) => {}
                 Err(e) if e.raw_os_error() == Some(libc::ESRCH) => {
                     self.procs[asid.0 as usize].alive = false;
+                    return Ok(report);
+                }
+                // an exiting process has no mm left: move_pages says EINVAL
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) && self.gone(asid) => {
                     return Ok(report);
                 }
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EPERM) | Some(libc::EACCES)) => {
