@@ -85,7 +85,7 @@ kill "$masim_pid"; status=0; wait "$masim_pid" || status=$?; masim_pid=""
 grep -E "^masim: (verified|stopped)" "$dir/masim.out" || true
 awk -v c0="$c0" -v c1="$c1" -v r0="$r0" -v r1="$r1" -v t0="$t0" -v t1="$t1" -v hz="$hz" \
     -v rss="$rss" -v win="$window" -v m="$manager" -v params="$params" 'BEGIN {
-  wall = t1 - t0; gib = rss / 2^30
+  wall = t1 - t0; gib = rss / 1073741824
   stat = (c1 - c0) / hz / wall * 100; sched = (r1 - r0) / 1e9 / wall * 100
   printf "daemon CPU (%s%s, dry-run, %s s windows) on a %.2f GiB masim process over %.0f s: %.3f%% of a core by /proc/PID/stat (utime+stime), %.3f%% by schedstat; %.4f%% per GiB\n", \
     m, params == "" ? "" : " " params, win, gib, wall, stat, sched, sched / gib
