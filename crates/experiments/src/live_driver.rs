@@ -168,6 +168,9 @@ impl Driver for LiveDriver {
         if !self.b.any_alive() {
             return Ok(self.end(LiveEnd::TargetExited));
         }
+        // the bytes per tier, read in full only as often as their cost
+        // allows (LinuxBackend::refresh_resident)
+        self.b.refresh_resident(false);
         if self.duration_ns.is_some_and(|d| self.now_ns() >= d) {
             return Ok(self.end(LiveEnd::Duration));
         }

@@ -58,26 +58,34 @@ impl Pagemap {
         &self.file
     }
 
-    /// The entries of the pages of `[start, start + out.len() pages)`.
+    /// The entries of the pages of `[start, start + out.len() pages)`
+    /// (read through a buffer on the stack: no allocation).
     pub fn read(&self, start: u64, out: &mut [Entry]) -> Result<(), LiveError> {
-        let mut buf = vec![0u8; out.len() * 8];
-        let mut off = 0;
-        while off < buf.len() {
-            let pos = (start / PAGE) * 8 + off as u64;
-            match self.file.read_at(&mut buf[off..], pos) {
-                Ok(0) => break,
-                Ok(n) => off += n,
-                Err(e) => {
-                    return Err(LiveError::io(
-                        format!("/proc/{}/pagemap", self.pid),
-                        e,
-                        Some(self.pid),
-                    ))
+        const PIECE: usize = 512;
+        let mut buf = [0u8; PIECE * 8];
+        for (k, piece) in out.chunks_mut(PIECE).enumerate() {
+            let bytes = &mut buf[..piece.len() * 8];
+            bytes.fill(0);
+            let first = (start / PAGE + (k * PIECE) as u64) * 8;
+            let mut off = 0;
+            while off < bytes.len() {
+                match self.file.read_at(&mut bytes[off..], first + off as u64) {
+                    // end of the address space, or the process is gone:
+                    // what was not read stays "not present"
+                    Ok(0) => break,
+                    Ok(n) => off += n,
+                    Err(e) => {
+                        return Err(LiveError::io(
+                            format!("/proc/{}/pagemap", self.pid),
+                            e,
+                            Some(self.pid),
+                        ))
+                    }
                 }
             }
-        }
-        for (e, b) in out.iter_mut().zip(buf.chunks_exact(8)) {
-            *e = Entry(u64::from_le_bytes(b.try_into().expect("8 bytes")));
+            for (e, b) in piece.iter_mut().zip(bytes.chunks_exact(8)) {
+                *e = Entry(u64::from_le_bytes(b.try_into().expect("8 bytes")));
+            }
         }
         Ok(())
     }

@@ -328,7 +328,7 @@ pub fn features_only() -> Result<Probe, LiveError> {
         ),
         feature(
             "pagemap-scan",
-            "soft-dirty and presence of whole ranges in one call",
+            "page states read as runs in one call (present, swapped, soft-dirty, huge) instead of a pagemap entry per page",
             probe_pagemap_scan(&pm, &page),
         ),
         feature(

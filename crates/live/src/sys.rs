@@ -175,21 +175,22 @@ pub fn monotonic_s() -> f64 {
 /// `PAGEMAP_SCAN`'s page categories (linux/fs.h, Linux >= 6.7).
 pub mod scan {
     /// Written since write-protection was set (userfaultfd async WP).
+    /// Not usable on another process: the kernel tracks it only in ranges
+    /// registered with UFFDIO_REGISTER_MODE_WP on a userfaultfd that has
+    /// UFFD_FEATURE_WP_ASYNC (Documentation/admin-guide/mm/pagemap.rst,
+    /// "PAGEMAP_SCAN"), and a userfaultfd registers ranges of the address
+    /// space of the process that created it: the target itself would have
+    /// to. Outside such ranges kernels before the narrowing to
+    /// VM_UFFD_WP VMAs report it on every present page.
     pub const PAGE_IS_WRITTEN: u64 = 1 << 1;
     /// Present in memory.
     pub const PAGE_IS_PRESENT: u64 = 1 << 3;
     /// Swapped out.
     pub const PAGE_IS_SWAPPED: u64 = 1 << 4;
+    /// Mapped by a PMD: a transparent huge page (or hugetlb).
+    pub const PAGE_IS_HUGE: u64 = 1 << 6;
     /// Soft-dirty.
     pub const PAGE_IS_SOFT_DIRTY: u64 = 1 << 7;
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Default, Debug)]
-struct PageRegion {
-    start: u64,
-    end: u64,
-    categories: u64,
 }
 
 #[repr(C)]
@@ -211,8 +212,10 @@ struct PmScanArg {
 /// `_IOWR('f', 16, struct pm_scan_arg)`.
 const PAGEMAP_SCAN: libc::c_ulong = (3 << 30) | ((96 as libc::c_ulong) << 16) | (0x66 << 8) | 16;
 
-/// One run of pages with the same categories, as `PAGEMAP_SCAN` returns it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One run of pages with the same categories, as `PAGEMAP_SCAN` returns it
+/// (the kernel's `struct page_region`, which the ioctl writes in place).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScanRun {
     /// First byte.
     pub start: u64,
@@ -224,9 +227,50 @@ pub struct ScanRun {
 
 /// The `PAGEMAP_SCAN` ioctl on an open `/proc/PID/pagemap`: the runs of
 /// pages in `[start, end)` that have any of `anyof` and report the
-/// categories of `returned`. Returns the runs and where the walk ended
-/// (before `end` when `out_cap` runs were filled). ENOTTY: the kernel has
-/// no PAGEMAP_SCAN.
+/// categories of `returned`, at most `out_cap` of them, written into `out`
+/// (its allocation is reused: no allocation once it has grown to
+/// `out_cap`). Returns where the walk ended (before `end` when `out_cap`
+/// runs were filled). ENOTTY: the kernel has no PAGEMAP_SCAN.
+pub fn pagemap_scan_into(
+    pagemap: &File,
+    start: u64,
+    end: u64,
+    anyof: u64,
+    returned: u64,
+    out_cap: usize,
+    out: &mut Vec<ScanRun>,
+) -> io::Result<u64> {
+    out.clear();
+    out.resize(out_cap.max(1), ScanRun::default());
+    let mut arg = PmScanArg {
+        size: std::mem::size_of::<PmScanArg>() as u64,
+        flags: 0,
+        start,
+        end,
+        walk_end: 0,
+        vec: out.as_mut_ptr() as u64,
+        vec_len: out.len() as u64,
+        max_pages: 0,
+        category_inverted: 0,
+        category_mask: 0,
+        category_anyof_mask: anyof,
+        return_mask: returned,
+    };
+    // SAFETY: `arg` is a pm_scan_arg of the size it declares; `vec` points
+    // to `vec_len` initialised ScanRun structs (repr(C): the kernel's
+    // page_region, three u64s) that `out` owns and that outlive the call.
+    // The kernel writes at most vec_len of them, and walk_end in `arg`.
+    let r = unsafe { libc::ioctl(pagemap.as_raw_fd(), PAGEMAP_SCAN as _, &mut arg) };
+    if r < 0 {
+        out.clear();
+        return Err(io::Error::last_os_error());
+    }
+    out.truncate(r as usize);
+    Ok(arg.walk_end)
+}
+
+/// [`pagemap_scan_into`] into a new vector: the runs and where the walk
+/// ended.
 pub fn pagemap_scan(
     pagemap: &File,
     start: u64,
@@ -235,37 +279,9 @@ pub fn pagemap_scan(
     returned: u64,
     out_cap: usize,
 ) -> io::Result<(Vec<ScanRun>, u64)> {
-    let mut vec = vec![PageRegion::default(); out_cap.max(1)];
-    let mut arg = PmScanArg {
-        size: std::mem::size_of::<PmScanArg>() as u64,
-        flags: 0,
-        start,
-        end,
-        walk_end: 0,
-        vec: vec.as_mut_ptr() as u64,
-        vec_len: vec.len() as u64,
-        max_pages: 0,
-        category_inverted: 0,
-        category_mask: 0,
-        category_anyof_mask: anyof,
-        return_mask: returned,
-    };
-    // SAFETY: `arg` is a pm_scan_arg of the size it declares; `vec` points
-    // to `vec_len` writable page_region structs that outlive the call. The
-    // kernel writes at most vec_len of them and walk_end.
-    let r = unsafe { libc::ioctl(pagemap.as_raw_fd(), PAGEMAP_SCAN as _, &mut arg) };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let runs = vec[..r as usize]
-        .iter()
-        .map(|p| ScanRun {
-            start: p.start,
-            end: p.end,
-            categories: p.categories,
-        })
-        .collect();
-    Ok((runs, arg.walk_end))
+    let mut out = Vec::new();
+    let walk_end = pagemap_scan_into(pagemap, start, end, anyof, returned, out_cap, &mut out)?;
+    Ok((out, walk_end))
 }
 
 #[cfg(test)]
@@ -275,7 +291,7 @@ mod tests {
     #[test]
     fn the_scan_argument_has_the_kernels_layout() {
         assert_eq!(std::mem::size_of::<PmScanArg>(), 96);
-        assert_eq!(std::mem::size_of::<PageRegion>(), 24);
+        assert_eq!(std::mem::size_of::<ScanRun>(), 24);
         // _IOWR('f', 16, struct pm_scan_arg) as linux/fs.h defines it
         assert_eq!(PAGEMAP_SCAN, 0xc060_6610);
     }

@@ -34,7 +34,7 @@ pub fn render(b: &LinuxBackend, m: &dyn Manager, dry_run: bool) -> String {
         &mut s,
         "pages",
         "gauge",
-        "Pages of the targets resident per tier (4 KiB).",
+        "Pages of the targets resident per tier (4 KiB): the last full read, rate-limited by its cost, plus the daemon's moves since.",
     );
     for (t, r) in tiers.iter().zip(&resident) {
         let _ = writeln!(

@@ -600,6 +600,7 @@ fn run_once(
                 "window",
                 serde_json::json!({
                     "resident_bytes": b.resident_bytes(),
+                    "resident_read_at_s": (b.resident_read_at_ns() as f64 / 1e6).round() / 1e3,
                     "moved_bytes": c.moved_bytes,
                     "would_move_pages": c.would_move,
                     "failed": {"busy": c.failed_busy, "nomem": c.failed_nomem, "access": c.failed_access, "quota": c.failed_quota},

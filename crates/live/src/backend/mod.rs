@@ -1,11 +1,18 @@
 //! [`LinuxBackend`]: the backend interface over real processes.
 //!
 //! What each primitive is on Linux (README, "Live", has the table):
-//! - **pages and tiers**: /proc/PID/maps (private anonymous mappings), the
-//!   pagemap (present, swapped, soft-dirty) and `move_pages` with no target
-//!   nodes (each present page's node), read at every [`LinuxBackend::refresh`];
-//!   a tier is a set of NUMA nodes (the kernel's memory tiers or the
-//!   config's), plus optionally a compressed tier: swap (zram), reached with
+//! - **pages and tiers**: /proc/PID/maps (private anonymous mappings),
+//!   re-read at every [`LinuxBackend::refresh`] (the driver calls it before
+//!   each tick); a page's state (present on which node, swapped,
+//!   soft-dirty) is read from the kernel only when a manager asks about it
+//!   (translate, next_mapped, scan_accessed, migrate...), in aligned 2 MiB
+//!   chunks, each at most once per refresh (PAGEMAP_SCAN where the kernel
+//!   has it, else the pagemap; see [`crate::pages::Reader`]). The bytes per
+//!   tier the metrics report come from a full read that is rate-limited by
+//!   its own cost ([`LinuxBackend::refresh_resident`]), kept current in
+//!   between with the backend's own moves. A tier is a set of NUMA nodes
+//!   (the kernel's memory tiers or the config's), plus optionally a
+//!   compressed tier: swap (zram), reached with
 //!   `process_madvise(MADV_PAGEOUT)`.
 //! - **Accessed bits and poisoning by refault sampling**: no kernel lets
 //!   userspace read a process's Accessed bits without idle page tracking
@@ -45,13 +52,14 @@
 mod monitor;
 mod target;
 
-pub use crate::pages::{read_mapping, PageState};
+pub use crate::pages::{read_mapping, PageState, Reader};
 pub use target::{cgroup_pids, Process, TargetSpec};
 
 use crate::numa::{self, Tier};
 use crate::procfs::{self, Mapping};
 use crate::sys::{self, PAGE};
 use crate::LiveError;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::Instant;
 use thermocline_backend::{
@@ -123,10 +131,61 @@ struct Sampled {
     poisoned: bool,
 }
 
-/// A process's region with the state of its pages.
+/// Bytes of a chunk: page states are read in aligned 2 MiB chunks.
+const CHUNK_SHIFT: u32 = 21;
+
+/// Chunks a scan for the next mapped page reads at once.
+const SCAN_AHEAD: usize = 64;
+
+/// The share of a core the full reads of [`LinuxBackend::refresh_resident`]
+/// may take: 0.1%, or 0.25% per 100 GB resident when that is more (a
+/// quarter of the daemon's goal of 1% of a core per 100 GB).
+const RESIDENT_SHARE_FLOOR: f64 = 0.001;
+const RESIDENT_SHARE_PER_BYTE: f64 = 0.0025 / 100e9;
+
+/// A process's region; the state of its pages is read when asked.
 struct Region {
     info: RegionInfo,
+    cache: RefCell<Cache>,
+}
+
+/// The page states of a region read so far.
+#[derive(Default)]
+struct Cache {
+    /// One per page (empty until a chunk is read); valid in the chunks
+    /// whose stamp is the backend's epoch.
     pages: Vec<PageState>,
+    /// The epoch each chunk was read in (0: never).
+    stamps: Vec<u32>,
+}
+
+impl Region {
+    fn first_chunk(&self) -> u64 {
+        self.info.start >> CHUNK_SHIFT
+    }
+
+    /// The chunk of `va` (inside the region).
+    fn chunk_of(&self, va: u64) -> usize {
+        ((va >> CHUNK_SHIFT) - self.first_chunk()) as usize
+    }
+
+    fn chunks(&self) -> usize {
+        if self.info.len == 0 {
+            return 0;
+        }
+        (((self.info.end() - 1) >> CHUNK_SHIFT) - self.first_chunk() + 1) as usize
+    }
+
+    /// The pages (indices) of chunk `c`.
+    fn chunk_pages(&self, c: usize) -> (usize, usize) {
+        let base = (self.first_chunk() + c as u64) << CHUNK_SHIFT;
+        let a = base.max(self.info.start);
+        let b = (base + (1 << CHUNK_SHIFT)).min(self.info.end());
+        (
+            ((a - self.info.start) / PAGE) as usize,
+            ((b - self.info.start) / PAGE) as usize,
+        )
+    }
 }
 
 /// The backend interface over real Linux processes.
@@ -135,6 +194,15 @@ pub struct LinuxBackend {
     procs: Vec<Process>,
     regions: Vec<Region>,
     infos: Vec<RegionInfo>,
+    /// Bumped at every refresh: page states read before are stale.
+    epoch: u32,
+    reader: RefCell<Reader>,
+    /// Bytes per tier at the last full read, kept current with our moves.
+    resident: Vec<u64>,
+    /// When that read was (ns since the start).
+    resident_at_ns: u64,
+    /// The next full read is due then.
+    resident_next_ns: u64,
     tiers: Vec<LiveTier>,
     /// The tier of each node id (PageState holds nodes 0-62).
     node_tier: Vec<Option<TierId>>,
@@ -153,7 +221,6 @@ pub struct LinuxBackend {
     counters: LiveCounters,
     start: Instant,
     cpu_at_start: u64,
-    scratch: Vec<PageState>,
     /// The kernel's DAMON over the targets, once a manager asks (monitor.rs).
     monitor: monitor::Monitor,
 }
@@ -197,6 +264,11 @@ impl LinuxBackend {
             procs: Vec::new(),
             regions: Vec::new(),
             infos: Vec::new(),
+            epoch: 0,
+            reader: RefCell::new(Reader::for_host()),
+            resident: vec![0; tiers.len()],
+            resident_at_ns: 0,
+            resident_next_ns: 0,
             counters: LiveCounters {
                 moved_pages: vec![0; tiers.len()],
                 ..LiveCounters::default()
@@ -213,7 +285,6 @@ impl LinuxBackend {
             budget: None,
             start: Instant::now(),
             cpu_at_start: sys::process_cpu_ns(),
-            scratch: Vec::new(),
             monitor: monitor::Monitor::default(),
         };
         b.caps = b.probe_caps();
@@ -225,6 +296,7 @@ impl LinuxBackend {
         b.fast_has_cpus =
             !cpu_nodes.is_empty() && cpu_nodes.iter().all(|n| b.tiers[0].nodes.contains(n));
         b.refresh()?;
+        b.refresh_resident(true);
         if b.procs.is_empty() {
             return Err(match &b.spec {
                 TargetSpec::Pid(pid) => LiveError::Exited { pid: *pid },
@@ -276,19 +348,100 @@ impl LinuxBackend {
         self.procs.iter().any(|p| p.alive)
     }
 
-    /// Bytes of the targets resident in each tier now (a page sampled by
-    /// paging it out counts in the tier it was sampled in).
+    /// Bytes of the targets resident in each tier (a page sampled by
+    /// paging it out counts in the tier it was sampled in; a page a dry run
+    /// moved, in the tier it was moved to), as of the last full read
+    /// ([`LinuxBackend::refresh_resident`]) and the moves made since.
     pub fn resident_bytes(&self) -> Vec<u64> {
-        let mut out = vec![0u64; self.tiers.len()];
+        self.resident.clone()
+    }
+
+    /// When the bytes per tier were last read in full (ns since the start).
+    pub fn resident_read_at_ns(&self) -> u64 {
+        self.resident_at_ns
+    }
+
+    /// Reads where every page of the targets is, for the bytes per tier,
+    /// when it is due or `force`: a full read costs CPU in proportion to the
+    /// targets' size, so the next one is due once the time since is the
+    /// read's cost over the share of a core it may take (0.1%, or 0.25% per
+    /// 100 GB resident when more). Between two reads the figure follows the
+    /// backend's own moves and page-outs, not what the kernel does by itself
+    /// (new pages, frees, reclaim). Returns whether it read.
+    pub fn refresh_resident(&mut self, force: bool) -> bool {
+        let now = self.elapsed_ns();
+        if !force && now < self.resident_next_ns {
+            return false;
+        }
+        let cpu0 = sys::process_cpu_ns();
+        // pages counted by state first (a byte each), then the few pages
+        // the sampling and dry-run maps place elsewhere
+        let mut by_state = [0u64; 256];
         for r in &self.regions {
-            for (i, &s) in r.pages.iter().enumerate() {
-                let va = r.info.start + i as u64 * PAGE;
-                if let Some(t) = self.tier_of(r.info.asid, va, s) {
-                    out[t.index()] += PAGE;
+            if self.load(r, 0, r.chunks()).is_err() {
+                continue;
+            }
+            for &s in r.cache.borrow().pages.iter() {
+                by_state[s.0 as usize] += 1;
+            }
+        }
+        let mut out = vec![0u64; self.tiers.len()];
+        for (b, &n) in by_state.iter().enumerate() {
+            if let Some(t) = self.plain_tier(PageState(b as u8)) {
+                out[t.index()] += n * PAGE;
+            }
+        }
+        let moved = |out: &mut Vec<u64>, from: Option<TierId>, to: Option<TierId>| {
+            if let Some(f) = from {
+                out[f.index()] = out[f.index()].saturating_sub(PAGE);
+            }
+            if let Some(t) = to {
+                out[t.index()] += PAGE;
+            }
+        };
+        for &(asid, va) in self.sampled.keys() {
+            if self.dry_moves.contains_key(&(asid, va)) {
+                continue;
+            }
+            if let Ok(Some(s)) = self.state(asid, va) {
+                let (a, b) = (self.plain_tier(s), self.tier_of(asid, va, s));
+                if a != b {
+                    moved(&mut out, a, b);
                 }
             }
         }
-        out
+        for (&(asid, va), &t) in &self.dry_moves {
+            if let Ok(Some(s)) = self.state(asid, va) {
+                let mut plain = self.plain_tier(s);
+                if plain.is_none() && s.swapped() {
+                    plain = self
+                        .sampled
+                        .get(&(asid, va))
+                        .and_then(|x| self.tier_of_node(x.node));
+                }
+                moved(&mut out, plain, Some(t));
+            }
+        }
+        let cost = sys::process_cpu_ns().saturating_sub(cpu0) as f64;
+        let total: u64 = out.iter().sum();
+        let share = RESIDENT_SHARE_FLOOR.max(RESIDENT_SHARE_PER_BYTE * total as f64);
+        self.resident = out;
+        self.resident_at_ns = now;
+        self.resident_next_ns = now + (cost / share) as u64;
+        true
+    }
+
+    /// Moves one page's bytes between tiers in the resident figure.
+    fn shift(&mut self, from: Option<TierId>, to: Option<TierId>) {
+        if from == to {
+            return;
+        }
+        if let Some(f) = from {
+            self.resident[f.index()] = self.resident[f.index()].saturating_sub(PAGE);
+        }
+        if let Some(t) = to {
+            self.resident[t.index()] += PAGE;
+        }
     }
 
     /// Which process each address space is.
@@ -325,9 +478,9 @@ impl LinuxBackend {
         }
     }
 
-    /// Re-reads the targets (new processes of a cgroup, exits), their
-    /// mappings and where every page is; clears soft-dirty bits a tick
-    /// asked to clear.
+    /// Re-reads the targets (new processes of a cgroup, exits) and their
+    /// mappings, and forgets the page states read so far (they are read
+    /// again when asked); clears soft-dirty bits a tick asked to clear.
     pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
         self.clear_soft_dirty();
         let pids: Vec<i32> = match &self.spec {
@@ -344,6 +497,12 @@ impl LinuxBackend {
                 }
             }
         }
+        // the caches of regions that are still there are kept (their
+        // allocations), not their content
+        let mut old: HashMap<(Asid, u64, u64), RefCell<Cache>> = std::mem::take(&mut self.regions)
+            .into_iter()
+            .map(|r| ((r.info.asid, r.info.start, r.info.len), r.cache))
+            .collect();
         let mut regions = Vec::new();
         for p in self.procs.iter_mut() {
             if !p.check_alive() {
@@ -358,23 +517,17 @@ impl LinuxBackend {
                 Err(e) => return Err(e),
             };
             for m in maps.iter().filter(|m| m.is_anonymous() && m.write) {
-                match crate::pages::read_mapping(p.pid, &p.pagemap, m, &mut self.scratch) {
-                    Ok(()) => {}
-                    Err(LiveError::Exited { .. }) => {
-                        p.alive = false;
-                        break;
-                    }
-                    Err(e) => return Err(e),
-                }
-                regions.push(Region {
-                    info: region_info(p.asid, m),
-                    pages: self.scratch.clone(),
-                });
+                let info = region_info(p.asid, m);
+                let cache = old
+                    .remove(&(info.asid, info.start, info.len))
+                    .unwrap_or_default();
+                regions.push(Region { info, cache });
             }
         }
         regions.sort_by_key(|r| (r.info.asid, r.info.start));
         self.infos = regions.iter().map(|r| r.info.clone()).collect();
         self.regions = regions;
+        self.epoch = self.epoch.wrapping_add(1).max(1);
         Ok(())
     }
 
@@ -388,14 +541,68 @@ impl LinuxBackend {
             .then(|| (r, ((va - reg.info.start) / PAGE) as usize))
     }
 
-    fn state(&self, asid: Asid, va: u64) -> Option<PageState> {
-        self.region_of(asid, va)
-            .map(|(r, i)| self.regions[r].pages[i])
+    /// Reads the chunks `lo..hi` of `r` that were not read since the last
+    /// refresh (runs of them in one read each).
+    fn load(&self, r: &Region, lo: usize, hi: usize) -> Result<()> {
+        let mut c = r.cache.borrow_mut();
+        if c.stamps.len() != r.chunks() {
+            c.pages = vec![PageState::NONE; (r.info.len / PAGE) as usize];
+            c.stamps = vec![0; r.chunks()];
+        }
+        let hi = hi.min(c.stamps.len());
+        let mut k = lo;
+        while k < hi {
+            if c.stamps[k] == self.epoch {
+                k += 1;
+                continue;
+            }
+            let mut j = k;
+            while j < hi && c.stamps[j] != self.epoch {
+                j += 1;
+            }
+            let (a, _) = r.chunk_pages(k);
+            let (_, b) = r.chunk_pages(j - 1);
+            let p = &self.procs[r.info.asid.0 as usize];
+            if p.alive {
+                let start = r.info.start + a as u64 * PAGE;
+                self.reader
+                    .borrow_mut()
+                    .read(p.pid, &p.pagemap, start, &mut c.pages[a..b])
+                    .map_err(|e| BackendError::Host(e.to_string()))?;
+            } else {
+                c.pages[a..b].fill(PageState::NONE);
+            }
+            for s in &mut c.stamps[k..j] {
+                *s = self.epoch;
+            }
+            k = j;
+        }
+        Ok(())
     }
 
+    /// The state of the page at `va` (read if not yet this tick).
+    fn state(&self, asid: Asid, va: u64) -> Result<Option<PageState>> {
+        let Some((ri, i)) = self.region_of(asid, va) else {
+            return Ok(None);
+        };
+        let r = &self.regions[ri];
+        let c = r.chunk_of(va);
+        self.load(r, c, c + 1)?;
+        let s = r.cache.borrow().pages[i];
+        Ok(Some(s))
+    }
+
+    /// Records a page's new state (after a move or page-out), where its
+    /// chunk was read this tick (else it is read from the kernel when
+    /// asked).
     fn set_state(&mut self, asid: Asid, va: u64, s: PageState) {
         if let Some((r, i)) = self.region_of(asid, va) {
-            self.regions[r].pages[i] = s;
+            let reg = &self.regions[r];
+            let c = reg.chunk_of(va);
+            let mut cache = reg.cache.borrow_mut();
+            if cache.stamps.get(c) == Some(&self.epoch) {
+                cache.pages[i] = s;
+            }
         }
     }
 
@@ -408,8 +615,6 @@ impl LinuxBackend {
     /// The tier a page is in: its node's; a page paged out to sample it
     /// stays in the tier it was sampled in; a swapped page is in the
     /// compressed tier, if there is one.
-    /// (Called for every page of every region by `resident_bytes`: the
-    /// maps are only looked into when they hold something.)
     fn tier_of(&self, asid: Asid, va: u64, s: PageState) -> Option<TierId> {
         if !self.dry_moves.is_empty() {
             if let Some(&t) = self.dry_moves.get(&(asid, va)) {
@@ -426,6 +631,16 @@ impl LinuxBackend {
         }
     }
 
+    /// The tier of a page by its state alone (not sampled, not moved by a
+    /// dry run).
+    fn plain_tier(&self, s: PageState) -> Option<TierId> {
+        match s.node() {
+            Some(n) => self.tier_of_node(n),
+            None if s.swapped() => self.compressed,
+            None => None,
+        }
+    }
+
     fn tier_of_node(&self, node: i32) -> Option<TierId> {
         usize::try_from(node)
             .ok()
@@ -434,7 +649,8 @@ impl LinuxBackend {
 
     /// Pages `vas` out (MADV_PAGEOUT), in coalesced ranges; returns the
     /// pages that left memory.
-    fn page_out(&mut self, asid: Asid, vas: &[u64]) -> Result<Vec<u64>> {
+    /// `sampling`: paged out to sample them (they stay in their tier).
+    fn page_out(&mut self, asid: Asid, vas: &[u64], sampling: bool) -> Result<Vec<u64>> {
         let p = self.process(asid)?;
         let Some(fd) = p.pidfd.as_ref() else {
             return Err(BackendError::Unsupported(Capability::Poison));
@@ -469,8 +685,14 @@ impl LinuxBackend {
             }
         }
         for &va in &out {
-            let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
+            let before = self.state(asid, va)?;
+            let dirty = before.is_some_and(|s| s.dirty());
+            let from = before.and_then(|s| self.tier_of(asid, va, s));
             self.set_state(asid, va, PageState::swapped_out(dirty));
+            // a sampled page stays in its tier (`arm` records it after this)
+            if !sampling {
+                self.shift(from, self.compressed);
+            }
         }
         Ok(out)
     }
@@ -495,6 +717,7 @@ impl LinuxBackend {
         };
         if !self.refaulted(asid, va)? && !self.process(asid)?.fault_in(va) {
             // it stays in swap: the compressed tier, if there is one
+            self.shift(self.tier_of_node(node), self.compressed);
             return Ok(());
         }
         let pid = self.process(asid)?.pid;
@@ -514,9 +737,23 @@ impl LinuxBackend {
                 }
             }
         }
-        let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
+        let dirty = self.state(asid, va)?.is_some_and(|s| s.dirty());
         self.set_state(asid, va, PageState::on(st[0], dirty));
+        // it counted in the tier of the node it was sampled on
+        let to = self.tier_of_node(st[0]);
+        self.shift(self.tier_of_node(node), to);
         Ok(())
+    }
+
+    /// Whether process `asid` has exited or is exiting (no mappings left:
+    /// its mm is gone); marks it so.
+    fn gone(&mut self, asid: Asid) -> bool {
+        let p = &mut self.procs[asid.0 as usize];
+        if p.check_alive() && procfs::maps(p.pid).is_ok_and(|m| !m.is_empty()) {
+            return false;
+        }
+        p.alive = false;
+        true
     }
 
     /// Counts a page the kernel would not move, by its status (-errno).
@@ -537,8 +774,14 @@ impl LinuxBackend {
         }
         let mut st = [0i32];
         if sys::move_pages(pid, &[va], None, &mut st, 0).is_ok() && st[0] >= 0 {
-            let dirty = self.state(asid, va).is_some_and(|s| s.dirty());
+            let before = self.state(asid, va)?;
+            let dirty = before.is_some_and(|s| s.dirty());
+            let from = before.and_then(|s| self.tier_of(asid, va, s));
             self.set_state(asid, va, PageState::on(st[0], dirty));
+            let to = self
+                .state(asid, va)?
+                .and_then(|s| self.tier_of(asid, va, s));
+            self.shift(from, to);
         }
         Ok(())
     }
@@ -553,7 +796,7 @@ impl LinuxBackend {
         for &va in vas {
             let node = match self.sampled.get(&(asid, va)) {
                 Some(x) => Some(x.node),
-                None => self.state(asid, va).and_then(|s| s.node()),
+                None => self.state(asid, va)?.and_then(|s| s.node()),
             };
             if let Some(n) = node {
                 cand.push(va);
@@ -563,7 +806,7 @@ impl LinuxBackend {
         if cand.is_empty() {
             return Ok(());
         }
-        let out = self.page_out(asid, &cand)?;
+        let out = self.page_out(asid, &cand, true)?;
         self.counters.sampling_pageouts += out.len() as u64;
         let left: std::collections::HashSet<u64> = out.iter().copied().collect();
         for va in cand {
@@ -634,7 +877,9 @@ impl LinuxBackend {
         Ok(())
     }
 
-    fn pages_in(&self, asid: Asid, start: u64, len: u64) -> Vec<(u64, PageState)> {
+    /// The pages of `[start, start + len)` in the targets' regions, with
+    /// their states (read if not yet this tick).
+    fn pages_in(&self, asid: Asid, start: u64, len: u64) -> Result<Vec<(u64, PageState)>> {
         let end = start.saturating_add(len);
         let mut out = Vec::new();
         let first = self
@@ -646,14 +891,18 @@ impl LinuxBackend {
             }
             let a = start.max(r.info.start) & !(PAGE - 1);
             let b = end.min(r.info.end());
+            if a >= b {
+                continue;
+            }
+            self.load(r, r.chunk_of(a), r.chunk_of(b - 1) + 1)?;
+            let c = r.cache.borrow();
             let mut va = a;
             while va < b {
-                let s = r.pages[((va - r.info.start) / PAGE) as usize];
-                out.push((va, s));
+                out.push((va, c.pages[((va - r.info.start) / PAGE) as usize]));
                 va += PAGE;
             }
         }
-        out
+        Ok(out)
     }
 
     fn node_for(&self, to: TierId) -> Result<i32> {
@@ -761,7 +1010,7 @@ impl Backend for LinuxBackend {
 
     fn translate(&self, asid: Asid, va: u64) -> Result<Option<Translation>> {
         let va = va & !(PAGE - 1);
-        Ok(self.state(asid, va).and_then(|s| {
+        Ok(self.state(asid, va)?.and_then(|s| {
             self.tier_of(asid, va, s).map(|tier| Translation {
                 size: PageSize::Base,
                 tier,
@@ -780,17 +1029,26 @@ impl Backend for LinuxBackend {
                 break;
             }
             va = va.max(r.info.start);
-            while va < end.min(r.info.end()) {
-                let s = r.pages[((va - r.info.start) / PAGE) as usize];
-                if let Some(tier) = self.tier_of(asid, va, s) {
-                    let t = Translation {
-                        size: PageSize::Base,
-                        tier,
-                        frame: 0,
-                    };
-                    return Ok(Some((va, t)));
+            let stop = end.min(r.info.end());
+            while va < stop {
+                // read a few chunks ahead: a sparse range costs one read
+                // per SCAN_AHEAD chunks, not one per chunk
+                let c = r.chunk_of(va);
+                self.load(r, c, c + SCAN_AHEAD)?;
+                let cache = r.cache.borrow();
+                let chunk_end = ((va >> CHUNK_SHIFT) + 1) << CHUNK_SHIFT;
+                while va < stop.min(chunk_end) {
+                    let s = cache.pages[((va - r.info.start) / PAGE) as usize];
+                    if let Some(tier) = self.tier_of(asid, va, s) {
+                        let t = Translation {
+                            size: PageSize::Base,
+                            tier,
+                            frame: 0,
+                        };
+                        return Ok(Some((va, t)));
+                    }
+                    va += PAGE;
                 }
-                va += PAGE;
             }
         }
         Ok(None)
@@ -816,7 +1074,7 @@ impl Backend for LinuxBackend {
         if !self.caps.has(Capability::AccessedLeaf) {
             return Err(BackendError::Unsupported(Capability::AccessedLeaf));
         }
-        let pages = self.pages_in(asid, start, len);
+        let pages = self.pages_in(asid, start, len)?;
         let mut read = 0;
         let mut rearm = Vec::new();
         for (va, s) in pages {
@@ -867,7 +1125,7 @@ impl Backend for LinuxBackend {
             return Err(BackendError::Unsupported(Capability::Dirty));
         }
         let d = self
-            .state(asid, va & !(PAGE - 1))
+            .state(asid, va & !(PAGE - 1))?
             .is_some_and(|s| s.dirty());
         if clear && !self.clear_dirty.contains(&asid) {
             self.clear_dirty.push(asid);
@@ -903,7 +1161,7 @@ impl Backend for LinuxBackend {
         poisoned: bool,
     ) -> Result<u64> {
         let vas: Vec<u64> = self
-            .pages_in(asid, start, len)
+            .pages_in(asid, start, len)?
             .into_iter()
             .filter(|(va, s)| s.node().is_some() || self.sampled.contains_key(&(asid, *va)))
             .map(|(va, _)| va)
@@ -968,7 +1226,7 @@ impl Backend for LinuxBackend {
         let mut todo = Vec::with_capacity(vas.len());
         for &va in vas {
             let va = va & !(PAGE - 1);
-            let Some(s) = self.state(asid, va) else {
+            let Some(s) = self.state(asid, va)? else {
                 continue;
             };
             if self.tier_of(asid, va, s) == Some(to) {
@@ -978,11 +1236,11 @@ impl Backend for LinuxBackend {
             }
             // a move ends a page's sampling (faulting it back in)
             self.end_sampling(asid, va)?;
-            if self.state(asid, va).is_some_and(|s| s.swapped()) && Some(to) != self.compressed {
+            if self.state(asid, va)?.is_some_and(|s| s.swapped()) && Some(to) != self.compressed {
                 // out of the compressed tier: fault it in, then move it
                 self.fault_in_state(asid, va)?;
             }
-            if self.state(asid, va).is_some_and(|s| s.node().is_some()) {
+            if self.state(asid, va)?.is_some_and(|s| s.node().is_some()) {
                 todo.push(va);
             }
         }
@@ -1001,7 +1259,11 @@ impl Backend for LinuxBackend {
         }
         if self.dry_run {
             for &va in &todo {
+                let from = self
+                    .state(asid, va)?
+                    .and_then(|s| self.tier_of(asid, va, s));
                 self.dry_moves.insert((asid, va), to);
+                self.shift(from, Some(to));
             }
             self.counters.would_move += todo.len() as u64;
             report.pages += todo.len() as u64;
@@ -1009,7 +1271,7 @@ impl Backend for LinuxBackend {
             return Ok(report);
         }
         if Some(to) == self.compressed {
-            let out = self.page_out(asid, &todo)?;
+            let out = self.page_out(asid, &todo, false)?;
             let n = out.len() as u64;
             self.counters.paged_out += n;
             self.counters.moved_pages[to.index()] += n;
@@ -1026,12 +1288,11 @@ impl Backend for LinuxBackend {
             let mut st = vec![0i32; chunk.len()];
             match sys::move_pages(pid, chunk, Some(&nodes), &mut st, sys::MPOL_MF_MOVE) {
                 Ok(_) => {}
-                // ESRCH: gone; EINVAL from a zombie (no mm left), which an
-                // unreaped child of the daemon or of `exec` is until reaped
-                Err(e)
-                    if e.raw_os_error() == Some(libc::ESRCH)
-                        || !self.procs[asid.0 as usize].check_alive() =>
-                {
+                // ESRCH: gone. Any other error from a process that has
+                // exited or is exiting (a zombie, or no mm left: EINVAL),
+                // which an unreaped child of the daemon or of `exec` is
+                // until reaped, ends the move the same way.
+                Err(e) if e.raw_os_error() == Some(libc::ESRCH) || self.gone(asid) => {
                     self.procs[asid.0 as usize].alive = false;
                     return Ok(report);
                 }
@@ -1051,11 +1312,18 @@ impl Backend for LinuxBackend {
                 if s == node {
                     report.pages += 1;
                     report.bytes += PAGE;
-                    let dirty = self.state(asid, va).is_some_and(|x| x.dirty());
+                    let before = self.state(asid, va)?;
+                    let dirty = before.is_some_and(|x| x.dirty());
+                    let from = before.and_then(|x| self.tier_of(asid, va, x));
                     self.set_state(asid, va, PageState::on(node, dirty));
+                    self.shift(from, Some(to));
                 } else if matches!(-s, libc::ENOENT | libc::EFAULT) {
                     // gone meanwhile (freed, or swapped): not a failure
+                    let from = self
+                        .state(asid, va)?
+                        .and_then(|x| self.tier_of(asid, va, x));
                     self.set_state(asid, va, PageState::NONE);
+                    self.shift(from, None);
                 } else {
                     report.failed += 1;
                     self.count_refusal(s);
@@ -1096,5 +1364,79 @@ impl Backend for LinuxBackend {
 
     fn manager_ns(&self) -> f64 {
         self.cpu_ns() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: u64, len: u64) -> Region {
+        Region {
+            info: RegionInfo {
+                asid: Asid(0),
+                name: String::new(),
+                start,
+                len,
+                page_type: PageType::Anon,
+                thp: false,
+            },
+            cache: RefCell::default(),
+        }
+    }
+
+    #[test]
+    fn chunks_are_aligned_2_mib_pieces_of_a_region() {
+        // 1 MiB before a 2 MiB boundary, then 2 MiB, then 4 KiB
+        let r = region((5 << 21) - (1 << 20), (1 << 20) + (2 << 20) + PAGE);
+        assert_eq!(r.chunks(), 3);
+        assert_eq!(r.chunk_pages(0), (0, 256));
+        assert_eq!(r.chunk_pages(1), (256, 768));
+        assert_eq!(r.chunk_pages(2), (768, 769));
+        assert_eq!(r.chunk_of(r.info.start), 0);
+        assert_eq!(r.chunk_of(5 << 21), 1);
+        assert_eq!(r.chunk_of(r.info.end() - 1), 2);
+        assert_eq!(region(1 << 21, 1 << 21).chunks(), 1);
+    }
+
+    #[test]
+    fn only_the_chunks_asked_about_are_read_once_per_refresh() {
+        // this process is the target; a 16 MiB allocation of its own, written
+        let mut v = vec![0u8; 16 << 20];
+        for i in (0..v.len()).step_by(PAGE as usize) {
+            v[i] = 1;
+        }
+        let va = (v.as_ptr() as u64).div_ceil(1 << 21) * (1 << 21);
+        let pid = std::process::id() as i32;
+        let opts = LiveOptions {
+            tiers: None,
+            compressed_tier: false,
+            dry_run: true,
+        };
+        let mut b = LinuxBackend::new(TargetSpec::Pid(pid), opts).unwrap();
+        b.refresh().unwrap();
+        let stamped = |b: &LinuxBackend| -> usize {
+            b.regions
+                .iter()
+                .map(|r| {
+                    let c = r.cache.borrow();
+                    c.stamps.iter().filter(|&&s| s == b.epoch).count()
+                })
+                .sum()
+        };
+        assert_eq!(stamped(&b), 0, "nothing is read before it is asked");
+        let t = b.translate(Asid(0), va + 5 * PAGE).unwrap();
+        assert!(t.is_some_and(|t| t.tier == TierId::FAST));
+        assert_eq!(stamped(&b), 1, "one chunk read");
+        b.translate(Asid(0), va + 7 * PAGE).unwrap();
+        assert_eq!(stamped(&b), 1, "the same chunk, not read again");
+        b.refresh().unwrap();
+        assert_eq!(stamped(&b), 0, "a refresh forgets what was read");
+        // a dry-run move shows the page where it was put, in the figure too
+        let before = b.resident_bytes();
+        let r = b.migrate(Asid(0), &[va], TierId::FAST).unwrap();
+        assert_eq!(r.already_there, 1);
+        assert_eq!(b.resident_bytes(), before);
+        std::hint::black_box(&v);
     }
 }
