@@ -7,43 +7,131 @@ use crate::procfs::Mapping;
 use crate::sys::{self, PAGE};
 use crate::LiveError;
 
-/// One page's state in a byte: bit 7 soft-dirty, bit 6 swapped, bits 0-5
-/// the node (63: neither present nor swapped).
+/// One page's state in a byte: bit 7 soft-dirty, bit 6 in a transparent
+/// huge page (mapped by a PMD), bits 0-5 where it is: a node 0-61, 62
+/// swapped, 63 neither present nor swapped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PageState(pub u8);
 
 const DIRTY: u8 = 0x80;
-const SWAPPED: u8 = 0x40;
-const NO_NODE: u8 = 0x3f;
+const HUGE: u8 = 0x40;
+const WHERE: u8 = 0x3f;
+const SWAPPED: u8 = 62;
+const NO_NODE: u8 = 63;
 
 impl PageState {
     /// Neither present nor swapped (never touched, or freed).
     pub const NONE: PageState = PageState(NO_NODE);
 
-    /// Present on `node`.
+    /// Present on `node` (0-61; a higher node reads as 61).
     pub fn on(node: i32, dirty: bool) -> Self {
-        PageState((node.clamp(0, 62) as u8) | if dirty { DIRTY } else { 0 })
+        PageState((node.clamp(0, 61) as u8) | if dirty { DIRTY } else { 0 })
     }
 
     /// Swapped out.
     pub fn swapped_out(dirty: bool) -> Self {
-        PageState(SWAPPED | NO_NODE | if dirty { DIRTY } else { 0 })
+        PageState(SWAPPED | if dirty { DIRTY } else { 0 })
     }
 
     /// The node it is on, if present.
     pub fn node(self) -> Option<i32> {
-        (self.0 & SWAPPED == 0 && self.0 & NO_NODE != NO_NODE).then_some((self.0 & NO_NODE) as i32)
+        (self.0 & WHERE < SWAPPED).then_some((self.0 & WHERE) as i32)
     }
 
     /// Swapped out (to zram or another swap device).
     pub fn swapped(self) -> bool {
-        self.0 & SWAPPED != 0
+        self.0 & WHERE == SWAPPED
     }
 
     /// Soft-dirty.
     pub fn dirty(self) -> bool {
         self.0 & DIRTY != 0
     }
+
+    /// Part of a transparent huge page that a PMD maps (only ever set on a
+    /// present page).
+    pub fn huge(self) -> bool {
+        self.0 & HUGE != 0 && self.node().is_some()
+    }
+
+    /// The same state, in a THP or not (a page not present is never).
+    pub fn with_huge(self, huge: bool) -> Self {
+        if huge && self.node().is_some() {
+            PageState(self.0 | HUGE)
+        } else {
+            PageState(self.0 & !HUGE)
+        }
+    }
+}
+
+/// Pages of a 2 MiB THP.
+pub const HUGE_PAGES: usize = 512;
+
+/// Bytes of a THP.
+pub const HUGE_BYTES: u64 = HUGE_PAGES as u64 * PAGE;
+
+/// Whether THP detection is off because neither PAGEMAP_SCAN nor PFNs
+/// (CAP_SYS_ADMIN, for /proc/kpageflags) are available: said once.
+fn no_detection_once() {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!(
+            "thermocline-live: transparent huge pages are not detected (no PAGEMAP_SCAN, and \
+             PFNs are hidden without CAP_SYS_ADMIN): every page is tracked as 4 KiB"
+        )
+    });
+}
+
+/// KPF_THP in /proc/kpageflags (Documentation/admin-guide/mm/pagemap.rst).
+const KPF_THP: u64 = 1 << 22;
+
+/// Whether frame `pfn` is part of a THP, by /proc/kpageflags (root); None
+/// when it cannot be read.
+fn kpage_thp(pfn: u64) -> Option<bool> {
+    use std::os::unix::fs::FileExt;
+    static FILE: std::sync::OnceLock<Option<std::fs::File>> = std::sync::OnceLock::new();
+    let f = FILE
+        .get_or_init(|| std::fs::File::open("/proc/kpageflags").ok())
+        .as_ref()?;
+    let mut b = [0u8; 8];
+    f.read_exact_at(&mut b, pfn * 8).ok()?;
+    Some(u64::from_le_bytes(b) & KPF_THP != 0)
+}
+
+/// The 2 MiB-aligned runs of 512 pages in `[start, start + n pages)` that
+/// are one THP by their pagemap entries: all present, on consecutive
+/// frames from a 512-aligned one that `is_thp` says is a THP's (its
+/// kpageflags: [`kpage_thp`]). Calls `mark` with the index of the first
+/// page of each. Returns false when PFNs are hidden (no detection
+/// possible).
+fn thp_runs_by_frames(
+    start: u64,
+    entries: &[Entry],
+    is_thp: impl Fn(u64) -> Option<bool>,
+    mut mark: impl FnMut(usize),
+) -> bool {
+    let n = entries.len();
+    let mut i = ((start.div_ceil(HUGE_BYTES) * HUGE_BYTES - start) / PAGE) as usize;
+    let mut visible = true;
+    while i + HUGE_PAGES <= n {
+        let run = &entries[i..i + HUGE_PAGES];
+        match run[0].pfn() {
+            Some(p0) if p0 % HUGE_PAGES as u64 == 0 => {
+                let contiguous = run
+                    .iter()
+                    .enumerate()
+                    .all(|(k, e)| e.pfn() == Some(p0 + k as u64));
+                if contiguous && is_thp(p0) == Some(true) {
+                    mark(i);
+                }
+            }
+            Some(_) => {}
+            None if run[0].present() => visible = false,
+            None => {}
+        }
+        i += HUGE_PAGES;
+    }
+    visible
 }
 
 /// The frame-to-node map, read once (memory hot-plug after the start is
@@ -85,6 +173,8 @@ pub struct Reader {
     present: Vec<u64>,
     present_idx: Vec<usize>,
     status: Vec<i32>,
+    /// First pages of the THPs found in a window (reused).
+    thp: Vec<usize>,
 }
 
 impl Reader {
@@ -100,6 +190,7 @@ impl Reader {
             present: Vec::new(),
             present_idx: Vec::new(),
             status: Vec::new(),
+            thp: Vec::new(),
         }
     }
 
@@ -194,6 +285,7 @@ impl Reader {
                 let a = ((r.start.max(start) - start) / PAGE) as usize;
                 let b = ((r.end.min(end) - start) / PAGE) as usize;
                 let dirty = r.categories & sys::scan::PAGE_IS_SOFT_DIRTY != 0;
+                let huge = r.categories & sys::scan::PAGE_IS_HUGE != 0;
                 if r.categories & sys::scan::PAGE_IS_PRESENT != 0 {
                     match self.single_node {
                         Some(n) => out[a..b].fill(PageState::on(n, dirty)),
@@ -204,6 +296,9 @@ impl Reader {
                             start + a as u64 * PAGE,
                             &mut out[a..b],
                         )?,
+                    }
+                    for s in &mut out[a..b] {
+                        *s = s.with_huge(huge);
                     }
                 } else if r.categories & sys::scan::PAGE_IS_SWAPPED != 0 {
                     out[a..b].fill(PageState::swapped_out(dirty));
@@ -230,10 +325,22 @@ impl Reader {
         if self.entries.len() < CHUNK.min(n) {
             self.entries.resize(CHUNK.min(n), Entry::default());
         }
-        for first in (0..n).step_by(CHUNK) {
-            let count = CHUNK.min(n - first);
+        // windows aligned to CHUNK pages, so that no THP straddles two
+        let lead = (start / PAGE) as usize % CHUNK;
+        let mut next = 0;
+        while next < n {
+            let first = next;
+            let count = (CHUNK - (first + lead) % CHUNK).min(n - first);
+            next += count;
             let e = &mut self.entries[..count];
             pagemap.read(start + first as u64 * PAGE, e)?;
+            let mut thp = std::mem::take(&mut self.thp);
+            thp.clear();
+            let visible =
+                thp_runs_by_frames(start + first as u64 * PAGE, e, kpage_thp, |i| thp.push(i));
+            if !visible && self.scan == Some(false) {
+                no_detection_once();
+            }
             self.present.clear();
             self.present_idx.clear();
             for (i, e) in e.iter().enumerate() {
@@ -251,6 +358,8 @@ impl Reader {
                 }
             }
             if self.present.is_empty() {
+                self.mark_huge(&thp, &mut out[first..first + count]);
+                self.thp = thp;
                 continue;
             }
             self.status.clear();
@@ -285,8 +394,19 @@ impl Reader {
                     PageState::NONE
                 };
             }
+            self.mark_huge(&thp, &mut out[first..first + count]);
+            self.thp = thp;
         }
         Ok(())
+    }
+
+    /// Marks the 512 pages from each index of `thp` as in a THP.
+    fn mark_huge(&self, thp: &[usize], out: &mut [PageState]) {
+        for &i in thp {
+            for s in &mut out[i..i + HUGE_PAGES] {
+                *s = s.with_huge(true);
+            }
+        }
     }
 }
 
@@ -316,6 +436,66 @@ mod tests {
         let s = PageState::swapped_out(false);
         assert!(s.swapped() && s.node().is_none() && !s.dirty());
         assert!(PageState::NONE.node().is_none() && !PageState::NONE.swapped());
+    }
+
+    #[test]
+    fn the_huge_bit_is_apart_from_the_rest() {
+        let p = PageState::on(3, true);
+        assert!(!p.huge());
+        let h = p.with_huge(true);
+        assert!(h.huge() && h.dirty() && h.node() == Some(3) && !h.swapped());
+        assert_eq!(h.with_huge(false), p);
+        // only a present page is in a THP
+        assert!(!PageState::swapped_out(true).with_huge(true).huge());
+        assert!(!PageState::NONE.with_huge(true).huge());
+        assert!(PageState::swapped_out(true).with_huge(true).swapped());
+        // the highest nodes stay nodes, apart from swapped and none
+        assert_eq!(PageState::on(61, false).node(), Some(61));
+        assert_eq!(PageState::on(200, false).node(), Some(61));
+        assert_eq!(std::mem::size_of::<PageState>(), 1);
+    }
+
+    /// Pagemap entries: present on frame `pfn0 + i` for page i.
+    fn frames(n: usize, pfn0: u64) -> Vec<Entry> {
+        (0..n).map(|i| Entry(1 << 63 | (pfn0 + i as u64))).collect()
+    }
+
+    #[test]
+    fn a_thp_is_found_by_its_frames_only_when_whole_and_aligned() {
+        let base = 7 * HUGE_BYTES;
+        let yes = |_| Some(true);
+        let found = |start: u64, e: &[Entry], is: &dyn Fn(u64) -> Option<bool>| {
+            let mut v = Vec::new();
+            let visible = thp_runs_by_frames(start, e, is, |i| v.push(i));
+            (visible, v)
+        };
+        // two THPs back to back, from an aligned start
+        assert_eq!(found(base, &frames(1024, 4096), &yes), (true, vec![0, 512]));
+        // a start 16 pages before a 2 MiB boundary: the THP starts at 16
+        let e = frames(16 + 512, 4096 - 16);
+        assert_eq!(found(base - 16 * PAGE, &e, &yes), (true, vec![16]));
+        // kpageflags say not a THP (or cannot be read): none
+        assert_eq!(
+            found(base, &frames(512, 4096), &|_| Some(false)).1,
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            found(base, &frames(512, 4096), &|_| None).1,
+            Vec::<usize>::new()
+        );
+        // frames not 512-aligned, or not contiguous: none
+        assert_eq!(found(base, &frames(512, 4097), &yes).1, Vec::<usize>::new());
+        let mut e = frames(512, 4096);
+        e[300] = Entry(1 << 63 | 9);
+        assert_eq!(found(base, &e, &yes).1, Vec::<usize>::new());
+        // a page not present: none
+        e[300] = Entry(0);
+        assert_eq!(found(base, &e, &yes).1, Vec::<usize>::new());
+        // less than 2 MiB: none
+        assert_eq!(found(base, &frames(511, 4096), &yes).1, Vec::<usize>::new());
+        // PFNs hidden (not CAP_SYS_ADMIN): present, pfn 0: no detection
+        let hidden: Vec<Entry> = (0..512).map(|_| Entry(1 << 63)).collect();
+        assert_eq!(found(base, &hidden, &yes), (false, Vec::<usize>::new()));
     }
 
     #[test]
