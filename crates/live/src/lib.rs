@@ -21,4 +21,5 @@ pub mod pagemap;
 pub mod pages;
 pub mod probe;
 pub mod procfs;
+pub mod thp;
 pub mod torture;

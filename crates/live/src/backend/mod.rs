@@ -52,7 +52,7 @@
 mod monitor;
 mod target;
 
-pub use crate::pages::{read_mapping, PageState, Reader};
+pub use crate::pages::{read_mapping, PageState, Reader, HUGE_BYTES, HUGE_PAGES};
 pub use target::{cgroup_pids, Process, TargetSpec};
 
 use crate::numa::{self, Tier};
@@ -117,6 +117,10 @@ pub struct LiveCounters {
     pub restored: u64,
     /// Pages a dry run would have moved.
     pub would_move: u64,
+    /// THPs split on a manager's request.
+    pub splits: u64,
+    /// 2 MiB ranges collapsed into a THP on a manager's request.
+    pub collapses: u64,
 }
 
 /// A page paged out to sample its accesses.
@@ -223,6 +227,8 @@ pub struct LinuxBackend {
     cpu_at_start: u64,
     /// The kernel's DAMON over the targets, once a manager asks (monitor.rs).
     monitor: monitor::Monitor,
+    /// Why THP split/collapse is not offered (None: it is, or not probed).
+    huge_unsupported: Option<String>,
 }
 
 impl LinuxBackend {
@@ -286,6 +292,7 @@ impl LinuxBackend {
             start: Instant::now(),
             cpu_at_start: sys::process_cpu_ns(),
             monitor: monitor::Monitor::default(),
+            huge_unsupported: None,
         };
         b.caps = b.probe_caps();
         let cpu_nodes: Vec<i32> = numa::nodes()?
@@ -296,6 +303,7 @@ impl LinuxBackend {
         b.fast_has_cpus =
             !cpu_nodes.is_empty() && cpu_nodes.iter().all(|n| b.tiers[0].nodes.contains(n));
         b.refresh()?;
+        b.probe_huge();
         b.refresh_resident(true);
         if b.procs.is_empty() {
             return Err(match &b.spec {
@@ -326,6 +334,26 @@ impl LinuxBackend {
             c = c.with(Capability::RegionMonitor);
         }
         c
+    }
+
+    /// Adds [`Capability::HugePages`] when splitting and collapsing THPs
+    /// of the first target both work ([`crate::thp::probe`]); says why not
+    /// once, else.
+    fn probe_huge(&mut self) {
+        let Some(p) = self.procs.iter().find(|p| p.alive) else {
+            return;
+        };
+        match crate::thp::probe(p.pidfd.as_ref()) {
+            Ok(()) => self.caps = self.caps.with(Capability::HugePages),
+            Err(why) => {
+                self.huge_unsupported = Some(why);
+            }
+        }
+    }
+
+    /// Why THPs cannot be split and collapsed here (None: they can).
+    pub fn huge_unsupported(&self) -> Option<&str> {
+        self.huge_unsupported.as_deref()
     }
 
     /// The tiers, fastest first.
@@ -391,12 +419,12 @@ impl LinuxBackend {
                 out[t.index()] += n * PAGE;
             }
         }
-        let moved = |out: &mut Vec<u64>, from: Option<TierId>, to: Option<TierId>| {
+        let moved = |out: &mut Vec<u64>, from: Option<TierId>, to: Option<TierId>, bytes: u64| {
             if let Some(f) = from {
-                out[f.index()] = out[f.index()].saturating_sub(PAGE);
+                out[f.index()] = out[f.index()].saturating_sub(bytes);
             }
             if let Some(t) = to {
-                out[t.index()] += PAGE;
+                out[t.index()] += bytes;
             }
         };
         for &(asid, va) in self.sampled.keys() {
@@ -406,7 +434,7 @@ impl LinuxBackend {
             if let Ok(Some(s)) = self.state(asid, va) {
                 let (a, b) = (self.plain_tier(s), self.tier_of(asid, va, s));
                 if a != b {
-                    moved(&mut out, a, b);
+                    moved(&mut out, a, b, PAGE);
                 }
             }
         }
@@ -419,7 +447,9 @@ impl LinuxBackend {
                         .get(&(asid, va))
                         .and_then(|x| self.tier_of_node(x.node));
                 }
-                moved(&mut out, plain, Some(t));
+                // a THP's dry move (recorded at its base) carries 2 MiB
+                let bytes = if s.huge() { HUGE_BYTES } else { PAGE };
+                moved(&mut out, plain, Some(t), bytes);
             }
         }
         let cost = sys::process_cpu_ns().saturating_sub(cpu0) as f64;
@@ -433,14 +463,31 @@ impl LinuxBackend {
 
     /// Moves one page's bytes between tiers in the resident figure.
     fn shift(&mut self, from: Option<TierId>, to: Option<TierId>) {
+        self.shift_bytes(from, to, PAGE);
+    }
+
+    /// Moves `bytes` between tiers in the resident figure.
+    fn shift_bytes(&mut self, from: Option<TierId>, to: Option<TierId>, bytes: u64) {
         if from == to {
             return;
         }
         if let Some(f) = from {
-            self.resident[f.index()] = self.resident[f.index()].saturating_sub(PAGE);
+            self.resident[f.index()] = self.resident[f.index()].saturating_sub(bytes);
         }
         if let Some(t) = to {
-            self.resident[t.index()] += PAGE;
+            self.resident[t.index()] += bytes;
+        }
+    }
+
+    /// Forgets the states read of the chunk of `va` (the kernel may have
+    /// split or collapsed a THP there): read again when asked.
+    fn invalidate(&self, asid: Asid, va: u64) {
+        if let Some((r, _)) = self.region_of(asid, va) {
+            let reg = &self.regions[r];
+            let c = reg.chunk_of(va);
+            if let Some(s) = reg.cache.borrow_mut().stamps.get_mut(c) {
+                *s = 0;
+            }
         }
     }
 
@@ -617,7 +664,9 @@ impl LinuxBackend {
     /// compressed tier, if there is one.
     fn tier_of(&self, asid: Asid, va: u64, s: PageState) -> Option<TierId> {
         if !self.dry_moves.is_empty() {
-            if let Some(&t) = self.dry_moves.get(&(asid, va)) {
+            // a THP's dry move is recorded at its base
+            let key = if s.huge() { va & !(HUGE_BYTES - 1) } else { va };
+            if let Some(&t) = self.dry_moves.get(&(asid, key)) {
                 return Some(t);
             }
         }
@@ -684,15 +733,24 @@ impl LinuxBackend {
                 out.push(va);
             }
         }
+        let mut split = Vec::new();
         for &va in &out {
             let before = self.state(asid, va)?;
             let dirty = before.is_some_and(|s| s.dirty());
             let from = before.and_then(|s| self.tier_of(asid, va, s));
+            if before.is_some_and(|s| s.huge()) && split.last() != Some(&(va >> CHUNK_SHIFT)) {
+                split.push(va >> CHUNK_SHIFT);
+            }
             self.set_state(asid, va, PageState::swapped_out(dirty));
             // a sampled page stays in its tier (`arm` records it after this)
             if !sampling {
                 self.shift(from, self.compressed);
             }
+        }
+        // a THP the page-out touched is split, in part swapped: what is
+        // left of it is read again when asked
+        for c in split {
+            self.invalidate(asid, c << CHUNK_SHIFT);
         }
         Ok(out)
     }
@@ -925,6 +983,15 @@ impl LinuxBackend {
     }
 }
 
+/// The size of the page a state is part of: a THP's 2 MiB, else 4 KiB.
+fn size_of(s: PageState) -> PageSize {
+    if s.huge() {
+        PageSize::Huge
+    } else {
+        PageSize::Base
+    }
+}
+
 fn region_info(asid: Asid, m: &Mapping) -> RegionInfo {
     RegionInfo {
         asid,
@@ -1012,7 +1079,7 @@ impl Backend for LinuxBackend {
         let va = va & !(PAGE - 1);
         Ok(self.state(asid, va)?.and_then(|s| {
             self.tier_of(asid, va, s).map(|tier| Translation {
-                size: PageSize::Base,
+                size: size_of(s),
                 tier,
                 frame: 0,
             })
@@ -1041,11 +1108,12 @@ impl Backend for LinuxBackend {
                     let s = cache.pages[((va - r.info.start) / PAGE) as usize];
                     if let Some(tier) = self.tier_of(asid, va, s) {
                         let t = Translation {
-                            size: PageSize::Base,
+                            size: size_of(s),
                             tier,
                             frame: 0,
                         };
-                        return Ok(Some((va, t)));
+                        // a THP answers with its 2 MiB-aligned base
+                        return Ok(Some((t.size.align_down(va), t)));
                     }
                     va += PAGE;
                 }
@@ -1223,12 +1291,29 @@ impl Backend for LinuxBackend {
     fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport> {
         BackendError::unless_tier(to, self.tiers.len())?;
         let mut report = MigrationReport::default();
-        let mut todo = Vec::with_capacity(vas.len());
+        // (first byte, bytes): a page of a THP stands for the whole THP,
+        // moved as one unit (its base), once
+        let mut todo: Vec<(u64, u64)> = Vec::with_capacity(vas.len());
+        let mut heads = std::collections::HashSet::new();
         for &va in vas {
             let va = va & !(PAGE - 1);
             let Some(s) = self.state(asid, va)? else {
                 continue;
             };
+            if s.huge() {
+                let head = va & !(HUGE_BYTES - 1);
+                if !heads.insert(head) {
+                    continue;
+                }
+                if self.tier_of(asid, head, s) == Some(to) {
+                    report.already_there += 1;
+                } else {
+                    // present (a THP is never swapped), and no page of it
+                    // is sampled (a sampling page-out splits it)
+                    todo.push((head, HUGE_BYTES));
+                }
+                continue;
+            }
             if self.tier_of(asid, va, s) == Some(to) {
                 // a sampled page stays sampled where it is
                 report.already_there += 1;
@@ -1241,52 +1326,77 @@ impl Backend for LinuxBackend {
                 self.fault_in_state(asid, va)?;
             }
             if self.state(asid, va)?.is_some_and(|s| s.node().is_some()) {
-                todo.push(va);
+                todo.push((va, PAGE));
             }
         }
         if let Some(b) = self.budget {
-            let fit = (b / PAGE) as usize;
+            // the quota counts bytes: a THP takes 2 MiB of it
+            let mut left = b;
+            let mut fit = 0;
+            for &(_, bytes) in &todo {
+                if bytes > left {
+                    break;
+                }
+                left -= bytes;
+                fit += 1;
+            }
             if todo.len() > fit {
                 let over = (todo.len() - fit) as u64;
                 report.failed += over;
                 self.counters.failed_quota += over;
                 todo.truncate(fit);
             }
-            self.budget = Some(b - todo.len() as u64 * PAGE);
+            self.budget = Some(left);
         }
         if todo.is_empty() {
             return Ok(report);
         }
         if self.dry_run {
-            for &va in &todo {
+            for &(va, bytes) in &todo {
                 let from = self
                     .state(asid, va)?
                     .and_then(|s| self.tier_of(asid, va, s));
                 self.dry_moves.insert((asid, va), to);
-                self.shift(from, Some(to));
+                self.shift_bytes(from, Some(to), bytes);
+                report.bytes += bytes;
             }
             self.counters.would_move += todo.len() as u64;
             report.pages += todo.len() as u64;
-            report.bytes += todo.len() as u64 * PAGE;
             return Ok(report);
         }
         if Some(to) == self.compressed {
-            let out = self.page_out(asid, &todo, false)?;
-            let n = out.len() as u64;
-            self.counters.paged_out += n;
-            self.counters.moved_pages[to.index()] += n;
-            self.counters.moved_bytes += n * PAGE;
-            report.pages += n;
-            report.bytes += n * PAGE;
-            report.failed += todo.len() as u64 - n;
+            // a THP pages out whole (the kernel splits it as it needs)
+            let pages: Vec<u64> = todo
+                .iter()
+                .flat_map(|&(va, bytes)| (0..bytes / PAGE).map(move |k| va + k * PAGE))
+                .collect();
+            let out: std::collections::HashSet<u64> =
+                self.page_out(asid, &pages, false)?.into_iter().collect();
+            for &(va, bytes) in &todo {
+                let n = (0..bytes / PAGE)
+                    .filter(|k| out.contains(&(va + k * PAGE)))
+                    .count() as u64;
+                match n {
+                    0 => report.failed += 1,
+                    // whole: one page of its size; a part (split by the
+                    // kernel on the way): that many base pages
+                    n if n * PAGE == bytes => report.pages += 1,
+                    n => report.pages += n,
+                }
+                report.bytes += n * PAGE;
+            }
+            self.counters.paged_out += out.len() as u64;
+            self.counters.moved_pages[to.index()] += report.pages;
+            self.counters.moved_bytes += report.bytes;
             return Ok(report);
         }
         let node = self.node_for(to)?;
         let pid = self.process(asid)?.pid;
         for chunk in todo.chunks(4096) {
+            let heads: Vec<u64> = chunk.iter().map(|&(va, _)| va).collect();
             let nodes = vec![node; chunk.len()];
             let mut st = vec![0i32; chunk.len()];
-            match sys::move_pages(pid, chunk, Some(&nodes), &mut st, sys::MPOL_MF_MOVE) {
+            match sys::move_pages(pid, &heads, Some(&nodes), &mut st, sys::MPOL_MF_MOVE) {
                 Ok(_) => {}
                 // ESRCH: gone. Any other error from a process that has
                 // exited or is exiting (a zombie, or no mm left: EINVAL),
@@ -1308,25 +1418,34 @@ impl Backend for LinuxBackend {
                 }
                 Err(e) => return Err(BackendError::Host(format!("move_pages on pid {pid}: {e}"))),
             }
-            for (&va, &s) in chunk.iter().zip(&st) {
+            for (&(va, bytes), &s) in chunk.iter().zip(&st) {
                 if s == node {
                     report.pages += 1;
-                    report.bytes += PAGE;
-                    let before = self.state(asid, va)?;
-                    let dirty = before.is_some_and(|x| x.dirty());
-                    let from = before.and_then(|x| self.tier_of(asid, va, x));
-                    self.set_state(asid, va, PageState::on(node, dirty));
-                    self.shift(from, Some(to));
+                    report.bytes += bytes;
+                    // move_pages of one page of a THP moves the whole folio
+                    for p in (0..bytes / PAGE).map(|k| va + k * PAGE) {
+                        let before = self.state(asid, p)?;
+                        let dirty = before.is_some_and(|x| x.dirty());
+                        let huge = before.is_some_and(|x| x.huge());
+                        let from = before.and_then(|x| self.tier_of(asid, p, x));
+                        self.set_state(asid, p, PageState::on(node, dirty).with_huge(huge));
+                        self.shift(from, Some(to));
+                    }
                 } else if matches!(-s, libc::ENOENT | libc::EFAULT) {
                     // gone meanwhile (freed, or swapped): not a failure
-                    let from = self
-                        .state(asid, va)?
-                        .and_then(|x| self.tier_of(asid, va, x));
-                    self.set_state(asid, va, PageState::NONE);
-                    self.shift(from, None);
+                    for p in (0..bytes / PAGE).map(|k| va + k * PAGE) {
+                        let from = self.state(asid, p)?.and_then(|x| self.tier_of(asid, p, x));
+                        self.set_state(asid, p, PageState::NONE);
+                        self.shift(from, None);
+                    }
                 } else {
                     report.failed += 1;
                     self.count_refusal(s);
+                }
+                if bytes > PAGE {
+                    // whether it is still one THP (a failed THP migration
+                    // may split it): read again when asked
+                    self.invalidate(asid, va);
                 }
             }
         }
@@ -1339,12 +1458,61 @@ impl Backend for LinuxBackend {
         Err(BackendError::Unsupported(Capability::Exchange))
     }
 
-    fn split_huge(&mut self, _asid: Asid, _va: u64) -> Result<()> {
-        Err(BackendError::Unsupported(Capability::HugePages))
+    fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
+        if !self.caps.has(Capability::HugePages) {
+            return Err(BackendError::Unsupported(Capability::HugePages));
+        }
+        let head = va & !(HUGE_BYTES - 1);
+        if !self.state(asid, va)?.is_some_and(|s| s.huge()) {
+            return Err(BackendError::Invalid {
+                va,
+                why: "not in a transparent huge page",
+            });
+        }
+        if self.dry_run {
+            // a dry run changes nothing in the target
+            return Ok(());
+        }
+        let pid = self.process(asid)?.pid;
+        crate::thp::split(pid, head, head + HUGE_BYTES).map_err(|e| {
+            BackendError::Host(format!("{} on pid {pid}: {e}", crate::thp::SPLIT_FILE))
+        })?;
+        self.counters.splits += 1;
+        self.invalidate(asid, head);
+        Ok(())
     }
 
-    fn collapse_huge(&mut self, _asid: Asid, _va: u64) -> Result<()> {
-        Err(BackendError::Unsupported(Capability::HugePages))
+    fn collapse_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
+        if !self.caps.has(Capability::HugePages) {
+            return Err(BackendError::Unsupported(Capability::HugePages));
+        }
+        let head = va & !(HUGE_BYTES - 1);
+        let in_region = matches!(
+            (self.region_of(asid, head), self.region_of(asid, head + HUGE_BYTES - 1)),
+            (Some((a, _)), Some((b, _))) if a == b
+        );
+        if !in_region {
+            return Err(BackendError::Invalid {
+                va,
+                why: "the aligned 2 MiB is not inside one region",
+            });
+        }
+        if self.dry_run {
+            return Ok(());
+        }
+        let p = self.process(asid)?;
+        let pid = p.pid;
+        let Some(fd) = p.pidfd.as_ref() else {
+            return Err(BackendError::Unsupported(Capability::HugePages));
+        };
+        // a page sampled by paging it out is not present: the kernel would
+        // not collapse over it (nor should it: its sampling is not over)
+        crate::thp::collapse(fd, head, HUGE_BYTES).map_err(|e| {
+            BackendError::Host(format!("process_madvise(MADV_COLLAPSE) on pid {pid}: {e}"))
+        })?;
+        self.counters.collapses += 1;
+        self.invalidate(asid, head);
+        Ok(())
     }
 
     fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<()> {
@@ -1437,6 +1605,99 @@ mod tests {
         let r = b.migrate(Asid(0), &[va], TierId::FAST).unwrap();
         assert_eq!(r.already_there, 1);
         assert_eq!(b.resident_bytes(), before);
+        std::hint::black_box(&v);
+    }
+
+    #[test]
+    fn a_thp_is_translated_and_moved_as_one_unit() {
+        // this process is the target; its own 8 MiB allocation, written, and
+        // one of its 2 MiB chunks marked as a THP by hand (a fake huge run:
+        // whether the host gives this allocation a THP is not known here)
+        let mut v = vec![0u8; 8 << 20];
+        for i in (0..v.len()).step_by(PAGE as usize) {
+            v[i] = 1;
+        }
+        let va = (v.as_ptr() as u64).div_ceil(HUGE_BYTES) * HUGE_BYTES;
+        let node = numa::nodes().unwrap()[0].id;
+        let opts = LiveOptions {
+            tiers: Some(vec![
+                LiveTier {
+                    name: "fast".into(),
+                    nodes: vec![node],
+                    compressed: false,
+                },
+                LiveTier {
+                    name: "slow".into(),
+                    nodes: Vec::new(),
+                    compressed: false,
+                },
+            ]),
+            compressed_tier: false,
+            dry_run: true,
+        };
+        let pid = std::process::id() as i32;
+        let mut b = LinuxBackend::new(TargetSpec::Pid(pid), opts).unwrap();
+        b.refresh().unwrap();
+        let set_huge = |b: &LinuxBackend, huge: bool| {
+            b.state(Asid(0), va).unwrap();
+            let (r, i) = b.region_of(Asid(0), va).unwrap();
+            let mut c = b.regions[r].cache.borrow_mut();
+            for s in &mut c.pages[i..i + HUGE_PAGES] {
+                assert!(s.node().is_some(), "written, so present");
+                *s = s.with_huge(huge);
+            }
+        };
+        set_huge(&b, true);
+        let t = b.translate(Asid(0), va + 5 * PAGE).unwrap().unwrap();
+        assert_eq!((t.size, t.tier), (PageSize::Huge, TierId::FAST));
+        let (at, t) = b
+            .next_mapped(Asid(0), va + 7 * PAGE, va + HUGE_BYTES)
+            .unwrap()
+            .unwrap();
+        assert_eq!((at, t.size), (va, PageSize::Huge), "the THP's base");
+        let after = va + HUGE_BYTES;
+        assert_eq!(
+            b.translate(Asid(0), after).unwrap().unwrap().size,
+            PageSize::Base
+        );
+        let slow = TierId(1);
+        // the quota counts 2 MiB for the THP: 2 MiB - 4 KiB is not enough
+        b.set_budget(Some(HUGE_BYTES - PAGE));
+        let r = b.migrate(Asid(0), &[va + 3 * PAGE], slow).unwrap();
+        assert_eq!((r.pages, r.failed), (0, 1));
+        // two pages of the THP and one page after it: one THP, one page
+        b.set_budget(Some(HUGE_BYTES + PAGE));
+        let before = b.resident_bytes();
+        let r = b
+            .migrate(Asid(0), &[va + 3 * PAGE, va + 9 * PAGE, after], slow)
+            .unwrap();
+        assert_eq!((r.pages, r.bytes, r.failed), (2, HUGE_BYTES + PAGE, 0));
+        assert_eq!(b.resident_bytes()[1], before[1] + HUGE_BYTES + PAGE);
+        // every page of the THP is shown in the slow tier
+        for k in [0, 1, 200, 511] {
+            let t = b.translate(Asid(0), va + k * PAGE).unwrap().unwrap();
+            assert_eq!((t.size, t.tier), (PageSize::Huge, slow), "page {k}");
+        }
+        // the full read counts the THP's 2 MiB where the dry run put it
+        b.refresh().unwrap();
+        set_huge(&b, true);
+        b.refresh_resident(true);
+        let full = b.resident_bytes();
+        assert!(full[1] >= HUGE_BYTES, "{full:?}");
+        // moving it again: already there, as one unit
+        b.set_budget(None);
+        let r = b.migrate(Asid(0), &[va, va + PAGE], slow).unwrap();
+        assert_eq!(r.already_there, 1);
+        // split and collapse on a dry run: refused without the capability,
+        // else nothing changes
+        if b.capabilities().has(Capability::HugePages) {
+            b.split_huge(Asid(0), va).unwrap();
+        } else {
+            assert!(matches!(
+                b.split_huge(Asid(0), va),
+                Err(BackendError::Unsupported(Capability::HugePages))
+            ));
+        }
         std::hint::black_box(&v);
     }
 }

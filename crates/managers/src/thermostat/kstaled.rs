@@ -18,7 +18,7 @@
 
 use crate::{HotSet, Manager};
 use serde::Deserialize;
-use thermocline_backend::{Backend, BackendError, Flush, MemPolicy};
+use thermocline_backend::{Backend, BackendError, Capability, Flush, MemPolicy};
 use thermocline_vocab::{Asid, CapacitySpec, PageSize, TierId};
 
 /// A page's state: idle scans in the low byte (saturating at 255, above any
@@ -102,7 +102,11 @@ impl Kstaled {
                 let va = (r.start & !((2 << 20) - 1)) + ((i as u64) << 21);
                 match b.translate(r.asid, va.max(r.start))? {
                     Some(t) if t.size == PageSize::Huge => {
-                        b.split_huge(r.asid, va)?;
+                        // a backend that cannot split tracks it as it is
+                        match b.split_huge(r.asid, va) {
+                            Ok(()) | Err(BackendError::Unsupported(Capability::HugePages)) => {}
+                            Err(e) => return Err(e),
+                        }
                         *done = true;
                     }
                     Some(_) => *done = true,

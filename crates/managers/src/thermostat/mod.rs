@@ -130,7 +130,7 @@ pub mod kstaled;
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::VecDeque;
-use thermocline_backend::{Backend, BackendError, Flush};
+use thermocline_backend::{Backend, BackendError, Capability, Flush};
 use thermocline_vocab::{Asid, CapacitySpec, PageSize, Rng, TierId};
 
 const UNIT: u64 = 2 << 20;
@@ -531,8 +531,14 @@ impl Thermostat {
         // A cold unit stays poisoned while sampled: it is still in slow
         // memory, and its faults keep counting (splitting carries the poison
         // down to every base page).
+        // A backend that cannot split (a live host without debugfs or root)
+        // samples the huge page's base pages as they are: its kernel splits
+        // what a sampling page-out touches.
         if huge {
-            b.split_huge(self.units[u].asid, self.units[u].base)?;
+            match b.split_huge(self.units[u].asid, self.units[u].base) {
+                Ok(()) | Err(BackendError::Unsupported(Capability::HugePages)) => {}
+                Err(e) => return Err(e),
+            }
         }
         self.units[u].in_batch = true;
         Ok(())
