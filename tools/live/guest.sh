@@ -6,22 +6,26 @@
 # the shared libraries they need. SCRIPT's output is the guest console's; the
 # exit code is SCRIPT's (124 if the guest did not finish in time).
 #
-# Usage: guest.sh [-m FAST_MIB] [-s SLOW_MIB] [-z ZRAM_MIB] [-t TIMEOUT_S]
+# Usage: guest.sh [-m FAST_MIB] [-s SLOW_MIB] [-z ZRAM_MIB] [-t TIMEOUT_S] [-H]
 #                 [-b PROGRAM]... [-f FILE]... SCRIPT
 # Programs land in /bin of the guest under their own names, files in /files.
+# Transparent huge pages are off ("never", on the kernel's command line and
+# in sysfs) unless -H sets them to "always". debugfs is mounted on
+# /sys/kernel/debug (split_huge_pages is there).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-fast=384 slow=384 zram=128 timeout=300 bins=() files=()
-while getopts "m:s:z:t:b:f:" o; do
+fast=384 slow=384 zram=128 timeout=300 thp=never bins=() files=()
+while getopts "m:s:z:t:Hb:f:" o; do
   case $o in
     m) fast=$OPTARG ;; s) slow=$OPTARG ;; z) zram=$OPTARG ;; t) timeout=$OPTARG ;;
+    H) thp=always ;;
     b) bins+=("$OPTARG") ;;
     f) files+=("$OPTARG") ;;
     *) exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: guest.sh [-m MiB] [-s MiB] [-z MiB] [-t S] [-b PROGRAM]... [-f FILE]... SCRIPT" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: guest.sh [-m MiB] [-s MiB] [-z MiB] [-t S] [-H] [-b PROGRAM]... [-f FILE]... SCRIPT" >&2; exit 2; }
 script=$1
 [ -r "$script" ] || { echo "guest.sh: $script: cannot read" >&2; exit 2; }
 kdir=${THERMOCLINE_GUEST_KERNEL:-"$here/../../target/live/kernel"}
@@ -58,7 +62,7 @@ if [ -e /sys/block/zram0/disksize ]; then
   echo ${zram}M > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0
 fi
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
-echo never > /sys/kernel/mm/transparent_hugepage/enabled
+echo $thp > /sys/kernel/mm/transparent_hugepage/enabled
 cd /tmp
 echo GUEST-START
 sh /test.sh
@@ -73,7 +77,7 @@ mem=$((fast + slow))
 set +e
 timeout "$timeout" qemu-system-x86_64 -accel tcg -m "${mem}M" -smp 2 -nographic -no-reboot \
   -kernel "$kdir/vmlinuz" -initrd "$root.initrd" \
-  -append "console=ttyS0 quiet panic=-1 transparent_hugepage=never" \
+  -append "console=ttyS0 quiet panic=-1 transparent_hugepage=$thp" \
   -object memory-backend-ram,id=m0,size="${fast}M" -object memory-backend-ram,id=m1,size="${slow}M" \
   -numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,memdev=m1 \
   -machine hmat=on \

@@ -180,13 +180,19 @@ fn exit_code(s: std::process::ExitStatus) -> i32 {
     }
 }
 
-/// `thermocline torture --pid P --moves N`.
-pub fn torture_cmd(pid: i32, moves: u64, batch: usize, seed: u64) -> anyhow::Result<()> {
-    let t = thermocline_live::torture::torture(pid, moves, batch, seed)
+/// `thermocline torture --pid P --moves N [--no-page-out]`.
+pub fn torture_cmd(
+    pid: i32,
+    moves: u64,
+    batch: usize,
+    seed: u64,
+    page_out: bool,
+) -> anyhow::Result<()> {
+    let t = thermocline_live::torture::torture(pid, moves, batch, seed, page_out)
         .with_context(|| format!("torturing process {pid}"))?;
     println!(
-        "torture: {} migrations and {} page-outs of process {pid} in {} rounds ({} refused by the kernel: {} busy, {} no memory)",
-        t.migrations, t.pageouts, t.rounds, t.failed, t.busy, t.nomem
+        "torture: {} migrations ({} bytes) and {} page-outs of process {pid} in {} rounds ({} refused by the kernel: {} busy, {} no memory)",
+        t.migrations, t.migrated_bytes, t.pageouts, t.rounds, t.failed, t.busy, t.nomem
     );
     Ok(())
 }

@@ -93,6 +93,9 @@ enum Cmd {
         /// The seed of the random choices.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Move between NUMA nodes only (no page-outs, which split THPs).
+        #[arg(long)]
+        no_page_out: bool,
     },
     /// Draw accesses over time x address as a PNG (like damo's report heatmap).
     Heatmap {
@@ -724,7 +727,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             moves,
             batch,
             seed,
-        } => live::torture_cmd(pid, moves, batch.max(1), seed)?,
+            no_page_out,
+        } => live::torture_cmd(pid, moves, batch.max(1), seed, !no_page_out)?,
         Cmd::Daemon { config, pid } => {
             let code = live::daemon_cmd(&config, pid)?;
             if code != 0 {

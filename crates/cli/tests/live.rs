@@ -23,10 +23,16 @@ fn root() -> PathBuf {
 /// Boots the guest with the thermocline binary and `files`, runs `script`
 /// (a file of tests/live/), returns its console and exit code.
 fn guest(script: &str, files: &[&str], slow_mib: u32) -> (i32, String) {
+    guest_with(script, files, slow_mib, &[])
+}
+
+/// [`guest`] with more options of guest.sh (`-H`: THP always).
+fn guest_with(script: &str, files: &[&str], slow_mib: u32, opts: &[&str]) -> (i32, String) {
     let _one = ONE_GUEST.lock().unwrap_or_else(|e| e.into_inner());
     let mut cmd = Command::new("bash");
     cmd.arg(root().join("tools/live/guest.sh"))
         .args(["-t", "400", "-s", &slow_mib.to_string()])
+        .args(opts)
         .args(["-b", env!("CARGO_BIN_EXE_thermocline")]);
     for f in files {
         cmd.arg("-f").arg(root().join(f));
@@ -536,4 +542,48 @@ fn ambix_keeps_the_written_region_in_dram_on_a_real_process() {
     assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
     let out = section(&console, "OUT");
     assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}
+
+#[test]
+fn thps_are_moved_whole_and_stay_thps() {
+    let (code, console) = guest_with("thp.sh", &[], 384, &["-H"]);
+    assert_eq!(code, 0, "{console}");
+    assert!(console.contains("THP=[always]"), "{console}");
+    let before = value_after(&console, "HUGE-BEFORE-KB=");
+    assert!(
+        before >= 4096,
+        "masim's regions are THPs to begin with:\n{console}"
+    );
+    assert_eq!(value_after(&console, "TORTURE-EXIT="), 0, "{console}");
+    let line = console
+        .lines()
+        .find(|l| l.starts_with("torture: "))
+        .unwrap_or_else(|| panic!("no torture line:\n{console}"));
+    eprintln!("{line}");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let migrations: u64 = words[1].parse().unwrap();
+    let bytes: u64 = words[3].trim_start_matches('(').parse().unwrap();
+    assert!(migrations >= 100, "{line}");
+    // THPs moved as 2 MiB units (a base page is 4 KiB)
+    assert!(bytes > migrations * 4096, "{line}");
+    // the kernel migrated THPs whole, and our moves did not split them
+    assert!(value_after(&console, "THP-MIGRATED=") > 0, "{console}");
+    let after = value_after(&console, "HUGE-AFTER-KB=");
+    assert!(after > 0, "no THP left after the moves:\n{console}");
+    eprintln!(
+        "AnonHugePages {before} kB -> {after} kB, split_pmd +{}",
+        value_after(&console, "THP-SPLIT-PMD=")
+    );
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let checks: Vec<&str> = console
+        .lines()
+        .filter(|l| l.starts_with("masim: verified"))
+        .collect();
+    assert_eq!(checks.len(), 2, "{console}");
+    assert!(
+        checks
+            .iter()
+            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
+        "{checks:?}"
+    );
 }

@@ -15,8 +15,10 @@ const MAX_IDLE_ROUNDS: u32 = 100;
 /// What a torture run did.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Tortured {
-    /// Pages moved between nodes.
+    /// Pages moved between nodes (a THP moved whole counts once).
     pub migrations: u64,
+    /// Bytes moved between nodes (a THP's 2 MiB, a page's 4 KiB).
+    pub migrated_bytes: u64,
     /// Pages paged out to swap.
     pub pageouts: u64,
     /// Pages the kernel refused to move (busy, no memory, ...).
@@ -32,17 +34,30 @@ pub struct Tortured {
 
 /// Moves batches of `batch` random resident pages of `pid` to a random
 /// other tier until `moves` pages have moved or the process exits.
-pub fn torture(pid: i32, moves: u64, batch: usize, seed: u64) -> Result<Tortured, LiveError> {
+/// `page_out`: the compressed tier is one of the tiers (else only NUMA
+/// nodes: moves that never split a THP).
+pub fn torture(
+    pid: i32,
+    moves: u64,
+    batch: usize,
+    seed: u64,
+    page_out: bool,
+) -> Result<Tortured, LiveError> {
     let mut b = LinuxBackend::new(
         TargetSpec::Pid(pid),
         LiveOptions {
             tiers: None,
-            compressed_tier: true,
+            compressed_tier: page_out,
             dry_run: false,
         },
     )?;
     let tiers = b.live_tiers().len() as u64;
-    let compressed = TierId((tiers - 1) as u8);
+    // no tier when there is no compressed one
+    let compressed = if page_out {
+        TierId((tiers - 1) as u8)
+    } else {
+        TierId(u8::MAX)
+    };
     let mut rng = Rng::derive(seed, "torture");
     let mut t = Tortured::default();
     // rounds in a row that found nothing to move (every page swapped out
@@ -59,7 +74,8 @@ pub fn torture(pid: i32, moves: u64, batch: usize, seed: u64) -> Result<Tortured
                 if tr.tier != to && tr.tier != compressed {
                     cand.push((r.asid, base));
                 }
-                va = base + 4096;
+                // past the page: a THP is one page of 2 MiB
+                va = base + tr.size.bytes();
             }
         }
         if cand.is_empty() {
@@ -83,6 +99,7 @@ pub fn torture(pid: i32, moves: u64, batch: usize, seed: u64) -> Result<Tortured
                     t.pageouts += r.pages;
                 } else {
                     t.migrations += r.pages;
+                    t.migrated_bytes += r.bytes;
                 }
                 t.failed += r.failed;
             }

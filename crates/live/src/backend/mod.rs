@@ -1124,7 +1124,13 @@ impl Backend for LinuxBackend {
 
     fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool> {
         let mut out = Vec::new();
-        if level != Level::Pte {
+        // a THP's leaf is its PMD: that level answers for it like Pte does
+        let leaf = level == Level::Pte
+            || (level == Level::Pmd
+                && self
+                    .state(asid, va & !(PAGE - 1))?
+                    .is_some_and(|s| s.huge()));
+        if !leaf {
             return Err(BackendError::Unsupported(Capability::AccessedUpper));
         }
         self.scan_accessed(asid, va & !(PAGE - 1), PAGE, clear, &mut out)?;
