@@ -20,7 +20,7 @@ M=$!
 while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
 echo HUGE-BEFORE-KB=$(huge $M)
 S0=$(vm thp_migration_success); P0=$(vm thp_split_pmd)
-thermocline torture --pid $M --moves 200 --batch 8 --no-page-out
+thermocline torture --pid $M --moves 1000 --batch 32 --no-page-out
 echo TORTURE-EXIT=$?
 echo HUGE-AFTER-KB=$(huge $M)
 echo THP-MIGRATED=$(( $(vm thp_migration_success) - S0 ))
