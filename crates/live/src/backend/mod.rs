@@ -45,9 +45,14 @@
 //! - **Allocation**: another process's mempolicy cannot be set; the
 //!   kernel's default (the local node, then the nearest) is accepted as
 //!   `PreferFast` when the fastest tier holds every node with CPUs.
+//! - **Transparent huge pages**: a page of a THP (PAGEMAP_SCAN's
+//!   PAGE_IS_HUGE, else kpageflags as root) translates as `PageSize::Huge`
+//!   and moves as one unit (one move_pages entry, 2 MiB of the quota);
+//!   `split_huge` writes debugfs's split_huge_pages, `collapse_huge` is
+//!   process_madvise(MADV_COLLAPSE), both behind `HugePages`, offered only
+//!   when probing both on the target works ([`crate::thp`]).
 //! - Not here: upper-level Accessed bits, TLB-miss counts, PEBS-like samples,
-//!   tier traffic counters, huge-page split/collapse, other allocation
-//!   policies: typed `Unsupported`.
+//!   tier traffic counters, other allocation policies: typed `Unsupported`.
 
 mod monitor;
 mod target;
