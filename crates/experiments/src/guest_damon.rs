@@ -26,10 +26,10 @@
 
 use crate::config::RunConfig;
 use crate::error::RunError;
-use crate::guest_run::{guest_sh, invalid, section};
+use crate::guest::{invalid, prepare, section, Prepared};
 use crate::report::{DamonSnapshot, DamonTrace, Report};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use thermocline_managers::telescope::Layout;
 
@@ -220,27 +220,14 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         "--sample-us {sample_us} --aggr-us {aggr_us} --min-regions {} --max-regions {}",
         p.min_regions, p.max_regions
     );
-    let workload = Path::new(&cfg.run.workload);
-    let text = std::fs::read_to_string(workload).map_err(|e| {
-        invalid(format!(
-            "the guest runs MASIM configs for real; {}: {e}",
-            workload.display()
-        ))
-    })?;
-    let masim = thermocline_workloads::masim::parse(&text, &cfg.run.workload)?;
-    let duration_s: f64 = masim
-        .phases
-        .iter()
-        .map(|p| p.duration_ms as f64 / 1e3)
-        .sum();
-    let guest_sh = guest_sh()?;
-    let exe = std::env::current_exe().map_err(|e| invalid(e.to_string()))?;
-    let dir = std::env::temp_dir().join(format!("thermocline-guest-damon-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| invalid(format!("{}: {e}", dir.display())))?;
-    let cfg_name = workload
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "workload.cfg".into());
+    let Prepared {
+        text,
+        duration_s,
+        guest_sh,
+        exe,
+        dir,
+        cfg_name,
+    } = prepare(cfg, "thermocline-guest-damon")?;
     let write = |name: &str, text: &str| {
         let p = dir.join(name);
         std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;

@@ -14,17 +14,14 @@
 //! aggregation interval (`reproduce live-damon`).
 
 use crate::config::RunConfig;
-use crate::error::{ConfigError, RunError};
+use crate::error::RunError;
+use crate::guest::{invalid, prepare, section, Prepared};
 use crate::report::{RegionTiers, Report};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Seconds before the workload's end at which placement is read back.
 const READ_BACK_BEFORE_END_S: f64 = 4.0;
-
-pub(crate) fn invalid(msg: impl Into<String>) -> RunError {
-    ConfigError::invalid("run.backend=guest", msg.into()).into()
-}
 
 /// The guest script: start the daemon on masim, read where masim's regions
 /// are shortly before it ends, then print the daemon's report.
@@ -47,79 +44,16 @@ echo LOG-BEGIN; tail -5 /tmp/daemon.log; echo LOG-END
     )
 }
 
-pub(crate) fn section<'a>(console: &'a str, name: &str) -> Option<&'a str> {
-    let begin = format!("{name}-BEGIN\n");
-    let a = console.find(&begin)? + begin.len();
-    let b = a + console[a..].find(&format!("{name}-END"))?;
-    Some(&console[a..b])
-}
-
-/// The guest script (tools/live/guest.sh, or `THERMOCLINE_GUEST_SH`),
-/// once QEMU and the guest's kernel are known to be there: without them,
-/// an error that names the scripts that install them (guest.sh would
-/// otherwise try to install them itself, as root, from the network).
-pub(crate) fn guest_sh() -> Result<PathBuf, RunError> {
-    let guest_sh = std::env::var_os("THERMOCLINE_GUEST_SH")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("tools/live/guest.sh"));
-    if !guest_sh.exists() {
-        return Err(invalid(format!(
-            "{} not found: run from the repository's root (or set THERMOCLINE_GUEST_SH)",
-            guest_sh.display()
-        )));
-    }
-    let on_path = |prog: &str| {
-        std::env::var_os("PATH")
-            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
-    };
-    if !on_path("qemu-system-x86_64") {
-        return Err(invalid(
-            "the guest needs QEMU, and qemu-system-x86_64 is not on PATH: install it (and busybox-static, cpio, xz) with tools/live/install-deps.sh, then the guest's kernel with tools/live/fetch-kernel.sh (both as root, Debian bookworm)",
-        ));
-    }
-    let kernel = std::env::var_os("THERMOCLINE_GUEST_KERNEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            guest_sh
-                .parent()
-                .unwrap_or(Path::new("."))
-                .join("../../target/live/kernel")
-        });
-    if !kernel.join("vmlinuz").is_file() {
-        return Err(invalid(format!(
-            "the guest's kernel is not at {}: fetch it with tools/live/fetch-kernel.sh (as root; it runs tools/live/install-deps.sh first), or point THERMOCLINE_GUEST_KERNEL at a directory holding vmlinuz and modules/",
-            kernel.join("vmlinuz").display()
-        )));
-    }
-    Ok(guest_sh)
-}
-
 /// Runs `cfg` in the guest.
 pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
-    if cfg.metrics.damon_regions {
-        return crate::guest_damon::run(cfg);
-    }
-    let workload = Path::new(&cfg.run.workload);
-    let text = std::fs::read_to_string(workload).map_err(|e| {
-        invalid(format!(
-            "the guest runs MASIM configs for real; {}: {e}",
-            workload.display()
-        ))
-    })?;
-    let masim = thermocline_workloads::masim::parse(&text, &cfg.run.workload)?;
-    let duration_s: f64 = masim
-        .phases
-        .iter()
-        .map(|p| p.duration_ms as f64 / 1e3)
-        .sum();
-    let guest_sh = guest_sh()?;
-    let exe = std::env::current_exe().map_err(|e| invalid(e.to_string()))?;
-    let dir = std::env::temp_dir().join(format!("thermocline-guest-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| invalid(format!("{}: {e}", dir.display())))?;
-    let cfg_name = workload
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "workload.cfg".into());
+    let Prepared {
+        text,
+        duration_s,
+        guest_sh,
+        exe,
+        dir,
+        cfg_name,
+    } = prepare(cfg, "thermocline-guest")?;
     let mut daemon = toml::Table::new();
     let mut target = toml::Table::new();
     target.insert(

@@ -22,6 +22,7 @@ mod driver;
 mod error;
 mod exact_driver;
 pub mod groundtruth;
+mod guest;
 mod guest_damon;
 mod guest_run;
 pub mod heatmap;

@@ -30,7 +30,11 @@ pub fn run(cfg: &RunConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Report
         // workload runs on the wall clock: it has the machine to itself,
         // or simulated runs beside it would slow it down.
         let _alone = MACHINE.write().unwrap_or_else(|e| e.into_inner());
-        return crate::guest_run::run(cfg);
+        return if cfg.metrics.damon_regions {
+            crate::guest_damon::run(cfg)
+        } else {
+            crate::guest_run::run(cfg)
+        };
     }
     let _shared = MACHINE.read().unwrap_or_else(|e| e.into_inner());
     run_with(cfg, progress, &mut NoObserver, &mut |_, _| {})

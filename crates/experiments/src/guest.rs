@@ -1,0 +1,108 @@
+//! What the two kinds of guest run share (`run.backend = "guest"`:
+//! guest_run.rs runs the daemon on masim, guest_damon.rs the kernel's own
+//! DAMON): the guest script's checks, the MASIM config read once, the
+//! console's sections, the error every guest failure becomes.
+
+use crate::config::RunConfig;
+use crate::error::{ConfigError, RunError};
+use std::path::{Path, PathBuf};
+
+pub(crate) fn invalid(msg: impl Into<String>) -> RunError {
+    ConfigError::invalid("run.backend=guest", msg.into()).into()
+}
+
+pub(crate) fn section<'a>(console: &'a str, name: &str) -> Option<&'a str> {
+    let begin = format!("{name}-BEGIN\n");
+    let a = console.find(&begin)? + begin.len();
+    let b = a + console[a..].find(&format!("{name}-END"))?;
+    Some(&console[a..b])
+}
+
+/// The guest script (tools/live/guest.sh, or `THERMOCLINE_GUEST_SH`),
+/// once QEMU and the guest's kernel are known to be there: without them,
+/// an error that names the scripts that install them (guest.sh would
+/// otherwise try to install them itself, as root, from the network).
+pub(crate) fn guest_sh() -> Result<PathBuf, RunError> {
+    let guest_sh = std::env::var_os("THERMOCLINE_GUEST_SH")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("tools/live/guest.sh"));
+    if !guest_sh.exists() {
+        return Err(invalid(format!(
+            "{} not found: run from the repository's root (or set THERMOCLINE_GUEST_SH)",
+            guest_sh.display()
+        )));
+    }
+    let on_path = |prog: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(prog).is_file()))
+    };
+    if !on_path("qemu-system-x86_64") {
+        return Err(invalid(
+            "the guest needs QEMU, and qemu-system-x86_64 is not on PATH: install it (and busybox-static, cpio, xz) with tools/live/install-deps.sh, then the guest's kernel with tools/live/fetch-kernel.sh (both as root, Debian bookworm)",
+        ));
+    }
+    let kernel = std::env::var_os("THERMOCLINE_GUEST_KERNEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            guest_sh
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join("../../target/live/kernel")
+        });
+    if !kernel.join("vmlinuz").is_file() {
+        return Err(invalid(format!(
+            "the guest's kernel is not at {}: fetch it with tools/live/fetch-kernel.sh (as root; it runs tools/live/install-deps.sh first), or point THERMOCLINE_GUEST_KERNEL at a directory holding vmlinuz and modules/",
+            kernel.join("vmlinuz").display()
+        )));
+    }
+    Ok(guest_sh)
+}
+
+/// A guest run's inputs, read and checked before QEMU starts.
+pub(crate) struct Prepared {
+    /// The MASIM config's text, as the guest gets it.
+    pub text: String,
+    /// Its phases' total length (s).
+    pub duration_s: f64,
+    /// tools/live/guest.sh.
+    pub guest_sh: PathBuf,
+    /// This binary, which the guest runs.
+    pub exe: PathBuf,
+    /// A directory for the files given to the guest.
+    pub dir: PathBuf,
+    /// The config's file name in the guest's /files.
+    pub cfg_name: String,
+}
+
+/// Reads and checks what a guest run needs; `tag` names its directory.
+pub(crate) fn prepare(cfg: &RunConfig, tag: &str) -> Result<Prepared, RunError> {
+    let workload = Path::new(&cfg.run.workload);
+    let text = std::fs::read_to_string(workload).map_err(|e| {
+        invalid(format!(
+            "the guest runs MASIM configs for real; {}: {e}",
+            workload.display()
+        ))
+    })?;
+    let masim = thermocline_workloads::masim::parse(&text, &cfg.run.workload)?;
+    let duration_s: f64 = masim
+        .phases
+        .iter()
+        .map(|p| p.duration_ms as f64 / 1e3)
+        .sum();
+    let guest_sh = guest_sh()?;
+    let exe = std::env::current_exe().map_err(|e| invalid(e.to_string()))?;
+    let dir = std::env::temp_dir().join(format!("{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| invalid(format!("{}: {e}", dir.display())))?;
+    let cfg_name = workload
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "workload.cfg".into());
+    Ok(Prepared {
+        text,
+        duration_s,
+        guest_sh,
+        exe,
+        dir,
+        cfg_name,
+    })
+}
