@@ -317,18 +317,24 @@ fn locate(file: Option<(&str, &str)>, sets: &[String], e: &toml::de::Error) -> C
         };
     }
     match file {
-        Some((path, text)) => match line_setting(text, &key) {
-            Some(line) => ConfigError::AtLine {
-                file: path.to_string(),
-                line,
-                msg,
-            },
-            None => ConfigError::InFile {
-                file: path.to_string(),
-                msg,
-            },
-        },
+        Some((path, text)) => at_setting(path, text, &key, msg),
         None => ConfigError::invalid(key, msg),
+    }
+}
+
+/// An error about `key` of the file `path` (holding `text`): at the line
+/// that sets it, else about the file.
+pub(crate) fn at_setting(path: &str, text: &str, key: &str, msg: String) -> ConfigError {
+    match line_setting(text, key) {
+        Some(line) => ConfigError::AtLine {
+            file: path.to_string(),
+            line,
+            msg,
+        },
+        None => ConfigError::InFile {
+            file: path.to_string(),
+            msg,
+        },
     }
 }
 
@@ -356,7 +362,7 @@ fn offending_key(e: &toml::de::Error) -> Option<String> {
 }
 
 /// The line of a TOML text that sets dotted `key` (or opens its table).
-pub(crate) fn line_setting(text: &str, key: &str) -> Option<usize> {
+fn line_setting(text: &str, key: &str) -> Option<usize> {
     let clean = |k: &str| {
         k.split('.')
             .map(|p| p.trim().trim_matches('"').trim_matches('\''))

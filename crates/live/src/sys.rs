@@ -139,37 +139,29 @@ pub fn signal(pid: i32, sig: i32) -> io::Result<()> {
     }
 }
 
-/// CPU time this process has used, in ns (what the daemon reports as
-/// its own cost).
-pub fn process_cpu_ns() -> u64 {
+/// A clock's reading in ns, `None` if the kernel refused.
+fn clock_ns(clock: libc::clockid_t) -> Option<u64> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes one timespec into `ts`, which lives
     // across the call.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    if r != 0 {
-        return 0;
-    }
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    let r = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// CPU time this process has used, in ns (what the daemon reports as
+/// its own cost).
+pub fn process_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_PROCESS_CPUTIME_ID).unwrap_or(0)
 }
 
 /// CLOCK_MONOTONIC in seconds: a clock every process of the host reads
 /// alike (and the trace clock `mono`), to line up what separate processes
 /// timed (masim's phases, damon-record's snapshots, DAMON's trace events).
 pub fn monotonic_s() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec into `ts`, which lives
-    // across the call.
-    let r = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    if r != 0 {
-        return 0.0;
-    }
-    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+    clock_ns(libc::CLOCK_MONOTONIC).map_or(0.0, |ns| ns as f64 / 1e9)
 }
 
 /// `PAGEMAP_SCAN`'s page categories (linux/fs.h, Linux >= 6.7).

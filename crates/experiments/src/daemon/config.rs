@@ -268,19 +268,12 @@ pub fn exec_config(
                     let msg = format!(
                         "[target] {key} is not for `thermocline exec`: the command after `--` is its target (only settle_s may be set in [target])"
                     );
-                    return Err(
-                        match crate::config::line_setting(text, &format!("target.{key}")) {
-                            Some(line) => ConfigError::AtLine {
-                                file: path.to_string(),
-                                line,
-                                msg,
-                            },
-                            None => ConfigError::InFile {
-                                file: path.to_string(),
-                                msg,
-                            },
-                        },
-                    );
+                    return Err(crate::config::at_setting(
+                        path,
+                        text,
+                        &format!("target.{key}"),
+                        msg,
+                    ));
                 }
             }
             cfg
