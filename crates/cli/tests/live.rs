@@ -364,6 +364,48 @@ fn exec_tiers_its_command_passes_its_exit_code_on_and_monitor_sees_the_hot_regio
     assert!(hw > cw, "{view}");
     let text = section(&console, "MONITOR-TEXT");
     assert!(text.contains("; heat: "), "{text}");
+
+    // the placement baselines, on a command started under their policy:
+    // where the kernel put the region's pages
+    for (m, policy, fast_share) in [
+        ("interleave", "interleave:0,1", 0.35..=0.65),
+        ("all-slow", "prefer:1", 0.0..=0.1),
+        ("first-touch", "default", 0.9..=1.0),
+    ] {
+        let base = format!("BASE-{m}");
+        assert_eq!(
+            value_after(&console, &format!("{base}-EXIT=")),
+            0,
+            "{console}"
+        );
+        let log = section(&console, &format!("{base}-LOG"));
+        assert!(
+            log.contains(&format!("\"mempolicy\":\"{policy}\"")),
+            "{log}"
+        );
+        assert!(log.contains(", 0 corrupted bytes, 0 lost writes"), "{log}");
+        let place = json(section(&console, &base));
+        let r = &place["target"]["ranges"][0];
+        let (fast, slow) = (pages_on(r, 0), pages_on(r, 1));
+        let share = fast as f64 / (fast + slow).max(1) as f64;
+        eprintln!("{m}: {fast} pages on node 0, {slow} on node 1");
+        assert_eq!(fast + slow, range_pages(r), "{place}");
+        assert!(
+            fast_share.contains(&share),
+            "{m}: {share:.2} on node 0\n{place}"
+        );
+    }
+    // refused, with the reason: a policy the kernel lacks, and a policy
+    // for a process that is already running
+    assert_eq!(value_after(&console, "RANDOM-EXIT="), 2, "{console}");
+    let random = section(&console, "RANDOM");
+    assert!(
+        random.contains("no kernel memory policy places pages at random"),
+        "{random}"
+    );
+    assert_eq!(value_after(&console, "PIDPOLICY-EXIT="), 2, "{console}");
+    let pid = section(&console, "PIDPOLICY");
+    assert!(pid.contains("cannot be set from outside"), "{pid}");
 }
 
 /// The 4 KiB pages of a range `thermocline probe --range` read.

@@ -16,6 +16,7 @@ pub use error::LiveError;
 pub mod backend;
 pub mod damon;
 pub mod host_tiering;
+pub mod launch;
 pub mod numa;
 pub mod pagemap;
 pub mod pages;

@@ -49,6 +49,7 @@ pub fn torture(
             tiers: None,
             compressed_tier: page_out,
             dry_run: false,
+            ..Default::default()
         },
     )?;
     let tiers = b.live_tiers().len() as u64;

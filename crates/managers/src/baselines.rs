@@ -18,6 +18,14 @@ pub(crate) fn set_all(b: &mut dyn Backend, policy: MemPolicy) -> Result<(), Back
     Ok(())
 }
 
+/// Sets a baseline's [`Manager::launch_policy`] for every address space.
+fn start_under(m: &dyn Manager, b: &mut dyn Backend) -> Result<(), BackendError> {
+    match m.launch_policy(b.tiers().len()) {
+        Some(p) => set_all(b, p),
+        None => Ok(()),
+    }
+}
+
 /// Every page in the fast tier. Unless the user says otherwise its fast tier
 /// holds the whole footprint, so it is the ideal machine and its slowdown is 0.
 #[derive(Debug, Default, Deserialize)]
@@ -31,8 +39,11 @@ impl Manager for AllFast {
     fn default_fast_capacity(&self) -> Option<CapacitySpec> {
         Some(CapacitySpec::PercentOfFootprint(100.0))
     }
+    fn launch_policy(&self, _tiers: usize) -> Option<MemPolicy> {
+        Some(MemPolicy::Bind { tier: TierId::FAST })
+    }
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        set_all(b, MemPolicy::Bind { tier: TierId::FAST })
+        start_under(self, b)
     }
 }
 
@@ -45,9 +56,13 @@ impl Manager for AllSlow {
     fn name(&self) -> &'static str {
         "all-slow"
     }
+    fn launch_policy(&self, tiers: usize) -> Option<MemPolicy> {
+        Some(MemPolicy::Bind {
+            tier: TierId(tiers.saturating_sub(1) as u8),
+        })
+    }
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        let slowest = TierId(b.tiers().len().saturating_sub(1) as u8);
-        set_all(b, MemPolicy::Bind { tier: slowest })
+        start_under(self, b)
     }
 }
 
@@ -61,8 +76,11 @@ impl Manager for FirstTouch {
     fn name(&self) -> &'static str {
         "first-touch"
     }
+    fn launch_policy(&self, _tiers: usize) -> Option<MemPolicy> {
+        Some(MemPolicy::PreferFast)
+    }
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        set_all(b, MemPolicy::PreferFast)
+        start_under(self, b)
     }
 }
 
@@ -75,8 +93,11 @@ impl Manager for Interleave {
     fn name(&self) -> &'static str {
         "interleave"
     }
+    fn launch_policy(&self, _tiers: usize) -> Option<MemPolicy> {
+        Some(MemPolicy::Interleave)
+    }
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        set_all(b, MemPolicy::Interleave)
+        start_under(self, b)
     }
 }
 
@@ -101,12 +122,12 @@ impl Manager for Random {
     fn name(&self) -> &'static str {
         "random"
     }
+    fn launch_policy(&self, _tiers: usize) -> Option<MemPolicy> {
+        Some(MemPolicy::Random {
+            fast_probability: self.fast_probability,
+        })
+    }
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        set_all(
-            b,
-            MemPolicy::Random {
-                fast_probability: self.fast_probability,
-            },
-        )
+        start_under(self, b)
     }
 }

@@ -24,7 +24,7 @@ pub mod registry;
 pub mod telescope;
 pub mod thermostat;
 
-use thermocline_backend::{Backend, BackendError};
+use thermocline_backend::{Backend, BackendError, MemPolicy};
 use thermocline_vocab::{Asid, CapacitySpec};
 
 /// Virtual ranges a manager believes hot, for precision and recall.
@@ -63,6 +63,16 @@ pub trait Manager {
     /// end of the run); none by default.
     fn notes(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The allocation policy every address space starts under, for a
+    /// manager whose placement is only that (the baselines); `None` for the
+    /// others; `tiers` is the number of tiers. A live host cannot set a
+    /// running process's policy, so a command thermocline starts is started
+    /// under this one.
+    fn launch_policy(&self, tiers: usize) -> Option<MemPolicy> {
+        let _ = tiers;
+        None
     }
 
     /// Called once before the first access: set allocation policies, start

@@ -44,3 +44,32 @@ while ! grep -q '"event":"attached"' /tmp/fwd.log; do sleep 0.2; done
 kill -TERM $F
 wait $F; echo FORWARD-EXIT=$?
 echo FORWARD-BEGIN; grep '"event":"forwarded"' /tmp/fwd.log; echo FORWARD-END
+# the placement baselines run on a command exec starts, under the kernel
+# policy that gives theirs (set between fork and execve); a running
+# process's policy cannot be set, so the daemon refuses them on a pid
+cat > /tmp/b.cfg <<'CFG'
+data, 8388608
+
+read
+4000
+data, 0, 4096, 1
+CFG
+for m in interleave all-slow first-touch; do
+  # a file per manager: the wait below must not read the last one's
+  thermocline exec --manager $m -- thermocline masim /tmp/b.cfg > /tmp/b-$m.out 2> /tmp/b-$m.log &
+  B=$!
+  while ! grep -q "regions ready" /tmp/b-$m.out 2> /dev/null; do sleep 0.2; done
+  P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/b-$m.out)
+  R=$(sed -n 's/^masim: region data at //p' /tmp/b-$m.out)
+  echo BASE-$m-BEGIN; thermocline probe --pid "$P" --range "$R" --json; echo BASE-$m-END
+  wait $B; echo BASE-$m-EXIT=$?
+  echo BASE-$m-LOG-BEGIN; grep -E '"event":"started"' /tmp/b-$m.log; tail -1 /tmp/b-$m.out; echo BASE-$m-LOG-END
+done
+thermocline exec --manager random -- true 2> /tmp/r.err; echo RANDOM-EXIT=$?
+echo RANDOM-BEGIN; cat /tmp/r.err; echo RANDOM-END
+sleep 30 &
+S=$!
+printf '[manager]\nname = "interleave"\n[target]\npid = %s\nsettle_s = 0\n' $S > /tmp/p.toml
+thermocline daemon --config /tmp/p.toml 2> /tmp/p.err; echo PIDPOLICY-EXIT=$?
+kill $S
+echo PIDPOLICY-BEGIN; cat /tmp/p.err; echo PIDPOLICY-END

@@ -21,7 +21,9 @@ use std::process::{Child, Command, ExitStatus};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+use thermocline_backend::MemPolicy;
 use thermocline_live::backend::{LinuxBackend, LiveOptions, LiveTier, TargetSpec};
+use thermocline_live::launch::{self, KernelPolicy};
 use thermocline_live::LiveError;
 
 /// The signals' flags, set by the binary's handlers.
@@ -177,21 +179,61 @@ pub fn check_tiering(cfg: &DaemonConfig) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Starts `cmd` in `dir` (`what` names the setting in errors).
-fn spawn(cmd: &[String], dir: &Path, start: Instant, what: &str) -> Result<Child, RunError> {
+/// The allocation policy a command started for `cfg` starts under: the
+/// manager's [`launch_policy`](thermocline_managers::Manager::launch_policy)
+/// (the baselines'), and the kernel policy that gives it on this host's
+/// tiers; `(None, None)` for the other managers. Also checks the manager's
+/// parameters. A policy the kernel cannot give is an error.
+fn launch_policy(
+    cfg: &DaemonConfig,
+) -> Result<(Option<MemPolicy>, Option<KernelPolicy>), RunError> {
+    let name = &cfg.manager.name;
+    let manager =
+        thermocline_managers::registry::build(name, cfg.manager.params.clone(), cfg.manager.seed)
+            .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
+    let tiers = live_options(cfg, None)
+        .resolve_tiers()
+        .map_err(|e| live_error("[tiers]", e))?;
+    let Some(policy) = manager.launch_policy(tiers.len()) else {
+        return Ok((None, None));
+    };
+    let fast_has_cpus =
+        thermocline_live::backend::fast_has_cpus(&tiers).map_err(|e| live_error("[tiers]", e))?;
+    let kernel = launch::kernel_policy(policy, &tiers, fast_has_cpus).map_err(|e| {
+        ConfigError::invalid(
+            "[manager]",
+            format!("{name} places pages by the policy a command starts under ({policy:?}), which cannot run here: {e}"),
+        )
+    })?;
+    Ok((Some(policy), kernel))
+}
+
+/// Starts `cmd` in `dir` under `policy` (`what` names the setting in
+/// errors).
+fn spawn(
+    cmd: &[String],
+    dir: &Path,
+    policy: Option<KernelPolicy>,
+    start: Instant,
+    what: &str,
+) -> Result<Child, RunError> {
     let Some((prog, args)) = cmd.split_first() else {
         return Err(ConfigError::invalid(what, "an empty command").into());
     };
-    let c = Command::new(prog)
-        .args(args)
-        .current_dir(dir)
+    let mut command = Command::new(prog);
+    command.args(args).current_dir(dir);
+    let c = launch::under(command, policy)
         .spawn()
         .map_err(|e| ConfigError::invalid(what, format!("{prog}: {e}")))?;
     log(
         start,
         "info",
         "started",
-        serde_json::json!({"pid": c.id(), "command": cmd}),
+        serde_json::json!({
+            "pid": c.id(),
+            "command": cmd,
+            "mempolicy": policy.map_or("default".to_string(), |p| p.describe()),
+        }),
     );
     Ok(c)
 }
@@ -214,6 +256,7 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
     }
     check_tiering(&cfg)?;
     let mut child: Option<Child> = None;
+    let mut launched = None;
     let spec = match (&cfg.target.pid, &cfg.target.cgroup, &cfg.target.exec) {
         (Some(pid), _, _) => TargetSpec::Pid(*pid),
         (_, Some(dir), _) => TargetSpec::Cgroup(dir.into()),
@@ -224,9 +267,11 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            let c = spawn(cmd, dir, start, "[target] exec")?;
+            let (policy, kernel) = launch_policy(&cfg)?;
+            let c = spawn(cmd, dir, kernel, start, "[target] exec")?;
             let pid = c.id() as i32;
             child = Some(c);
+            launched = policy;
             TargetSpec::Pid(pid)
         }
         _ => {
@@ -243,7 +288,11 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
             c
         })
     };
-    let result = serve(&mut cfg, &spec, &flags, start, &mut reload, path);
+    let target = Target {
+        spec,
+        launched_under: launched,
+    };
+    let result = serve(&mut cfg, &target, &flags, start, &mut reload, path);
     // a command the daemon started is stopped with it, never orphaned
     let child_status = child.map(|mut c| {
         if matches!(c.try_wait(), Ok(None)) {
@@ -285,14 +334,9 @@ pub fn exec(
     source: &str,
 ) -> Result<ExecOutcome, RunError> {
     let start = Instant::now();
-    thermocline_managers::registry::build(
-        &cfg.manager.name,
-        cfg.manager.params.clone(),
-        cfg.manager.seed,
-    )
-    .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
     check_tiering(&cfg)?;
-    let mut child = spawn(cmd, Path::new("."), start, "exec")?;
+    let (policy, kernel) = launch_policy(&cfg)?;
+    let mut child = spawn(cmd, Path::new("."), kernel, start, "exec")?;
     let pid = child.id() as i32;
     // While the run loop has the main thread, a watcher sends the signals
     // on. The command is reaped only after the watcher has stopped, so the
@@ -307,14 +351,11 @@ pub fn exec(
             }
         })
     };
-    let result = serve(
-        &mut cfg,
-        &TargetSpec::Pid(pid),
-        &flags,
-        start,
-        reload,
-        source,
-    );
+    let target = Target {
+        spec: TargetSpec::Pid(pid),
+        launched_under: policy,
+    };
+    let result = serve(&mut cfg, &target, &flags, start, reload, source);
     done.store(true, Ordering::Relaxed);
     let _ = watcher.join();
     let (report, ended) = match result {
@@ -411,12 +452,29 @@ fn write_report(cfg: &DaemonConfig, report: &Report) -> Result<(), RunError> {
     Ok(())
 }
 
-/// Serves metrics and runs the manager on `spec` until the run ends for
+/// What the daemon tiers: its processes, and the allocation policy the
+/// command was started under when the daemon started it.
+struct Target {
+    spec: TargetSpec,
+    launched_under: Option<MemPolicy>,
+}
+
+/// The live backend's options for `cfg`.
+fn live_options(cfg: &DaemonConfig, launched_under: Option<MemPolicy>) -> LiveOptions {
+    LiveOptions {
+        tiers: tiers_of(cfg),
+        compressed_tier: cfg.tiers.compressed,
+        dry_run: cfg.daemon.dry_run,
+        launched_under,
+    }
+}
+
+/// Serves metrics and runs the manager on `target` until the run ends for
 /// another reason than a reload; a reload re-reads the config with
 /// `reload` and starts the manager again.
 fn serve(
     cfg: &mut DaemonConfig,
-    spec: &TargetSpec,
+    target: &Target,
     flags: &Flags,
     start: Instant,
     reload: &mut Reloader,
@@ -435,10 +493,26 @@ fn serve(
         );
     }
     loop {
-        match run_once(cfg, spec, flags, &shared, start)? {
+        match run_once(cfg, target, flags, &shared, start)? {
             (_, LiveEnd::Reload) => {
                 flags.reload.store(false, Ordering::Relaxed);
-                match reload(cfg) {
+                let reloaded = reload(cfg).and_then(|c| {
+                    // a started command keeps the policy it started under
+                    if target.launched_under.is_some()
+                        && launch_policy(&c)?.0 != target.launched_under
+                    {
+                        return Err(ConfigError::invalid(
+                            "[manager]",
+                            format!(
+                                "the command was started under {:?}, which a running process's policy cannot change from; restart to use {}",
+                                target.launched_under, c.manager.name
+                            ),
+                        )
+                        .into());
+                    }
+                    Ok(c)
+                });
+                match reloaded {
                     Ok(c) if c.target == cfg.target => {
                         log(
                             start,
@@ -518,16 +592,13 @@ fn measured_params(manager: &str, params: &mut toml::Table, start: Instant) {
 
 fn run_once(
     cfg: &DaemonConfig,
-    spec: &TargetSpec,
+    target: &Target,
     flags: &Flags,
     shared: &metrics::Shared,
     start: Instant,
 ) -> Result<(Report, LiveEnd), RunError> {
-    let opts = LiveOptions {
-        tiers: tiers_of(cfg),
-        compressed_tier: cfg.tiers.compressed,
-        dry_run: cfg.daemon.dry_run,
-    };
+    let spec = &target.spec;
+    let opts = live_options(cfg, target.launched_under);
     if let TargetSpec::Pid(pid) = spec {
         settle(*pid, cfg.target.settle_s.unwrap_or(1.0), start);
     }
@@ -550,6 +621,16 @@ fn run_once(
     let manager =
         thermocline_managers::registry::build(&cfg.manager.name, params.clone(), cfg.manager.seed)
             .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
+    if let Some(p) = manager.launch_policy(b.live_tiers().len()) {
+        if !b.policy_in_force(p) {
+            let name = &cfg.manager.name;
+            return Err(ConfigError::invalid(
+                "[manager]",
+                format!("{name} places pages only by the allocation policy a process starts under ({p:?}), and a running process's policy cannot be set from outside: start the command under it with `thermocline exec --manager {name} -- CMD` or `[target] exec`"),
+            )
+            .into());
+        }
+    }
     // the kernel's own tiering, set up now and undone when this is dropped
     let mut host = host::start(cfg, &params, &b, start)?;
     let vmstat_before = host::vmstat();

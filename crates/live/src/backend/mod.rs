@@ -87,7 +87,7 @@ pub struct LiveTier {
 }
 
 /// How the live backend was set up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct LiveOptions {
     /// The tiers, fastest first; `None`: the kernel's memory tiers.
     pub tiers: Option<Vec<LiveTier>>,
@@ -95,6 +95,10 @@ pub struct LiveOptions {
     pub compressed_tier: bool,
     /// Decide and log, move nothing.
     pub dry_run: bool,
+    /// The allocation policy the target command was started under, when
+    /// thermocline started it ([`crate::launch`]): the one policy
+    /// `set_policy` can grant besides the kernel's default.
+    pub launched_under: Option<MemPolicy>,
 }
 
 /// What the backend has done, for metrics and reports.
@@ -220,6 +224,9 @@ pub struct LinuxBackend {
     /// The fastest tier holds the nodes with CPUs (so the kernel's default
     /// allocation is PreferFast).
     fast_has_cpus: bool,
+    /// The policy the target command was started under, if thermocline
+    /// started it.
+    launched_under: Option<MemPolicy>,
     /// Pages paged out to sample them.
     sampled: HashMap<(Asid, u64), Sampled>,
     clear_dirty: Vec<Asid>,
@@ -241,23 +248,7 @@ impl LinuxBackend {
     /// the options, else the kernel's memory tiers, else one tier per node
     /// (nodes with CPUs first).
     pub fn new(spec: TargetSpec, opts: LiveOptions) -> std::result::Result<Self, LiveError> {
-        let mut tiers = match opts.tiers {
-            Some(t) => t,
-            None => default_tiers()?,
-        };
-        if opts.compressed_tier && !tiers.iter().any(|t| t.compressed) {
-            tiers.push(LiveTier {
-                name: "compressed".into(),
-                nodes: Vec::new(),
-                compressed: true,
-            });
-        }
-        if tiers.iter().filter(|t| !t.compressed).count() == 0 {
-            return Err(LiveError::Unsupported {
-                feature: "move-pages",
-                why: "no tier has a NUMA node".into(),
-            });
-        }
+        let tiers = opts.resolve_tiers()?;
         let mut node_tier = vec![None; 64];
         for (i, t) in tiers.iter().enumerate() {
             for &n in &t.nodes {
@@ -292,6 +283,7 @@ impl LinuxBackend {
             sampled: HashMap::new(),
             clear_dirty: Vec::new(),
             dry_run: opts.dry_run,
+            launched_under: opts.launched_under,
             dry_moves: HashMap::new(),
             budget: None,
             start: Instant::now(),
@@ -300,13 +292,7 @@ impl LinuxBackend {
             huge_unsupported: None,
         };
         b.caps = b.probe_caps();
-        let cpu_nodes: Vec<i32> = numa::nodes()?
-            .iter()
-            .filter(|n| !n.cpus.is_empty())
-            .map(|n| n.id)
-            .collect();
-        b.fast_has_cpus =
-            !cpu_nodes.is_empty() && cpu_nodes.iter().all(|n| b.tiers[0].nodes.contains(n));
+        b.fast_has_cpus = fast_has_cpus(&b.tiers)?;
         b.refresh()?;
         b.probe_huge();
         b.refresh_resident(true);
@@ -319,6 +305,18 @@ impl LinuxBackend {
             });
         }
         Ok(b)
+    }
+
+    /// Whether the target's pages are already allocated under `policy`:
+    /// another process's policy cannot be set, so only the one a command
+    /// was started under ([`crate::launch`]) and the kernel's default
+    /// (local node first, then the nearest: PreferFast when the fastest
+    /// tier holds the nodes with CPUs) are.
+    pub fn policy_in_force(&self, policy: MemPolicy) -> bool {
+        self.launched_under == Some(policy)
+            || (self.launched_under.is_none()
+                && policy == MemPolicy::PreferFast
+                && self.fast_has_cpus)
     }
 
     fn probe_caps(&self) -> Capabilities {
@@ -1012,6 +1010,45 @@ fn region_info(asid: Asid, m: &Mapping) -> RegionInfo {
     }
 }
 
+impl LiveOptions {
+    /// The tiers these options give: the configured ones, else the kernel's
+    /// memory tiers, else one per node; then the compressed tier if asked.
+    pub fn resolve_tiers(&self) -> std::result::Result<Vec<LiveTier>, LiveError> {
+        let mut tiers = match &self.tiers {
+            Some(t) => t.clone(),
+            None => default_tiers()?,
+        };
+        if self.compressed_tier && !tiers.iter().any(|t| t.compressed) {
+            tiers.push(LiveTier {
+                name: "compressed".into(),
+                nodes: Vec::new(),
+                compressed: true,
+            });
+        }
+        if tiers.iter().filter(|t| !t.compressed).count() == 0 {
+            return Err(LiveError::Unsupported {
+                feature: "move-pages",
+                why: "no tier has a NUMA node".into(),
+            });
+        }
+        Ok(tiers)
+    }
+}
+
+/// Whether the fastest of `tiers` holds every node with CPUs (so the
+/// kernel's default allocation is PreferFast).
+pub fn fast_has_cpus(tiers: &[LiveTier]) -> std::result::Result<bool, LiveError> {
+    let cpu_nodes: Vec<i32> = numa::nodes()?
+        .iter()
+        .filter(|n| !n.cpus.is_empty())
+        .map(|n| n.id)
+        .collect();
+    Ok(!cpu_nodes.is_empty()
+        && tiers
+            .first()
+            .is_some_and(|t| cpu_nodes.iter().all(|n| t.nodes.contains(n))))
+}
+
 /// The kernel's memory tiers, or one tier per node with CPU nodes first.
 pub fn default_tiers() -> std::result::Result<Vec<LiveTier>, LiveError> {
     let kt: Vec<Tier> = numa::kernel_tiers()?;
@@ -1527,12 +1564,10 @@ impl Backend for LinuxBackend {
     }
 
     fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<()> {
-        // Another process's mempolicy cannot be set; the kernel's default
-        // (local node first, then the nearest) is PreferFast when the
-        // fastest tier holds the nodes with CPUs.
-        match policy {
-            MemPolicy::PreferFast if self.fast_has_cpus => Ok(()),
-            _ => Err(BackendError::Unsupported(Capability::AllocPolicy)),
+        if self.policy_in_force(policy) {
+            Ok(())
+        } else {
+            Err(BackendError::Unsupported(Capability::AllocPolicy))
         }
     }
 
@@ -1591,6 +1626,7 @@ mod tests {
             tiers: None,
             compressed_tier: false,
             dry_run: true,
+            ..Default::default()
         };
         let mut b = LinuxBackend::new(TargetSpec::Pid(pid), opts).unwrap();
         b.refresh().unwrap();
@@ -1645,6 +1681,7 @@ mod tests {
             ]),
             compressed_tier: false,
             dry_run: true,
+            ..Default::default()
         };
         let pid = std::process::id() as i32;
         let mut b = LinuxBackend::new(TargetSpec::Pid(pid), opts).unwrap();

@@ -91,6 +91,9 @@ impl Manager for AdmDefault {
     fn name(&self) -> &'static str {
         "adm-default"
     }
+    fn launch_policy(&self, _tiers: usize) -> Option<MemPolicy> {
+        Some(MemPolicy::PreferFast)
+    }
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         set_all(b, MemPolicy::PreferFast)
     }
