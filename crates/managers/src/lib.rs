@@ -21,6 +21,7 @@ pub mod heteroos;
 pub mod kernel_tiering;
 pub mod memos;
 pub mod registry;
+pub mod schemes;
 pub mod telescope;
 pub mod thermostat;
 

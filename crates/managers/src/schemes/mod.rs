@@ -1,0 +1,371 @@
+//! Schemes: rules that turn a profile of regions (from any telemetry that
+//! reports regions with an access frequency and an age) into tiering
+//! actions, with DAMOS's semantics (Linux Documentation/mm/damon/design.rst,
+//! "Operation Schemes", and mm/damon/core.c as of 6.12): an access pattern,
+//! an action, a quota with priorities and goal tuning, watermarks and
+//! filters, and statistics per scheme.
+//!
+//! The engine is pure: it sees a profile, decides, and asks an
+//! [`Actuator`] to act, so that the same rules run over every telemetry
+//! and every backend, and a small reference model can test it.
+//!
+//! One deviation: the kernel resets a region's age when an action other
+//! than `stat` is applied to it; the engine reports the ranges it acted on
+//! ([`Engine::apply`]'s return) and leaves ages to the telemetry that keeps
+//! them.
+
+mod filter;
+mod quota;
+mod score;
+mod watermark;
+
+pub use filter::{passing, Filter, FilterKind, Traits};
+pub use quota::{feed_loop_next, goal_score, Goal, GoalMetric, Quota, QuotaState};
+pub use score::{Weights, MAX_SCORE};
+pub use watermark::{WatermarkMetric, WatermarkState, Watermarks};
+
+use thermocline_backend::BackendError;
+use thermocline_vocab::{Asid, TierId};
+
+/// The smallest unit the engine cuts a region at (DAMON_MIN_REGION).
+pub const MIN_REGION: u64 = 4096;
+
+/// One region of a profile: DAMON's `damon_region` with what the filters
+/// need.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Region {
+    /// Address space, page type, huge pages.
+    pub traits: Traits,
+    /// First byte.
+    pub start: u64,
+    /// One past the last.
+    pub end: u64,
+    /// Samples of the last aggregation that found it accessed.
+    pub nr_accesses: u32,
+    /// Aggregations its access frequency has stayed about the same.
+    pub age: u32,
+}
+
+impl Region {
+    /// Its size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.end - self.start
+    }
+}
+
+/// A profile: the regions (in address-space, then address order) of one
+/// aggregation, with the scale of their counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Profile<'a> {
+    /// The regions.
+    pub regions: &'a [Region],
+    /// The most `nr_accesses` can be (samples per aggregation).
+    pub max_nr_accesses: u32,
+    /// The aggregation interval (ns), the unit of `age`.
+    pub aggregation_ns: u64,
+}
+
+/// Which regions a scheme acts on: inclusive ranges of size, frequency and
+/// age.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    /// Bytes.
+    pub min_bytes: u64,
+    /// ...
+    pub max_bytes: u64,
+    /// Samples per aggregation that found the region accessed.
+    pub min_nr_accesses: u32,
+    /// ...
+    pub max_nr_accesses: u32,
+    /// Aggregation intervals.
+    pub min_age: u32,
+    /// ...
+    pub max_age: u32,
+}
+
+impl Default for Pattern {
+    fn default() -> Self {
+        Pattern {
+            min_bytes: 0,
+            max_bytes: u64::MAX,
+            min_nr_accesses: 0,
+            max_nr_accesses: u32::MAX,
+            min_age: 0,
+            max_age: u32::MAX,
+        }
+    }
+}
+
+impl Pattern {
+    /// Whether `r` matches.
+    pub fn matches(&self, r: &Region) -> bool {
+        (self.min_bytes..=self.max_bytes).contains(&r.bytes())
+            && (self.min_nr_accesses..=self.max_nr_accesses).contains(&r.nr_accesses)
+            && (self.min_age..=self.max_age).contains(&r.age)
+    }
+
+    /// Whether no region can ever match (a range with min > max).
+    pub fn never_matches(&self) -> bool {
+        self.min_bytes > self.max_bytes
+            || self.min_nr_accesses > self.max_nr_accesses
+            || self.min_age > self.max_age
+    }
+}
+
+/// What a scheme does to the regions it picks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Action {
+    /// Move to a faster tier.
+    MigrateHot(TierId),
+    /// Move to a slower tier.
+    MigrateCold(TierId),
+    /// Page out to the compressed or swap tier.
+    Pageout,
+    /// Collapse into huge pages.
+    Hugepage,
+    /// Split huge pages.
+    Nohugepage,
+    /// Nothing: count only.
+    #[default]
+    Stat,
+}
+
+impl Action {
+    /// The region's priority under this action when a quota binds: hot
+    /// regions first for a promotion, cold ones for a demotion or a
+    /// page-out, none for the others.
+    fn score(&self, r: &Region, p: &Profile, w: Weights) -> u32 {
+        let args = (r.nr_accesses, p.max_nr_accesses, r.age, p.aggregation_ns, w);
+        match self {
+            Action::MigrateHot(_) => score::hot(args.0, args.1, args.2, args.3, args.4),
+            Action::MigrateCold(_) | Action::Pageout => {
+                score::cold(args.0, args.1, args.2, args.3, args.4)
+            }
+            Action::Hugepage | Action::Nohugepage | Action::Stat => MAX_SCORE,
+        }
+    }
+}
+
+/// A rule: pattern, action, quota, watermarks, filters.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Scheme {
+    /// Which regions.
+    pub pattern: Pattern,
+    /// What to do.
+    pub action: Action,
+    /// How much per interval; the default limits nothing.
+    pub quota: Quota,
+    /// When it is active; the default: always.
+    pub watermarks: Watermarks,
+    /// Which memory beyond the pattern.
+    pub filters: Vec<Filter>,
+}
+
+/// What a scheme has done (DAMOS's per-scheme stats).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Regions the action was tried on.
+    pub nr_tried: u64,
+    /// ... their bytes.
+    pub sz_tried: u64,
+    /// Regions it changed something in.
+    pub nr_applied: u64,
+    /// ... the bytes changed.
+    pub sz_applied: u64,
+    /// Charge intervals that ended with the quota used up.
+    pub qt_exceeds: u64,
+}
+
+/// What applying an action did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Bytes changed (moved, paged out, collapsed, split).
+    pub bytes: u64,
+    /// Time it took (ns), charged to a time quota.
+    pub ns: u64,
+}
+
+/// What the engine acts through and measures with: a backend adapter, or
+/// a model in tests.
+pub trait Actuator {
+    /// Applies `action` to `[start, end)` of `asid`.
+    fn apply(
+        &mut self,
+        action: Action,
+        asid: Asid,
+        start: u64,
+        end: u64,
+    ) -> Result<Applied, BackendError>;
+    /// A goal's metric now.
+    fn goal_metric(&mut self, metric: GoalMetric) -> f64;
+    /// A watermark's metric now.
+    fn watermark_metric(&mut self, metric: WatermarkMetric) -> f64;
+}
+
+/// A scheme and where it stands.
+#[derive(Clone, Debug, PartialEq)]
+struct Running {
+    scheme: Scheme,
+    quota: QuotaState,
+    marks: WatermarkState,
+    stats: Stats,
+    /// Where the last charge interval stopped with its quota used up: the
+    /// next one starts after it, so that every region gets its turn.
+    charge_from: Option<(Asid, u64)>,
+}
+
+/// Runs schemes over profiles.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Engine {
+    running: Vec<Running>,
+}
+
+impl Engine {
+    /// An engine for `schemes`, applied in order.
+    pub fn new(schemes: Vec<Scheme>) -> Self {
+        Engine {
+            running: schemes
+                .into_iter()
+                .map(|scheme| Running {
+                    scheme,
+                    quota: QuotaState::default(),
+                    marks: WatermarkState::default(),
+                    stats: Stats::default(),
+                    charge_from: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Each scheme's statistics, in order.
+    pub fn stats(&self) -> Vec<Stats> {
+        self.running
+            .iter()
+            .map(|r| Stats {
+                qt_exceeds: r.quota.exceeded,
+                ..r.stats
+            })
+            .collect()
+    }
+
+    /// Each scheme's effective size quota in this charge interval (0:
+    /// unlimited).
+    pub fn effective_quotas(&self) -> Vec<u64> {
+        self.running.iter().map(|r| r.quota.esz).collect()
+    }
+
+    /// Applies every active scheme to `profile` at `now_ns`; returns the
+    /// ranges an action other than `stat` was applied to.
+    pub fn apply(
+        &mut self,
+        now_ns: u64,
+        profile: &Profile,
+        act: &mut dyn Actuator,
+    ) -> Result<Vec<(Asid, u64, u64)>, BackendError> {
+        let mut touched = Vec::new();
+        for run in &mut self.running {
+            run.apply(now_ns, profile, act, &mut touched)?;
+        }
+        Ok(touched)
+    }
+}
+
+impl Running {
+    fn apply(
+        &mut self,
+        now_ns: u64,
+        profile: &Profile,
+        act: &mut dyn Actuator,
+        touched: &mut Vec<(Asid, u64, u64)>,
+    ) -> Result<(), BackendError> {
+        let s = &self.scheme;
+        let metric = s.watermarks.metric;
+        if !self
+            .marks
+            .update(&s.watermarks, now_ns, &mut || act.watermark_metric(metric))
+        {
+            return Ok(());
+        }
+        let limited = s.quota.limits();
+        if limited {
+            self.quota
+                .roll(&s.quota, now_ns, &mut |m| act.goal_metric(m));
+            let w = s.quota.weights;
+            self.quota.set_min_score(
+                profile
+                    .regions
+                    .iter()
+                    .filter(|r| s.pattern.matches(r))
+                    .map(|r| (s.action.score(r, profile, w), r.bytes())),
+            );
+        }
+        let used_up = |q: &QuotaState| q.esz > 0 && q.charged >= q.esz;
+        if used_up(&self.quota) {
+            return Ok(());
+        }
+        let mut skipping = self.charge_from;
+        for r in profile.regions {
+            if used_up(&self.quota) {
+                return Ok(());
+            }
+            let mut start = r.start;
+            if let Some((asid, from)) = skipping {
+                if r.traits.asid != asid || r.end <= from {
+                    continue;
+                }
+                start = start.max(from);
+                skipping = None;
+                self.charge_from = None;
+            }
+            if !s.pattern.matches(r)
+                || (limited
+                    && self.quota.esz > 0
+                    && s.action.score(r, profile, s.quota.weights) < self.quota.min_score)
+            {
+                continue;
+            }
+            let mut end = r.end;
+            if self.quota.esz > 0 && self.quota.charged + (end - start) > self.quota.esz {
+                let room = (self.quota.esz - self.quota.charged) / MIN_REGION * MIN_REGION;
+                if room == 0 {
+                    self.stats.nr_tried += 1;
+                    continue;
+                }
+                end = start + room;
+            }
+            let pieces = passing(&s.filters, &r.traits, start, end);
+            if pieces.is_empty() {
+                continue;
+            }
+            let mut applied = Applied::default();
+            for &(a, b) in &pieces {
+                let got = act.apply(s.action, r.traits.asid, a, b)?;
+                applied.bytes += got.bytes;
+                applied.ns += got.ns;
+                if s.action != Action::Stat {
+                    touched.push((r.traits.asid, a, b));
+                }
+            }
+            let sz = end - start;
+            self.quota.charge(sz, applied.ns);
+            if used_up(&self.quota) {
+                self.charge_from = Some((r.traits.asid, end));
+            }
+            self.stats.nr_tried += 1;
+            self.stats.sz_tried += sz;
+            if applied.bytes > 0 {
+                self.stats.nr_applied += 1;
+                self.stats.sz_applied += applied.bytes;
+            }
+        }
+        if skipping.is_some() {
+            // the profile ended before the place the last interval stopped
+            // (its regions changed): start from the beginning next time
+            self.charge_from = None;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
