@@ -334,6 +334,13 @@ pub fn exec(
     source: &str,
 ) -> Result<ExecOutcome, RunError> {
     let start = Instant::now();
+    // the manager's parameters first, then the host, then the policy
+    thermocline_managers::registry::build(
+        &cfg.manager.name,
+        cfg.manager.params.clone(),
+        cfg.manager.seed,
+    )
+    .map_err(|e| ConfigError::invalid("[manager]", e.to_string()))?;
     check_tiering(&cfg)?;
     let (policy, kernel) = launch_policy(&cfg)?;
     let mut child = spawn(cmd, Path::new("."), kernel, start, "exec")?;
