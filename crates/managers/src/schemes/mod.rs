@@ -14,10 +14,15 @@
 //! ([`Engine::apply`]'s return) and leaves ages to the telemetry that keeps
 //! them.
 
+mod config;
 mod filter;
 mod quota;
+mod run;
 mod score;
 mod watermark;
+
+pub use config::{Configured, FilterParams, GoalParams, SchemeParams, WatermarkParams};
+pub use run::SchemeSet;
 
 pub use filter::{passing, Filter, FilterKind, Traits};
 pub use quota::{feed_loop_next, goal_score, Goal, GoalMetric, Quota, QuotaState};
@@ -246,6 +251,13 @@ impl Engine {
                 ..r.stats
             })
             .collect()
+    }
+
+    /// Replaces scheme `i`'s pattern (when the profile's scale changes).
+    pub fn set_pattern(&mut self, i: usize, pattern: Pattern) {
+        if let Some(r) = self.running.get_mut(i) {
+            r.scheme.pattern = pattern;
+        }
     }
 
     /// Each scheme's effective size quota in this charge interval (0:

@@ -21,6 +21,7 @@
 //! TLB; a batch's duration is the CPU time the backend charges for it.
 
 use super::{hot_set, Costs, Counted, Migration};
+use crate::schemes::{SchemeParams, SchemeSet};
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush};
@@ -40,6 +41,8 @@ pub struct LinearScanParams {
     pub extra_entry_ns: f64,
     /// Migration rules (off by default).
     pub migration: Migration,
+    /// Schemes acting on the profile (none by default).
+    pub schemes: Vec<SchemeParams>,
 }
 
 impl LinearScanParams {
@@ -60,6 +63,7 @@ impl Default for LinearScanParams {
             report_ms: 200.0,
             extra_entry_ns: 25.0,
             migration: Migration::default(),
+            schemes: Vec::new(),
         }
     }
 }
@@ -80,6 +84,7 @@ pub struct LinearScan {
     /// The last complete profile.
     profile: Vec<Counted>,
     costs: Costs,
+    schemes: SchemeSet,
     buf: Vec<u64>,
 }
 
@@ -101,6 +106,7 @@ impl LinearScan {
             current: Vec::new(),
             profile: Vec::new(),
             costs: Costs::default(),
+            schemes: SchemeSet::default(),
             buf: Vec::new(),
         }
     }
@@ -166,11 +172,17 @@ impl Manager for LinearScan {
     fn gauges(&self) -> Vec<(&'static str, f64)> {
         let mut g = self.costs.gauges();
         g.push(("passes_count", self.passes as f64));
+        g.extend(self.schemes.gauges());
         g
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.schemes.notes()
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.p.migration.start(b)?;
+        self.schemes = SchemeSet::start(&self.p.schemes, b)?;
         self.costs.ns_at_start = b.manager_ns();
         self.spans = b
             .regions()
@@ -208,6 +220,9 @@ impl Manager for LinearScan {
         }
         self.since_report_ns = 0.0;
         self.costs.migrated_bytes += self.p.migration.apply(b, &self.profile)?;
+        // a pass's count is whether it found the page accessed: at most 1
+        let aggregation_ns = (self.p.report_ms * 1e6) as u64;
+        self.costs.migrated_bytes += self.schemes.apply(b, &self.profile, 1.0, aggregation_ns)?;
         self.costs.update(b);
         Ok(Some(hot_set(&self.profile, 1.0)))
     }

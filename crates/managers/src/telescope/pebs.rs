@@ -22,6 +22,7 @@
 //! modelled (issue #20; telescope_claims.rs).
 
 use super::{hot_set, Costs, Counted, Migration};
+use crate::schemes::{SchemeParams, SchemeSet};
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -46,6 +47,8 @@ pub struct PebsParams {
     pub buffer: usize,
     /// Migration rules (off by default).
     pub migration: Migration,
+    /// Schemes acting on the profile (none by default).
+    pub schemes: Vec<SchemeParams>,
 }
 
 impl PebsParams {
@@ -68,6 +71,7 @@ impl Default for PebsParams {
             cpu_time_max_percent: 25.0,
             buffer: 4096,
             migration: Migration::default(),
+            schemes: Vec::new(),
         }
     }
 }
@@ -87,6 +91,7 @@ pub struct Pebs {
     samples: u64,
     dropped: u64,
     costs: Costs,
+    schemes: SchemeSet,
 }
 
 impl Pebs {
@@ -102,6 +107,7 @@ impl Pebs {
             samples: 0,
             dropped: 0,
             costs: Costs::default(),
+            schemes: SchemeSet::default(),
         }
     }
 
@@ -124,11 +130,17 @@ impl Manager for Pebs {
         g.push(("samples_count", self.samples as f64));
         g.push(("dropped_count", self.dropped as f64));
         g.push(("period", self.period as f64));
+        g.extend(self.schemes.gauges());
         g
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.schemes.notes()
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.p.migration.start(b)?;
+        self.schemes = SchemeSet::start(&self.p.schemes, b)?;
         self.costs.ns_at_start = b.manager_ns();
         b.set_sampling(Some(self.config()))
     }
@@ -177,6 +189,10 @@ impl Manager for Pebs {
             })
             .collect();
         self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
+        // samples have no ceiling: the window's busiest unit is the scale
+        let max = profile.iter().map(|c| c.count).fold(1.0, f64::max);
+        let aggregation_ns = (self.p.report_ms * 1e6) as u64;
+        self.costs.migrated_bytes += self.schemes.apply(b, &profile, max, aggregation_ns)?;
         self.costs.update(b);
         Ok(Some(hot_set(&profile, self.p.hot_min_samples)))
     }

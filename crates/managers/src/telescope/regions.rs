@@ -174,6 +174,7 @@
 //!   handles them.
 
 use super::{hot_set, Costs, Counted, Migration};
+use crate::schemes::{SchemeParams, SchemeSet};
 use crate::{HotSet, Manager, RegionCounts};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush, MonitorAttrs};
@@ -248,6 +249,8 @@ pub struct RegionSamplerParams {
     pub threshold_from_max: bool,
     /// Migration rules (off by default).
     pub migration: Migration,
+    /// Schemes acting on the profile (none by default).
+    pub schemes: Vec<SchemeParams>,
     /// With `layout = "paddr"`: one region over every tier's frames
     /// (as a user-given range would be) instead of the biggest tier's.
     pub paddr_all_tiers: bool,
@@ -270,6 +273,7 @@ impl Default for RegionSamplerParams {
             layout: Layout::Span,
             threshold_from_max: false,
             migration: Migration::default(),
+            schemes: Vec::new(),
             paddr_all_tiers: false,
             source: Source::Simulated,
         }
@@ -301,6 +305,7 @@ pub struct RegionSampler {
     last_nr_regions: usize,
     rng: Rng,
     costs: Costs,
+    schemes: SchemeSet,
     /// With `source = "kernel"`: the regions of the host's last profile.
     kernel_regions: usize,
     /// The regions and counts of the last aggregation, as reported.
@@ -323,6 +328,7 @@ impl RegionSampler {
             samples_done: 0,
             last_nr_regions: 0,
             costs: Costs::default(),
+            schemes: SchemeSet::default(),
             kernel_regions: 0,
             last_window: Vec::new(),
         }
@@ -644,6 +650,12 @@ impl RegionSampler {
             .collect();
         let hot = hot_set(&profile, self.p.hot_min_accesses);
         self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
+        self.costs.migrated_bytes += self.schemes.apply(
+            b,
+            &profile,
+            f64::from(self.samples_per_window),
+            (self.p.aggregate_ms * 1e6) as u64,
+        )?;
         self.costs.update(b);
         Ok(hot)
     }
@@ -673,7 +685,12 @@ impl Manager for RegionSampler {
             Source::Kernel => self.kernel_regions,
         };
         g.push(("regions", regions as f64));
+        g.extend(self.schemes.gauges());
         g
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.schemes.notes()
     }
 
     /// The regions as the last window reported them: after the merge, and
@@ -690,6 +707,7 @@ impl Manager for RegionSampler {
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         self.p.migration.start(b)?;
+        self.schemes = SchemeSet::start(&self.p.schemes, b)?;
         self.costs.ns_at_start = b.manager_ns();
         let Some(first) = b.regions().first() else {
             return Ok(());
@@ -783,6 +801,12 @@ impl Manager for RegionSampler {
                 hot_set(&profile, self.p.hot_min_accesses)
             });
             self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
+            self.costs.migrated_bytes += self.schemes.apply(
+                b,
+                &profile,
+                f64::from(self.samples_per_window),
+                (self.p.aggregate_ms * 1e6) as u64,
+            )?;
             for r in &mut self.regions {
                 r.last_nr_accesses = r.nr_accesses;
                 r.nr_accesses = 0;

@@ -1,0 +1,336 @@
+//! Schemes over a telemetry technique's profile on a backend: the ages the
+//! engine needs (DAMON's rule, kept here for every technique), the scale of
+//! each technique's counts, and the actions and metrics as backend calls.
+
+use super::config::{Configured, SchemeParams};
+use super::{
+    Action, Actuator, Applied, Engine, GoalMetric, Profile, Region, Stats, Traits, WatermarkMetric,
+};
+use crate::telescope::Counted;
+use thermocline_backend::{Backend, BackendError, Capability};
+use thermocline_vocab::{Asid, PageSize, PageType, TierId};
+
+const HUGE: u64 = 2 << 20;
+
+/// The schemes of one manager, ready to run on its profiles.
+#[derive(Debug, Default)]
+pub struct SchemeSet {
+    configured: Vec<Configured>,
+    engine: Engine,
+    /// The last profile as (asid, start, end, count, age), for ages.
+    last: Vec<(Asid, u64, u64, u32, u32)>,
+    /// The tiers' access counts when the slow-access goal was last read.
+    last_accesses: Vec<u64>,
+    regions: Vec<Region>,
+}
+
+impl SchemeSet {
+    /// Builds the schemes `params` describe for `b`; an error names the
+    /// scheme (by its place in the list) and what is wrong.
+    pub fn start(params: &[SchemeParams], b: &dyn Backend) -> Result<Self, BackendError> {
+        let tiers = b.tiers().len();
+        let mut configured = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let c = p
+                .build(tiers)
+                .map_err(|why| BackendError::Unfit(format!("schemes[{i}]: {why}")))?;
+            let needs = match c.scheme.action {
+                Action::MigrateHot(_) | Action::MigrateCold(_) | Action::Pageout => {
+                    Some(Capability::Migrate)
+                }
+                Action::Hugepage | Action::Nohugepage => Some(Capability::HugePages),
+                Action::Stat => None,
+            };
+            if let Some(cap) = needs {
+                if !b.capabilities().has(cap) {
+                    return Err(BackendError::Unsupported(cap));
+                }
+            }
+            configured.push(c);
+        }
+        let engine = Engine::new(configured.iter().map(|c| c.scheme.clone()).collect());
+        Ok(SchemeSet {
+            configured,
+            engine,
+            ..SchemeSet::default()
+        })
+    }
+
+    /// Whether there is any scheme.
+    pub fn is_empty(&self) -> bool {
+        self.configured.is_empty()
+    }
+
+    /// Each scheme's statistics.
+    pub fn stats(&self) -> Vec<Stats> {
+        self.engine.stats()
+    }
+
+    /// The schemes' totals as gauges (none without schemes).
+    pub fn gauges(&self) -> Vec<(&'static str, f64)> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let st = self.stats();
+        let sum = |f: fn(&Stats) -> u64| st.iter().map(f).sum::<u64>() as f64;
+        vec![
+            ("schemes_tried_bytes", sum(|s| s.sz_tried)),
+            ("schemes_applied_bytes", sum(|s| s.sz_applied)),
+            ("schemes_quota_exceeded_count", sum(|s| s.qt_exceeds)),
+        ]
+    }
+
+    /// One sentence per scheme: what it tried and applied.
+    pub fn notes(&self) -> Vec<String> {
+        self.configured
+            .iter()
+            .zip(self.stats())
+            .enumerate()
+            .map(|(i, (c, st))| {
+                format!(
+                    "scheme {i} ({:?}): tried on {} regions ({} bytes), applied to {} ({} bytes); its quota ran out in {} charge intervals",
+                    c.scheme.action, st.nr_tried, st.sz_tried, st.nr_applied, st.sz_applied, st.qt_exceeds
+                )
+            })
+            .collect()
+    }
+
+    /// Runs the schemes over one aggregation's `profile`, whose counts go
+    /// up to `max_count` per aggregation of `aggregation_ns`; returns the
+    /// bytes the actions changed.
+    pub fn apply(
+        &mut self,
+        b: &mut dyn Backend,
+        profile: &[Counted],
+        max_count: f64,
+        aggregation_ns: u64,
+    ) -> Result<u64, BackendError> {
+        if self.configured.is_empty() {
+            return Ok(0);
+        }
+        let max = max_count.max(1.0).round().min(f64::from(u32::MAX)) as u32;
+        for (i, c) in self.configured.iter().enumerate() {
+            self.engine
+                .set_pattern(i, c.scheme_for(max, aggregation_ns).pattern);
+        }
+        self.age(b, profile, max);
+        let mut act = BackendActuator {
+            b,
+            last_accesses: &mut self.last_accesses,
+            changed: 0,
+        };
+        let now = act.b.now_ns();
+        let touched = self.engine.apply(
+            now,
+            &Profile {
+                regions: &self.regions,
+                max_nr_accesses: max,
+                aggregation_ns,
+            },
+            &mut act,
+        )?;
+        let changed = act.changed;
+        // the kernel starts a region's age again once an action changed it
+        for (asid, s, e) in touched {
+            for l in self
+                .last
+                .iter_mut()
+                .filter(|l| l.0 == asid && l.1 < e && s < l.2)
+            {
+                l.4 = 0;
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Sets `self.regions` from the profile, with the memory it leaves out
+    /// (techniques that report only what they saw accessed) as regions of
+    /// no access, and each region's age: one more than the last profile's
+    /// region at its start when its count stayed within DAMON's merge
+    /// threshold (a tenth of the most), else 0.
+    fn age(&mut self, b: &dyn Backend, profile: &[Counted], max: u32) {
+        let threshold = (max / 10).max(1);
+        let mut seen: Vec<(Asid, u64, u64, u32)> = profile
+            .iter()
+            .filter(|c| c.end > c.start)
+            .map(|c| {
+                let n = c.count.max(0.0).round().min(f64::from(u32::MAX)) as u32;
+                (c.asid, c.start, c.end, n)
+            })
+            .collect();
+        seen.sort_unstable_by_key(|c| (c.0, c.1));
+        let mut all = Vec::with_capacity(seen.len() * 2);
+        let mut spans: Vec<(Asid, u64, u64)> = b
+            .regions()
+            .iter()
+            .map(|r| (r.asid, r.start, r.end()))
+            .collect();
+        spans.sort_unstable_by_key(|r| (r.0, r.1));
+        let mut i = 0;
+        for (asid, start, end) in spans {
+            while i < seen.len() && (seen[i].0, seen[i].2) <= (asid, start) {
+                all.push(seen[i]);
+                i += 1;
+            }
+            let mut cursor = start;
+            while i < seen.len() && seen[i].0 == asid && seen[i].1 < end {
+                if seen[i].1 > cursor {
+                    all.push((asid, cursor, seen[i].1, 0));
+                }
+                cursor = cursor.max(seen[i].2);
+                all.push(seen[i]);
+                i += 1;
+            }
+            if cursor < end {
+                all.push((asid, cursor, end, 0));
+            }
+        }
+        all.extend_from_slice(&seen[i..]);
+        self.regions.clear();
+        let mut next = Vec::with_capacity(all.len());
+        for (asid, start, end, count) in all {
+            let j = self.last.partition_point(|l| (l.0, l.1) <= (asid, start));
+            let age = match j.checked_sub(1).map(|j| self.last[j]) {
+                Some(l) if l.0 == asid && start < l.2 && count.abs_diff(l.3) <= threshold => {
+                    l.4.saturating_add(1)
+                }
+                _ => 0,
+            };
+            let info = b
+                .regions()
+                .iter()
+                .find(|r| r.asid == asid && r.start <= start && start < r.end());
+            self.regions.push(Region {
+                traits: Traits {
+                    asid,
+                    page_type: info.map_or(PageType::Anon, |r| r.page_type),
+                    huge: info.is_some_and(|r| r.thp),
+                },
+                start,
+                end,
+                nr_accesses: count,
+                age,
+            });
+            next.push((asid, start, end, count, age));
+        }
+        self.last = next;
+    }
+}
+
+/// Actions and metrics as backend calls.
+struct BackendActuator<'a> {
+    b: &'a mut dyn Backend,
+    last_accesses: &'a mut Vec<u64>,
+    changed: u64,
+}
+
+impl BackendActuator<'_> {
+    fn share(&self, tier: u8, free: bool) -> f64 {
+        let tiers = self.b.tiers();
+        let Some(t) = tiers.get(usize::from(tier)) else {
+            return 0.0;
+        };
+        let f = t.free_bytes as f64 / t.capacity_bytes.max(1) as f64;
+        if free {
+            f
+        } else {
+            1.0 - f
+        }
+    }
+}
+
+impl Actuator for BackendActuator<'_> {
+    fn apply(
+        &mut self,
+        action: Action,
+        asid: Asid,
+        start: u64,
+        end: u64,
+    ) -> Result<Applied, BackendError> {
+        let before = self.b.manager_ns();
+        let bytes = match action {
+            Action::MigrateHot(t) | Action::MigrateCold(t) => {
+                self.b
+                    .migrate_range(asid, start, end - start, t, u64::MAX)?
+                    .bytes
+            }
+            Action::Pageout => {
+                // the slowest tier: the compressed one where there is one
+                let slowest = TierId(self.b.tiers().len().saturating_sub(1) as u8);
+                self.b
+                    .migrate_range(asid, start, end - start, slowest, u64::MAX)?
+                    .bytes
+            }
+            Action::Hugepage => {
+                let mut done = 0;
+                let mut va = start.next_multiple_of(HUGE);
+                while va + HUGE <= end {
+                    match self.b.collapse_huge(asid, va) {
+                        Ok(()) => done += HUGE,
+                        Err(BackendError::NotMapped { .. } | BackendError::Invalid { .. }) => {}
+                        Err(e) => return Err(e),
+                    }
+                    va += HUGE;
+                }
+                done
+            }
+            Action::Nohugepage => {
+                let mut done = 0;
+                let mut from = start;
+                while let Some((va, t)) = self.b.next_mapped(asid, from, end)? {
+                    let step = match t.size {
+                        PageSize::Huge => HUGE,
+                        PageSize::Base => 4096,
+                    };
+                    if t.size == PageSize::Huge {
+                        self.b.split_huge(asid, va)?;
+                        done += HUGE;
+                    }
+                    from = va + step;
+                }
+                done
+            }
+            Action::Stat => 0,
+        };
+        self.changed += bytes;
+        Ok(Applied {
+            bytes,
+            ns: (self.b.manager_ns() - before).max(0.0) as u64,
+        })
+    }
+
+    fn goal_metric(&mut self, metric: GoalMetric) -> f64 {
+        match metric {
+            GoalMetric::TierUsedBp(t) => self.share(t, false) * 10_000.0,
+            GoalMetric::TierFreeBp(t) => self.share(t, true) * 10_000.0,
+            GoalMetric::SlowAccessBp => {
+                // the share of line accesses slower tiers served since the
+                // last reading
+                let now: Vec<u64> = (0..self.b.tiers().len())
+                    .map(|t| {
+                        self.b
+                            .tier_counters(TierId(t as u8))
+                            .map_or(0, |c| c.reads + c.writes)
+                    })
+                    .collect();
+                let delta: Vec<u64> = now
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| n - self.last_accesses.get(i).copied().unwrap_or(0).min(*n))
+                    .collect();
+                *self.last_accesses = now;
+                let all: u64 = delta.iter().sum();
+                let slow: u64 = delta.iter().skip(1).sum();
+                slow as f64 / all.max(1) as f64 * 10_000.0
+            }
+            GoalMetric::SomeMemPsiUs | GoalMetric::User => 0.0,
+        }
+    }
+
+    fn watermark_metric(&mut self, metric: WatermarkMetric) -> f64 {
+        match metric {
+            WatermarkMetric::None => 0.0,
+            WatermarkMetric::FreeMemRate(t) => self.share(t, true) * 1000.0,
+        }
+    }
+}

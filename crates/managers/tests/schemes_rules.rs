@@ -1,0 +1,110 @@
+//! Schemes acting on telemetry's profiles, through `Manager::start` and
+//! `tick` on the fake backend: the same rule over DAMON's regions and over
+//! a linear Accessed-bit scan demotes what stays idle and promotes what is
+//! hot, and leaves the rest where it is.
+
+mod common;
+
+use common::{Fake, PAGE};
+use thermocline_vocab::TierId;
+
+const BASE: u64 = 1 << 30;
+const PAGES: u64 = 12_800; // 50 MiB
+
+fn build(manager: &str, schemes: &str) -> Box<dyn thermocline_managers::Manager> {
+    let params: toml::Table = toml::from_str(schemes).unwrap();
+    thermocline_managers::registry::build(manager, params, 1).unwrap()
+}
+
+/// Runs `m` for `seconds` of 5 ms ticks, touching `hot` before each.
+fn run(m: &mut dyn thermocline_managers::Manager, b: &mut Fake, hot: (u64, u64), seconds: u64) {
+    m.start(b).unwrap();
+    let tick = m.tick_ns().unwrap();
+    let mut next = 0;
+    while b.now < seconds * 1_000_000_000 {
+        if b.now >= next {
+            let mut va = hot.0;
+            while va < hot.1 {
+                b.touch(va, false);
+                va += PAGE;
+            }
+            m.tick(b).unwrap();
+            next += tick;
+        }
+        b.now += 1_000_000;
+    }
+}
+
+fn share_in(b: &Fake, (s, e): (u64, u64), tier: TierId) -> f64 {
+    let pages = (e - s) / PAGE;
+    let n = (0..pages)
+        .filter(|i| b.tier_of(s + i * PAGE) == tier)
+        .count();
+    n as f64 / pages as f64
+}
+
+const COLD: &str = r#"
+[[schemes]]
+action = "migrate_cold"
+max_access_pct = 0
+min_age_s = 2.0
+"#;
+
+const HOT: &str = r#"
+[[schemes]]
+action = "migrate_hot"
+min_access_pct = 50
+"#;
+
+#[test]
+fn an_idle_rule_demotes_the_idle_memory_over_damon_and_over_a_linear_scan() {
+    let hot = (BASE + (10 << 20), BASE + (14 << 20));
+    for manager in ["damon-moderate", "linear-scan-moderate"] {
+        let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+        for i in 0..PAGES {
+            b.touch(BASE + i * PAGE, false);
+        }
+        let mut m = build(manager, COLD);
+        run(m.as_mut(), &mut b, hot, 12);
+        let idle = share_in(&b, (BASE + (20 << 20), BASE + PAGES * PAGE), TierId(1));
+        let kept = share_in(&b, hot, TierId(0));
+        eprintln!("{manager}: idle memory {idle:.2} demoted, hot {kept:.2} kept");
+        assert!(idle >= 0.9, "{manager}: {idle}");
+        assert_eq!(kept, 1.0, "{manager}");
+        let g: std::collections::BTreeMap<_, _> = m.gauges().into_iter().collect();
+        assert!(g["schemes_applied_bytes"] > 0.0, "{g:?}");
+        assert!(m.notes()[0].contains("MigrateCold"), "{:?}", m.notes());
+    }
+}
+
+#[test]
+fn a_hot_rule_promotes_only_the_hot_memory() {
+    let hot = (BASE + (10 << 20), BASE + (14 << 20));
+    for manager in ["damon-moderate", "linear-scan-moderate"] {
+        let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+        for i in 0..PAGES {
+            b.place(BASE + i * PAGE, TierId(1), false, false);
+        }
+        let mut m = build(manager, HOT);
+        run(m.as_mut(), &mut b, hot, 12);
+        let promoted = share_in(&b, hot, TierId(0));
+        let left = share_in(&b, (BASE + (20 << 20), BASE + PAGES * PAGE), TierId(1));
+        eprintln!("{manager}: hot {promoted:.2} promoted, idle {left:.2} left");
+        assert!(promoted >= 0.9, "{manager}: {promoted}");
+        assert_eq!(left, 1.0, "{manager}");
+    }
+}
+
+#[test]
+fn a_bad_scheme_stops_the_manager_at_start_with_the_reason() {
+    let mut b = Fake::new(BASE, PAGES, PAGES, PAGES, false);
+    let mut m = build(
+        "damon-moderate",
+        "[[schemes]]\naction = \"migrate_hot\"\ntier = 5\n",
+    );
+    let e = m.start(&mut b).unwrap_err().to_string();
+    assert!(e.contains("schemes[0]: tier 5 does not exist"), "{e}");
+    // an unknown field is refused when the parameters are read
+    let params: toml::Table = toml::from_str("[[schemes]]\nactoin = \"stat\"\n").unwrap();
+    assert!(thermocline_managers::registry::build("damon-moderate", params, 1).is_err());
+}
