@@ -76,6 +76,15 @@ pub(crate) struct Prepared {
     pub cfg_name: String,
 }
 
+impl Prepared {
+    /// Writes `text` as `name` in the run's directory, for the guest.
+    pub fn write(&self, name: &str, text: &str) -> Result<PathBuf, RunError> {
+        let p = self.dir.join(name);
+        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+        Ok(p)
+    }
+}
+
 /// Reads and checks what a guest run needs; `tag` names its directory.
 pub(crate) fn prepare(cfg: &RunConfig, tag: &str) -> Result<Prepared, RunError> {
     let workload = Path::new(&cfg.run.workload);

@@ -29,7 +29,6 @@ use crate::error::RunError;
 use crate::guest::{boot, invalid, prepare, section};
 use crate::report::{DamonSnapshot, DamonTrace, Report};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use thermocline_managers::telescope::Layout;
 
@@ -221,13 +220,8 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         p.min_regions, p.max_regions
     );
     let prep = prepare(cfg, "thermocline-guest-damon")?;
-    let write = |name: &str, text: &str| {
-        let p = prep.dir.join(name);
-        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
-        Ok::<PathBuf, RunError>(p)
-    };
-    let cfg_file = write(&prep.cfg_name, &prep.text)?;
-    let script_file = write(
+    let cfg_file = prep.write(&prep.cfg_name, &prep.text)?;
+    let script_file = prep.write(
         "run.sh",
         &script(&prep.cfg_name, cfg.run.seed, &record_args),
     )?;

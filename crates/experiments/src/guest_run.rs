@@ -15,9 +15,8 @@
 
 use crate::config::RunConfig;
 use crate::error::RunError;
-use crate::guest::{boot, invalid, prepare, section};
+use crate::guest::{boot, prepare, section};
 use crate::report::{RegionTiers, Report};
-use std::path::PathBuf;
 
 /// Seconds before the workload's end at which placement is read back.
 const READ_BACK_BEFORE_END_S: f64 = 4.0;
@@ -80,15 +79,10 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         toml::Value::String("/tmp/report.json".into()),
     );
     daemon.insert("daemon".into(), toml::Value::Table(d));
-    let write = |name: &str, text: &str| {
-        let p = prep.dir.join(name);
-        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
-        Ok::<PathBuf, RunError>(p)
-    };
-    let cfg_file = write(&prep.cfg_name, &prep.text)?;
-    let daemon_file = write("daemon.toml", &toml::to_string(&daemon).expect("a table"))?;
+    let cfg_file = prep.write(&prep.cfg_name, &prep.text)?;
+    let daemon_file = prep.write("daemon.toml", &toml::to_string(&daemon).expect("a table"))?;
     let read_back = (prep.duration_s - READ_BACK_BEFORE_END_S).max(1.0);
-    let script_file = write("run.sh", &script(read_back))?;
+    let script_file = prep.write("run.sh", &script(read_back))?;
     let guest = boot(
         &prep,
         prep.duration_s + 180.0,
