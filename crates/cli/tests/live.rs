@@ -1,7 +1,8 @@
 //! The live test suite: thermocline against a real Linux 6.12 kernel with a
 //! CPU-less slow NUMA node (HMAT) and zram swap, booted under QEMU by
 //! tools/live/guest.sh (../shared/reference/live-testbed.md). Each test boots
-//! the guest once and runs a script of tests/live/ in it; what is asserted is
+//! the guest once and runs a script of tests/live/ in it (with what the
+//! scripts share, tests/live/lib.sh, as /files/lib.sh); what is asserted is
 //! read back from the kernel (placement by move_pages, masim's own check of
 //! every byte), not from the daemon's bookkeeping.
 //!
@@ -20,8 +21,9 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Boots the guest with the thermocline binary and `files`, runs `script`
-/// (a file of tests/live/), returns its console and exit code.
+/// Boots the guest with the thermocline binary, tests/live/lib.sh and
+/// `files`, runs `script` (a file of tests/live/), returns its console and
+/// exit code.
 fn guest(script: &str, files: &[&str], slow_mib: u32) -> (i32, String) {
     guest_with(script, files, slow_mib, &[])
 }
@@ -34,14 +36,12 @@ fn guest_with(script: &str, files: &[&str], slow_mib: u32, opts: &[&str]) -> (i3
         .args(["-t", "400", "-s", &slow_mib.to_string()])
         .args(opts)
         .args(["-b", env!("CARGO_BIN_EXE_thermocline")]);
+    let live = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/live");
+    cmd.arg("-f").arg(live.join("lib.sh"));
     for f in files {
         cmd.arg("-f").arg(root().join(f));
     }
-    cmd.arg(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/live")
-            .join(script),
-    );
+    cmd.arg(live.join(script));
     let out = cmd.output().expect("tools/live/guest.sh runs");
     let all = String::from_utf8_lossy(&out.stdout);
     // the firmware's and the kernel's output come before the script's

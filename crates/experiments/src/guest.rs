@@ -1,11 +1,13 @@
 //! What the two kinds of guest run share (`run.backend = "guest"`:
 //! guest_run.rs runs the daemon on masim, guest_damon.rs the kernel's own
 //! DAMON): the guest script's checks, the MASIM config read once, the
-//! console's sections, the error every guest failure becomes.
+//! console's sections, the guest's boot and the error every guest failure
+//! becomes.
 
 use crate::config::RunConfig;
 use crate::error::{ConfigError, RunError};
 use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
 
 pub(crate) fn invalid(msg: impl Into<String>) -> RunError {
     ConfigError::invalid("run.backend=guest", msg.into()).into()
@@ -74,6 +76,15 @@ pub(crate) struct Prepared {
     pub cfg_name: String,
 }
 
+impl Prepared {
+    /// Writes `text` as `name` in the run's directory, for the guest.
+    pub fn write(&self, name: &str, text: &str) -> Result<PathBuf, RunError> {
+        let p = self.dir.join(name);
+        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
+        Ok(p)
+    }
+}
+
 /// Reads and checks what a guest run needs; `tag` names its directory.
 pub(crate) fn prepare(cfg: &RunConfig, tag: &str) -> Result<Prepared, RunError> {
     let workload = Path::new(&cfg.run.workload);
@@ -105,4 +116,63 @@ pub(crate) fn prepare(cfg: &RunConfig, tag: &str) -> Result<Prepared, RunError> 
         dir,
         cfg_name,
     })
+}
+
+/// A finished guest: its console, and how guest.sh ended.
+pub(crate) struct Booted {
+    /// What the guest printed (guest.sh's stdout).
+    pub console: String,
+    status: ExitStatus,
+    stderr: String,
+}
+
+/// Boots the guest with this binary and `files` (in its /files), runs
+/// `script` in it for `timeout_s` at the most, then removes `p.dir`.
+pub(crate) fn boot(
+    p: &Prepared,
+    timeout_s: f64,
+    files: &[&Path],
+    script: &Path,
+) -> Result<Booted, RunError> {
+    let mut cmd = Command::new("bash");
+    cmd.arg(&p.guest_sh)
+        .args(["-t", &format!("{timeout_s:.0}")])
+        .arg("-b")
+        .arg(&p.exe);
+    for f in files {
+        cmd.arg("-f").arg(f);
+    }
+    let out = cmd
+        .arg(script)
+        .output()
+        .map_err(|e| invalid(format!("{}: {e}", p.guest_sh.display())))?;
+    let _ = std::fs::remove_dir_all(&p.dir);
+    Ok(Booted {
+        console: String::from_utf8_lossy(&out.stdout).into_owned(),
+        status: out.status,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+impl Booted {
+    /// Whether the script ran to its end and exited 0.
+    pub fn success(&self) -> bool {
+        self.status.success()
+    }
+
+    /// The run's failure: `why`, the guest's exit code, what guest.sh said,
+    /// and the console's last `tail` lines (none if 0).
+    pub fn failed(&self, why: &str, tail: usize) -> RunError {
+        let mut msg = format!(
+            "{why} (guest exit {:?}): {}",
+            self.status.code(),
+            self.stderr.trim()
+        );
+        if tail > 0 {
+            let last: Vec<&str> = self.console.lines().rev().take(tail).collect();
+            msg.push(' ');
+            msg.push_str(&last.into_iter().rev().collect::<Vec<_>>().join(" | "));
+        }
+        invalid(msg)
+    }
 }

@@ -26,10 +26,9 @@
 
 use crate::config::RunConfig;
 use crate::error::RunError;
-use crate::guest::{invalid, prepare, section, Prepared};
+use crate::guest::{boot, invalid, prepare, section};
 use crate::report::{DamonSnapshot, DamonTrace, Report};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use thermocline_managers::telescope::Layout;
 
@@ -220,50 +219,28 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         "--sample-us {sample_us} --aggr-us {aggr_us} --min-regions {} --max-regions {}",
         p.min_regions, p.max_regions
     );
-    let Prepared {
-        text,
-        duration_s,
-        guest_sh,
-        exe,
-        dir,
-        cfg_name,
-    } = prepare(cfg, "thermocline-guest-damon")?;
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
-        Ok::<PathBuf, RunError>(p)
-    };
-    let cfg_file = write(&cfg_name, &text)?;
-    let script_file = write("run.sh", &script(&cfg_name, cfg.run.seed, &record_args))?;
-    let out = Command::new("bash")
-        .arg(&guest_sh)
-        .args(["-t", &format!("{:.0}", duration_s * 2.0 + 180.0)])
-        .arg("-b")
-        .arg(&exe)
-        .arg("-f")
-        .arg(&cfg_file)
-        .arg(&script_file)
-        .output()
-        .map_err(|e| invalid(format!("{}: {e}", guest_sh.display())))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    let console = String::from_utf8_lossy(&out.stdout).into_owned();
-    let failed = |why: &str| {
-        let tail: Vec<&str> = console.lines().rev().take(8).collect();
-        invalid(format!(
-            "{why} (guest exit {:?}): {} {}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).trim(),
-            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-        ))
-    };
-    if !out.status.success() {
+    let prep = prepare(cfg, "thermocline-guest-damon")?;
+    let cfg_file = prep.write(&prep.cfg_name, &prep.text)?;
+    let script_file = prep.write(
+        "run.sh",
+        &script(&prep.cfg_name, cfg.run.seed, &record_args),
+    )?;
+    let guest = boot(
+        &prep,
+        prep.duration_s * 2.0 + 180.0,
+        &[&cfg_file],
+        &script_file,
+    )?;
+    let console = &guest.console;
+    let failed = |why: &str| guest.failed(why, 8);
+    if !guest.success() {
         return Err(failed("the guest did not run the script to its end"));
     }
-    let masim_out = section(&console, "OUT").ok_or_else(|| failed("no masim output"))?;
+    let masim_out = section(console, "OUT").ok_or_else(|| failed("no masim output"))?;
     if !masim_out.contains(", 0 corrupted bytes, 0 lost writes") {
         return Err(failed("masim's data did not check out"));
     }
-    let report: serde_json::Value = section(&console, "MASIM")
+    let report: serde_json::Value = section(console, "MASIM")
         .and_then(|t| serde_json::from_str(t.trim()).ok())
         .ok_or_else(|| failed("masim wrote no report"))?;
     let clock0 = report["start_clock_s"]
@@ -285,16 +262,16 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
             "thermocline-guest-damon-{}.console",
             std::process::id()
         ));
-        let _ = std::fs::write(&p, &console);
+        let _ = std::fs::write(&p, console);
         p
     };
-    let trace_text = unpack(section(&console, "TRACE").ok_or_else(|| failed("no trace"))?)
+    let trace_text = unpack(section(console, "TRACE").ok_or_else(|| failed("no trace"))?)
         .map_err(|e| invalid(format!("{e}; the console is in {}", keep().display())))?;
     let (snapshots, lost) = parse_trace(&trace_text, clock0);
     if snapshots.is_empty() {
         return Err(failed("the damon_aggregated tracepoint recorded nothing"));
     }
-    let record_text = unpack(section(&console, "RECORD").ok_or_else(|| failed("no record"))?)
+    let record_text = unpack(section(console, "RECORD").ok_or_else(|| failed("no record"))?)
         .map_err(|e| invalid(format!("{e}; the console is in {}", keep().display())))?;
     let workload_regions = masim_regions(masim_out);
     let max_nr_accesses = (aggr_us / sample_us.max(1)) as u32;

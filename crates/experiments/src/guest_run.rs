@@ -15,10 +15,8 @@
 
 use crate::config::RunConfig;
 use crate::error::RunError;
-use crate::guest::{invalid, prepare, section, Prepared};
+use crate::guest::{boot, prepare, section};
 use crate::report::{RegionTiers, Report};
-use std::path::PathBuf;
-use std::process::Command;
 
 /// Seconds before the workload's end at which placement is read back.
 const READ_BACK_BEFORE_END_S: f64 = 4.0;
@@ -46,14 +44,7 @@ echo LOG-BEGIN; tail -5 /tmp/daemon.log; echo LOG-END
 
 /// Runs `cfg` in the guest.
 pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
-    let Prepared {
-        text,
-        duration_s,
-        guest_sh,
-        exe,
-        dir,
-        cfg_name,
-    } = prepare(cfg, "thermocline-guest")?;
+    let prep = prepare(cfg, "thermocline-guest")?;
     let mut daemon = toml::Table::new();
     let mut target = toml::Table::new();
     target.insert(
@@ -62,7 +53,7 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
             [
                 "thermocline",
                 "masim",
-                &cfg_name,
+                &prep.cfg_name,
                 "--seed",
                 &cfg.run.seed.to_string(),
             ]
@@ -88,44 +79,25 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         toml::Value::String("/tmp/report.json".into()),
     );
     daemon.insert("daemon".into(), toml::Value::Table(d));
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).map_err(|e| invalid(format!("{}: {e}", p.display())))?;
-        Ok::<PathBuf, RunError>(p)
-    };
-    let cfg_file = write(&cfg_name, &text)?;
-    let daemon_file = write("daemon.toml", &toml::to_string(&daemon).expect("a table"))?;
-    let read_back = (duration_s - READ_BACK_BEFORE_END_S).max(1.0);
-    let script_file = write("run.sh", &script(read_back))?;
-    let out = Command::new("bash")
-        .arg(&guest_sh)
-        .args(["-t", &format!("{:.0}", duration_s + 180.0)])
-        .arg("-b")
-        .arg(&exe)
-        .arg("-f")
-        .arg(&cfg_file)
-        .arg("-f")
-        .arg(&daemon_file)
-        .arg(&script_file)
-        .output()
-        .map_err(|e| invalid(format!("{}: {e}", guest_sh.display())))?;
-    let _ = std::fs::remove_dir_all(&dir);
-    let console = String::from_utf8_lossy(&out.stdout).into_owned();
-    let failed = |why: &str| {
-        invalid(format!(
-            "{why} (guest exit {:?}): {}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    };
-    let report =
-        section(&console, "REPORT").ok_or_else(|| failed("the guest printed no report"))?;
+    let cfg_file = prep.write(&prep.cfg_name, &prep.text)?;
+    let daemon_file = prep.write("daemon.toml", &toml::to_string(&daemon).expect("a table"))?;
+    let read_back = (prep.duration_s - READ_BACK_BEFORE_END_S).max(1.0);
+    let script_file = prep.write("run.sh", &script(read_back))?;
+    let guest = boot(
+        &prep,
+        prep.duration_s + 180.0,
+        &[&cfg_file, &daemon_file],
+        &script_file,
+    )?;
+    let console = &guest.console;
+    let failed = |why: &str| guest.failed(why, 0);
+    let report = section(console, "REPORT").ok_or_else(|| failed("the guest printed no report"))?;
     let mut report: Report =
         serde_json::from_str(report).map_err(|e| failed(&format!("the daemon's report: {e}")))?;
-    let place: serde_json::Value = section(&console, "PLACE")
+    let place: serde_json::Value = section(console, "PLACE")
         .and_then(|p| serde_json::from_str(p).ok())
         .ok_or_else(|| failed("no placement was read back"))?;
-    let names: Vec<String> = section(&console, "OUT")
+    let names: Vec<String> = section(console, "OUT")
         .unwrap_or("")
         .lines()
         .filter_map(|l| l.strip_prefix("masim: region "))
@@ -172,7 +144,7 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
         .collect();
     report.workload = cfg.run.workload.clone();
     report.machine = "guest (tools/live/guest.sh)".into();
-    if let Some(out) = section(&console, "OUT") {
+    if let Some(out) = section(console, "OUT") {
         if !out.contains(", 0 corrupted bytes, 0 lost writes") {
             return Err(failed("masim's data did not check out"));
         }

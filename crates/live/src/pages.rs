@@ -216,6 +216,23 @@ impl Reader {
         start: u64,
         out: &mut [PageState],
     ) -> Result<(), LiveError> {
+        match self.read_states(pid, pagemap, start, out) {
+            Err(LiveError::Exited { .. }) => {
+                out.fill(PageState::NONE);
+                Ok(())
+            }
+            r => r,
+        }
+    }
+
+    /// [`Reader::read`], with a process that is gone an error.
+    fn read_states(
+        &mut self,
+        pid: i32,
+        pagemap: &Pagemap,
+        start: u64,
+        out: &mut [PageState],
+    ) -> Result<(), LiveError> {
         out.fill(PageState::NONE);
         if self.scan != Some(false) {
             match self.read_scan(pid, pagemap, start, out) {
@@ -232,23 +249,15 @@ impl Reader {
                 {
                     self.scan = Some(false);
                 }
-                Err(LiveError::Exited { .. }) => {
-                    out.fill(PageState::NONE);
-                    return Ok(());
-                }
+                // gone: no fallback (and the scan still undecided)
+                Err(e @ LiveError::Exited { .. }) => return Err(e),
                 // anything else (a process exiting under the ioctl, say):
                 // the pagemap's own answer, for this read
                 Err(_) => {}
             }
             out.fill(PageState::NONE);
         }
-        match self.read_entries(pid, pagemap, start, out) {
-            Err(LiveError::Exited { .. }) => {
-                out.fill(PageState::NONE);
-                Ok(())
-            }
-            r => r,
-        }
+        self.read_entries(pid, pagemap, start, out)
     }
 
     fn read_scan(

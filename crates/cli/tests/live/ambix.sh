@@ -2,23 +2,10 @@
 # and a shorter masim run given by --pid): R from the kernel's DAMON, D from
 # soft-dirty; the written-hot region starts on the slow node and ends in
 # DRAM, and masim finds every byte intact.
-cat > /tmp/w.cfg <<'CFG'
-hot, 4194304
-cold, 16777216
-
-fill
-500
-hot, 0, 4096, 1
-cold, 0, 4096, 1
-
-hot only
-60000
-hot, 1, 64, 1
-CFG
+. /files/lib.sh
+hot_cold_cfg > /tmp/w.cfg
 sed 's/dram_mib = 24/dram_mib = 8/' /files/live-ambix.toml > /tmp/a.toml
-thermocline masim /tmp/w.cfg > /tmp/masim.out 2>/tmp/masim.err &
-M=$!
-while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+start_masim /tmp/w.cfg
 HOT=$(sed -n 's/^masim: region hot at //p' /tmp/masim.out)
 COLD=$(sed -n 's/^masim: region cold at //p' /tmp/masim.out)
 thermocline daemon --config /tmp/a.toml --pid $M > /tmp/daemon.out 2> /tmp/daemon.log &

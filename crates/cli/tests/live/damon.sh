@@ -1,22 +1,9 @@
 # The kernel's DAMON as telemetry and Telescope's migration rules on its
 # regions (examples/live-damon.toml, on a shorter masim run given by --pid):
 # the hot region starts on the slow node and ends on the fast one.
-cat > /tmp/w.cfg <<'CFG'
-hot, 4194304
-cold, 16777216
-
-fill
-500
-hot, 0, 4096, 1
-cold, 0, 4096, 1
-
-hot only
-60000
-hot, 1, 64, 1
-CFG
-thermocline masim /tmp/w.cfg > /tmp/masim.out 2>/tmp/masim.err &
-M=$!
-while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+. /files/lib.sh
+hot_cold_cfg > /tmp/w.cfg
+start_masim /tmp/w.cfg
 HOT=$(sed -n 's/^masim: region hot at //p' /tmp/masim.out)
 COLD=$(sed -n 's/^masim: region cold at //p' /tmp/masim.out)
 # migration waits 8 s here (the example's 5 s), so that the placement read

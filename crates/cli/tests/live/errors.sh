@@ -1,6 +1,7 @@
 # What the daemon meets on real hosts: a target it may not touch (EPERM, run
 # as another user), a target that exits mid-run, and a slow node too small
 # for what the policy wants to move there (ENOMEM).
+. /files/lib.sh
 cat > /tmp/short.cfg <<'CFG'
 hot, 1048576
 cold, 67108864
@@ -19,9 +20,7 @@ params = { scan_period_s = 2.0, sample_fraction = 1.0, slow_poison_max = 50 }
 metrics = ""
 window_s = 1.0
 CFG
-thermocline masim /tmp/short.cfg > /tmp/masim.out 2>/tmp/masim.err &
-M=$!
-while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+start_masim /tmp/short.cfg
 mkdir -p /etc
 echo "root:x:0:0:root:/:/bin/sh" > /etc/passwd
 echo "nobody:x:65534:65534:nobody:/tmp:/bin/sh" >> /etc/passwd

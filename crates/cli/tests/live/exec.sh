@@ -2,6 +2,7 @@
 # command's exit code comes back through exec (a code, a signal, a signal
 # sent on), and the kernel is asked where the pages ended. `monitor` looks
 # at the same process, read-only.
+. /files/lib.sh
 cat > /tmp/w.cfg <<'CFG'
 hot, 2097152
 cold, 16777216
@@ -19,7 +20,7 @@ thermocline exec --manager thermostat --set thermostat.scan_period_s=1 \
   --set thermostat.sample_fraction=1.0 --set thermostat.slow_poison_max=50 \
   -- thermocline masim /tmp/w.cfg > /tmp/exec.out 2> /tmp/exec.log &
 E=$!
-while ! grep -q "regions ready" /tmp/exec.out; do sleep 0.2; done
+wait_ready /tmp/exec.out
 P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/exec.out)
 HOT=$(sed -n 's/^masim: region hot at //p' /tmp/exec.out)
 COLD=$(sed -n 's/^masim: region cold at //p' /tmp/exec.out)

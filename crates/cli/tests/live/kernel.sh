@@ -3,19 +3,8 @@
 # mode and then DAMOS migrate_hot/migrate_cold each bring a hot region that
 # starts on the slow node to the fast one; the settings and the kdamond are
 # gone after SIGTERM.
-cat > /tmp/w.cfg <<'CFG'
-hot, 4194304
-cold, 16777216
-
-fill
-500
-hot, 0, 4096, 1
-cold, 0, 4096, 1
-
-hot only
-60000
-hot, 1, 64, 1
-CFG
+. /files/lib.sh
+hot_cold_cfg > /tmp/w.cfg
 S=/sys/kernel/mm/damon/admin/kdamonds
 echo BEFORE numa_balancing=$(cat /proc/sys/kernel/numa_balancing) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled)
 grep -v allow_host_settings /files/live-kernel-tiering.toml > /tmp/refused.toml

@@ -3,6 +3,7 @@
 # pages between the two nodes (no page-outs: they split THPs on purpose).
 # The kernel is asked whether the THPs are still there (AnonHugePages) and
 # what it migrated (/proc/vmstat); masim checks every byte.
+. /files/lib.sh
 echo THP=$(cat /sys/kernel/mm/transparent_hugepage/enabled)
 cat > /tmp/thp.cfg <<'CFG'
 hot, 4194304
@@ -15,9 +16,7 @@ cold, 1, 64, 1
 CFG
 huge() { awk '/^AnonHugePages:/ { s += $2 } END { print s + 0 }' /proc/$1/smaps; }
 vm() { sed -n "s/^$1 //p" /proc/vmstat; }
-thermocline masim /tmp/thp.cfg > /tmp/masim.out 2>/tmp/masim.err &
-M=$!
-while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+start_masim /tmp/thp.cfg
 echo HUGE-BEFORE-KB=$(huge $M)
 S0=$(vm thp_migration_success); P0=$(vm thp_split_pmd)
 thermocline torture --pid $M --moves 1000 --batch 32 --no-page-out

@@ -1,5 +1,6 @@
 # 100 000 page moves and page-outs under a process that writes all of its
 # memory at random, then its own check of every byte and write.
+. /files/lib.sh
 cat > /tmp/all.cfg <<'CFG'
 all, 33554432
 
@@ -7,9 +8,7 @@ everything
 90000
 all, 1, 64, 1
 CFG
-thermocline masim /tmp/all.cfg > /tmp/masim.out 2>/tmp/masim.err &
-M=$!
-while ! grep -q "regions ready" /tmp/masim.out; do sleep 0.2; done
+start_masim /tmp/all.cfg
 thermocline torture --pid $M --moves 100000 --batch 256
 echo TORTURE-EXIT=$?
 kill -USR1 $M
