@@ -73,7 +73,11 @@ fn an_idle_rule_demotes_the_idle_memory_over_damon_and_over_a_linear_scan() {
         assert_eq!(kept, 1.0, "{manager}");
         let g: std::collections::BTreeMap<_, _> = m.gauges().into_iter().collect();
         assert!(g["schemes_applied_bytes"] > 0.0, "{g:?}");
-        assert!(m.notes()[0].contains("MigrateCold"), "{:?}", m.notes());
+        assert!(
+            m.notes()[0].contains("migrate_cold to tier 1"),
+            "{:?}",
+            m.notes()
+        );
     }
 }
 

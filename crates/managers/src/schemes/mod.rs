@@ -135,6 +135,19 @@ pub enum Action {
     Stat,
 }
 
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Action::MigrateHot(t) => write!(f, "migrate_hot to tier {}", t.0),
+            Action::MigrateCold(t) => write!(f, "migrate_cold to tier {}", t.0),
+            Action::Pageout => f.write_str("pageout"),
+            Action::Hugepage => f.write_str("hugepage"),
+            Action::Nohugepage => f.write_str("nohugepage"),
+            Action::Stat => f.write_str("stat"),
+        }
+    }
+}
+
 impl Action {
     /// The region's priority under this action when a quota binds: hot
     /// regions first for a promotion, cold ones for a demotion or a

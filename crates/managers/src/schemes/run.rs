@@ -88,7 +88,7 @@ impl SchemeSet {
             .enumerate()
             .map(|(i, (c, st))| {
                 format!(
-                    "scheme {i} ({:?}): tried on {} regions ({} bytes), applied to {} ({} bytes); its quota ran out in {} charge intervals",
+                    "scheme {i} ({}): tried on {} regions ({} bytes), applied to {} ({} bytes); its quota ran out in {} charge intervals",
                     c.scheme.action, st.nr_tried, st.sz_tried, st.nr_applied, st.sz_applied, st.qt_exceeds
                 )
             })
