@@ -50,7 +50,9 @@
 //!   and moves as one unit (one move_pages entry, 2 MiB of the quota);
 //!   `split_huge` writes debugfs's split_huge_pages, `collapse_huge` is
 //!   process_madvise(MADV_COLLAPSE), both behind `HugePages`, offered only
-//!   when probing both on the target works ([`crate::thp`]).
+//!   when probing both on the target works ([`crate::thp`]). A region's
+//!   `thp` is the kernel's THPeligible (/proc/PID/smaps, read when a region
+//!   is new; see [`LinuxBackend::refresh`]).
 //! - Not here: upper-level Accessed bits, TLB-miss counts, PEBS-like samples,
 //!   tier traffic counters, other allocation policies: typed `Unsupported`.
 
