@@ -629,4 +629,26 @@ fn thps_are_moved_whole_and_stay_thps() {
             .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
         "{checks:?}"
     );
+
+    // Thermostat on THPeligible regions collapses the units it sampled
+    // (before regions carried the kernel's THPeligible, it never did)
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    let collapses = value_after(&console, "THP-COLLAPSES=");
+    eprintln!(
+        "thermostat under THP: {collapses} collapses, {} splits",
+        value_after(&console, "THP-SPLITS=")
+    );
+    assert!(collapses > 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM2-EXIT="), 0, "{console}");
+    let checks: Vec<&str> = console
+        .lines()
+        .filter(|l| l.starts_with("masim2: verified"))
+        .collect();
+    assert_eq!(checks.len(), 2, "{console}");
+    assert!(
+        checks
+            .iter()
+            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
+        "{checks:?}"
+    );
 }

@@ -55,38 +55,96 @@ fn parse_error(path: &Path, line: usize, why: impl Into<String>) -> LiveError {
 
 /// Parses maps text (`path` names it in errors).
 pub fn parse_maps(text: &str, path: &Path) -> Result<Vec<Mapping>, LiveError> {
-    let mut out = Vec::new();
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| parse_maps_line(line, path, i + 1))
+        .collect()
+}
+
+/// Parses one maps line (also the line that opens a mapping in smaps);
+/// `n` is its line number, for errors.
+fn parse_maps_line(line: &str, path: &Path, n: usize) -> Result<Mapping, LiveError> {
+    let bad = |why: &str| parse_error(path, n, why);
+    let mut f = line.split_ascii_whitespace();
+    let range = f.next().ok_or_else(|| bad("empty line"))?;
+    let perms = f.next().ok_or_else(|| bad("no permissions"))?.as_bytes();
+    let (a, b) = range
+        .split_once('-')
+        .ok_or_else(|| bad("no address range"))?;
+    let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad("bad address"));
+    let (start, end) = (hex(a)?, hex(b)?);
+    if perms.len() < 4 || end < start {
+        return Err(bad("bad permissions or range"));
+    }
+    // offset, device, inode, then the path (which may hold spaces)
+    let path_field = f.nth(3).map(|first| {
+        let rest: Vec<&str> = f.collect();
+        std::iter::once(first)
+            .chain(rest)
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    Ok(Mapping {
+        start,
+        end,
+        read: perms[0] == b'r',
+        write: perms[1] == b'w',
+        shared: perms[3] == b's',
+        path: path_field.unwrap_or_default(),
+    })
+}
+
+/// What /proc/PID/smaps says of one mapping's transparent huge pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThpEligible {
+    /// The mapping's first byte.
+    pub start: u64,
+    /// One past its last byte.
+    pub end: u64,
+    /// `THPeligible: 1`: the kernel may back it with THPs (the
+    /// system-wide setting, the mapping's madvise and prctl allow it);
+    /// false where the field is missing.
+    pub eligible: bool,
+}
+
+/// Parses smaps text for each mapping's `THPeligible:` field (`path`
+/// names it in errors). Only the lines that open a mapping and that field
+/// are parsed; the other fields are skipped unread.
+pub fn parse_smaps_thp(text: &str, path: &Path) -> Result<Vec<ThpEligible>, LiveError> {
+    let mut out: Vec<ThpEligible> = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let bad = |why: &str| parse_error(path, i + 1, why);
-        let mut f = line.split_ascii_whitespace();
-        let range = f.next().ok_or_else(|| bad("empty line"))?;
-        let perms = f.next().ok_or_else(|| bad("no permissions"))?.as_bytes();
-        let (a, b) = range
-            .split_once('-')
-            .ok_or_else(|| bad("no address range"))?;
-        let hex = |s: &str| u64::from_str_radix(s, 16).map_err(|_| bad("bad address"));
-        let (start, end) = (hex(a)?, hex(b)?);
-        if perms.len() < 4 || end < start {
-            return Err(bad("bad permissions or range"));
+        // a field is `Key: value`; a mapping opens with its address range
+        let first = line.split_ascii_whitespace().next().unwrap_or("");
+        if let Some(key) = first.strip_suffix(':') {
+            if key != "THPeligible" {
+                continue;
+            }
+            let last = out
+                .last_mut()
+                .ok_or_else(|| parse_error(path, i + 1, "a field before any mapping"))?;
+            last.eligible = match line[first.len()..].trim() {
+                "1" => true,
+                "0" => false,
+                _ => return Err(parse_error(path, i + 1, "THPeligible is neither 0 nor 1")),
+            };
+            continue;
         }
-        // offset, device, inode, then the path (which may hold spaces)
-        let path_field = f.nth(3).map(|first| {
-            let rest: Vec<&str> = f.collect();
-            std::iter::once(first)
-                .chain(rest)
-                .collect::<Vec<_>>()
-                .join(" ")
-        });
-        out.push(Mapping {
-            start,
-            end,
-            read: perms[0] == b'r',
-            write: perms[1] == b'w',
-            shared: perms[3] == b's',
-            path: path_field.unwrap_or_default(),
+        let m = parse_maps_line(line, path, i + 1)?;
+        out.push(ThpEligible {
+            start: m.start,
+            end: m.end,
+            eligible: false,
         });
     }
     Ok(out)
+}
+
+/// Which mappings of process `pid` may be backed by THPs
+/// (/proc/PID/smaps; costly: the kernel walks every mapping's page tables
+/// to write it).
+pub fn thp_eligible(pid: i32) -> Result<Vec<ThpEligible>, LiveError> {
+    let path = PathBuf::from(format!("/proc/{pid}/smaps"));
+    parse_smaps_thp(&read(&path, Some(pid))?, &path)
 }
 
 /// The mappings of process `pid`.
@@ -279,6 +337,94 @@ mod tests {
         assert_eq!(e.to_string(), "/proc/9/maps:2: bad address");
     }
 
+    /// Two mappings of a 6.12 kernel's /proc/PID/smaps, as printed (masim's
+    /// region under THP "always", then one under MADV_NOHUGEPAGE), and a
+    /// file mapping without the field.
+    const SMAPS: &str = "\
+7f3a40000000-7f3a41000000 rw-p 00000000 00:00 0 
+Size:              16384 kB
+KernelPageSize:        4 kB
+MMUPageSize:           4 kB
+Rss:               16384 kB
+Pss:               16384 kB
+Pss_Dirty:         16384 kB
+Shared_Clean:          0 kB
+Shared_Dirty:          0 kB
+Private_Clean:         0 kB
+Private_Dirty:     16384 kB
+Referenced:        16384 kB
+Anonymous:         16384 kB
+KSM:                   0 kB
+LazyFree:              0 kB
+AnonHugePages:     16384 kB
+ShmemPmdMapped:        0 kB
+FilePmdMapped:         0 kB
+Shared_Hugetlb:        0 kB
+Private_Hugetlb:       0 kB
+Swap:                  0 kB
+SwapPss:               0 kB
+Locked:                0 kB
+THPeligible:           1
+ProtectionKey:         0
+VmFlags: rd wr mr mw me ac sd 
+7f3a41000000-7f3a41200000 rw-p 00000000 00:00 0                          [heap]
+Size:               2048 kB
+AnonHugePages:         0 kB
+THPeligible:           0
+VmFlags: rd wr mr mw me ac sd nh 
+55d0c000-55d0e000 r--p 00000000 fe:01 123 /usr/bin/cat
+Size:                  8 kB
+VmFlags: rd mr mw me sd 
+";
+
+    #[test]
+    fn smaps_gives_each_mappings_thp_eligibility() {
+        let t = parse_smaps_thp(SMAPS, Path::new("smaps")).unwrap();
+        assert_eq!(
+            t,
+            vec![
+                ThpEligible {
+                    start: 0x7f3a_4000_0000,
+                    end: 0x7f3a_4100_0000,
+                    eligible: true
+                },
+                ThpEligible {
+                    start: 0x7f3a_4100_0000,
+                    end: 0x7f3a_4120_0000,
+                    eligible: false
+                },
+                ThpEligible {
+                    start: 0x55d0c000,
+                    end: 0x55d0e000,
+                    eligible: false
+                },
+            ]
+        );
+        assert_eq!(parse_smaps_thp("", Path::new("smaps")).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn bad_smaps_is_an_error_naming_its_line() {
+        let p = Path::new("/proc/9/smaps");
+        let e = |text: &str| parse_smaps_thp(text, p).unwrap_err().to_string();
+        assert_eq!(
+            e("THPeligible: 1\n"),
+            "/proc/9/smaps:1: a field before any mapping"
+        );
+        assert_eq!(
+            e("1000-2000 rw-p 0 00:00 0\nTHPeligible: yes\n"),
+            "/proc/9/smaps:2: THPeligible is neither 0 nor 1"
+        );
+        assert_eq!(
+            e("1000-2000 rw-p 0 00:00 0\nTHPeligible:\n"),
+            "/proc/9/smaps:2: THPeligible is neither 0 nor 1"
+        );
+        assert_eq!(
+            e("1000-2000 rw-p 0 00:00 0\nnot a line\n"),
+            "/proc/9/smaps:2: no address range"
+        );
+    }
+
     #[test]
     fn fault_counters_skip_a_command_name_with_parentheses() {
         let text = "42 (a (b) c) S 1 42 42 0 -1 4194560 1234 0 56 0 1 2 0 0 20 0 1 0";
@@ -298,6 +444,8 @@ mod tests {
         assert!(maps(pid).unwrap().iter().any(|m| m.is_anonymous()));
         assert!(faults(pid).unwrap().minor > 0);
         assert!(rollup(pid).unwrap().rss > 0);
+        let t = thp_eligible(pid).unwrap();
+        assert!(!t.is_empty() && t.iter().all(|x| x.start < x.end));
     }
 
     #[test]

@@ -112,6 +112,20 @@ pub fn render(b: &LinuxBackend, m: &dyn Manager, dry_run: bool) -> String {
     let _ = writeln!(s, "thermocline_restored_pages_total {}", c.restored);
     family(
         &mut s,
+        "thp_splits_total",
+        "counter",
+        "Transparent huge pages split on the manager's request.",
+    );
+    let _ = writeln!(s, "thermocline_thp_splits_total {}", c.splits);
+    family(
+        &mut s,
+        "thp_collapses_total",
+        "counter",
+        "2 MiB ranges collapsed into a transparent huge page on the manager's request.",
+    );
+    let _ = writeln!(s, "thermocline_thp_collapses_total {}", c.collapses);
+    family(
+        &mut s,
         "cpu_seconds_total",
         "counter",
         "CPU time of the daemon (telemetry and manager).",

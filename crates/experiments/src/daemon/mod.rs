@@ -694,6 +694,7 @@ fn run_once(
                     "failed": {"busy": c.failed_busy, "nomem": c.failed_nomem, "access": c.failed_access, "quota": c.failed_quota},
                     "sampling_pageouts": c.sampling_pageouts,
                     "refaults": c.refaults,
+                    "thp": {"splits": c.splits, "collapses": c.collapses},
                     "cpu_s": b.cpu_ns() as f64 / 1e9,
                     "gauges": m.gauges().into_iter().filter(|(_, v)| v.is_finite()).collect::<std::collections::BTreeMap<_, _>>(),
                 }),

@@ -50,7 +50,9 @@
 //!   and moves as one unit (one move_pages entry, 2 MiB of the quota);
 //!   `split_huge` writes debugfs's split_huge_pages, `collapse_huge` is
 //!   process_madvise(MADV_COLLAPSE), both behind `HugePages`, offered only
-//!   when probing both on the target works ([`crate::thp`]).
+//!   when probing both on the target works ([`crate::thp`]). A region's
+//!   `thp` is the kernel's THPeligible (/proc/PID/smaps, read when a region
+//!   is new; see [`LinuxBackend::refresh`]).
 //! - Not here: upper-level Accessed bits, TLB-miss counts, PEBS-like samples,
 //!   tier traffic counters, other allocation policies: typed `Unsupported`.
 
@@ -156,10 +158,18 @@ const SCAN_AHEAD: usize = 64;
 const RESIDENT_SHARE_FLOOR: f64 = 0.001;
 const RESIDENT_SHARE_PER_BYTE: f64 = 0.0025 / 100e9;
 
+/// The share of a core reading /proc/PID/smaps (for THPeligible) may take:
+/// a read costs CPU in proportion to the target's page tables, so after one
+/// the next waits until the time since is its cost over this share.
+const SMAPS_SHARE: f64 = 0.001;
+
 /// A process's region; the state of its pages is read when asked.
 struct Region {
     info: RegionInfo,
     cache: RefCell<Cache>,
+    /// The kernel's THPeligible for it, once read (`info.thp` is this, or
+    /// false until then).
+    thp: Option<bool>,
 }
 
 /// The page states of a region read so far.
@@ -241,6 +251,8 @@ pub struct LinuxBackend {
     monitor: monitor::Monitor,
     /// Why THP split/collapse is not offered (None: it is, or not probed).
     huge_unsupported: Option<String>,
+    /// /proc/PID/smaps may be read again then (ns since the start).
+    smaps_next_ns: u64,
 }
 
 impl LinuxBackend {
@@ -290,6 +302,7 @@ impl LinuxBackend {
             cpu_at_start: sys::process_cpu_ns(),
             monitor: monitor::Monitor::default(),
             huge_unsupported: None,
+            smaps_next_ns: 0,
         };
         b.caps = b.probe_caps();
         b.fast_has_cpus = fast_has_cpus(&b.tiers)?;
@@ -531,6 +544,12 @@ impl LinuxBackend {
     /// Re-reads the targets (new processes of a cgroup, exits) and their
     /// mappings, and forgets the page states read so far (they are read
     /// again when asked); clears soft-dirty bits a tick asked to clear.
+    /// Whether THPs may back a region (`RegionInfo::thp`) is the kernel's
+    /// THPeligible, read from /proc/PID/smaps only when a process has a
+    /// region not seen before (smaps costs a walk of its page tables),
+    /// and no more often than its cost allows (0.1% of a core): a region
+    /// that waits says false until then. A region keeps what was read for
+    /// it (a later madvise or sysfs change is not seen).
     pub fn refresh(&mut self) -> std::result::Result<(), LiveError> {
         self.clear_soft_dirty();
         let pids: Vec<i32> = match &self.spec {
@@ -548,11 +567,13 @@ impl LinuxBackend {
             }
         }
         // the caches of regions that are still there are kept (their
-        // allocations), not their content
-        let mut old: HashMap<(Asid, u64, u64), RefCell<Cache>> = std::mem::take(&mut self.regions)
+        // allocations), not their content; so is their THPeligible
+        type Kept = (RefCell<Cache>, Option<bool>);
+        let mut old: HashMap<(Asid, u64, u64), Kept> = std::mem::take(&mut self.regions)
             .into_iter()
-            .map(|r| ((r.info.asid, r.info.start, r.info.len), r.cache))
+            .map(|r| ((r.info.asid, r.info.start, r.info.len), (r.cache, r.thp)))
             .collect();
+        let now = self.elapsed_ns();
         let mut regions = Vec::new();
         for p in self.procs.iter_mut() {
             if !p.check_alive() {
@@ -566,12 +587,39 @@ impl LinuxBackend {
                 }
                 Err(e) => return Err(e),
             };
+            let first = regions.len();
             for m in maps.iter().filter(|m| m.is_anonymous() && m.write) {
-                let info = region_info(p.asid, m);
-                let cache = old
-                    .remove(&(info.asid, info.start, info.len))
-                    .unwrap_or_default();
-                regions.push(Region { info, cache });
+                let (cache, thp) = old.remove(&(p.asid, m.start, m.len())).unwrap_or_default();
+                regions.push(Region {
+                    info: region_info(p.asid, m, thp == Some(true)),
+                    cache,
+                    thp,
+                });
+            }
+            let new = &mut regions[first..];
+            // at the first refresh always (the manager starts on it)
+            let due = self.epoch == 0 || now >= self.smaps_next_ns;
+            if due && new.iter().any(|r| r.thp.is_none()) {
+                let cpu0 = sys::process_cpu_ns();
+                let eligible = match procfs::thp_eligible(p.pid) {
+                    Ok(t) => t,
+                    Err(LiveError::Exited { .. }) => {
+                        p.alive = false;
+                        regions.truncate(first);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
+                for r in new.iter_mut() {
+                    // smaps is in address order, as maps is
+                    let thp = eligible
+                        .binary_search_by_key(&r.info.start, |t| t.start)
+                        .is_ok_and(|i| eligible[i].end == r.info.end() && eligible[i].eligible);
+                    r.thp = Some(thp);
+                    r.info.thp = thp;
+                }
+                let cost = sys::process_cpu_ns().saturating_sub(cpu0) as f64;
+                self.smaps_next_ns = now + (cost / SMAPS_SHARE) as u64;
             }
         }
         regions.sort_by_key(|r| (r.info.asid, r.info.start));
@@ -995,7 +1043,7 @@ fn size_of(s: PageState) -> PageSize {
     }
 }
 
-fn region_info(asid: Asid, m: &Mapping) -> RegionInfo {
+fn region_info(asid: Asid, m: &Mapping, thp: bool) -> RegionInfo {
     RegionInfo {
         asid,
         name: if m.path.is_empty() {
@@ -1006,7 +1054,7 @@ fn region_info(asid: Asid, m: &Mapping) -> RegionInfo {
         start: m.start,
         len: m.len(),
         page_type: PageType::Anon,
-        thp: false,
+        thp,
     }
 }
 
@@ -1596,6 +1644,7 @@ mod tests {
                 thp: false,
             },
             cache: RefCell::default(),
+            thp: None,
         }
     }
 
