@@ -236,6 +236,7 @@ fn linear_scan(
     sleep_ms: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     let p = parse_over(name, LinearScanParams::mode(sleep_ms), params)?;
+    let p = checked(name, p, |p| schemes_check(&p.schemes))?;
     Ok(Box::new(LinearScan::new(name, p)))
 }
 
@@ -310,7 +311,18 @@ fn region_sampler_params_of(
         hot_min_accesses: 6.0,
         ..RegionSamplerParams::default()
     };
-    parse_over(name, defaults, params)
+    let p = parse_over(name, defaults, params)?;
+    checked(name, p, |p| schemes_check(&p.schemes))
+}
+
+/// What can be said of schemes before the machine is known (all but
+/// whether a tier exists, which their start checks).
+fn schemes_check(schemes: &[crate::schemes::SchemeParams]) -> Result<(), String> {
+    for (i, s) in schemes.iter().enumerate() {
+        s.build(usize::from(u8::MAX))
+            .map_err(|why| format!("schemes[{i}]: {why}"))?;
+    }
+    Ok(())
 }
 
 /// The parameters of a DAMON entry on virtual addresses (`damon-moderate`,
@@ -344,6 +356,7 @@ fn pebs(
     freq_hz: f64,
 ) -> Result<Box<dyn Manager>, ManagerError> {
     let p = parse_over(name, PebsParams::at(freq_hz), params)?;
+    let p = checked(name, p, |p| schemes_check(&p.schemes))?;
     Ok(Box::new(Pebs::new(name, p)))
 }
 

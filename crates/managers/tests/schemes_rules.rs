@@ -108,7 +108,22 @@ fn a_bad_scheme_stops_the_manager_at_start_with_the_reason() {
     );
     let e = m.start(&mut b).unwrap_err().to_string();
     assert!(e.contains("schemes[0]: tier 5 does not exist"), "{e}");
-    // an unknown field is refused when the parameters are read
-    let params: toml::Table = toml::from_str("[[schemes]]\nactoin = \"stat\"\n").unwrap();
-    assert!(thermocline_managers::registry::build("damon-moderate", params, 1).is_err());
+    // an unknown field, or an impossible range, is refused when the
+    // parameters are read
+    for (text, says) in [
+        ("[[schemes]]\nactoin = \"stat\"\n", "actoin"),
+        (
+            "[[schemes]]\nmin_age_s = 3.0\nmax_age_s = 1.0\n",
+            "schemes[0]: min_age_s (3) is above max_age_s (1)",
+        ),
+    ] {
+        let params: toml::Table = toml::from_str(text).unwrap();
+        for m in ["damon-moderate", "linear-scan-moderate", "pebs-5khz"] {
+            let e = thermocline_managers::registry::build(m, params.clone(), 1)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(e.contains(says), "{m}: {e}");
+        }
+    }
 }

@@ -225,13 +225,13 @@ impl SchemeParams {
                 self.min_bytes, self.max_bytes
             ));
         }
-        range_ok("access_pct", self.min_access_pct, self.max_access_pct)?;
         if self.min_access_pct > 100.0 {
             return Err(format!(
                 "min_access_pct ({}) is above 100: the scheme could never match",
                 self.min_access_pct
             ));
         }
+        range_ok("access_pct", self.min_access_pct, self.max_access_pct)?;
         range_ok("age_s", self.min_age_s, self.max_age_s)?;
         if !(self.quota_ms >= 0.0 && self.quota_ms.is_finite()) {
             return Err(format!(
