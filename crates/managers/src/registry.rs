@@ -360,6 +360,23 @@ fn pebs(
     Ok(Box::new(Pebs::new(name, p)))
 }
 
+/// A profiling technique built by `base` under `name`, with the kernel's
+/// DAMON tiering sample as its default schemes
+/// ([`crate::schemes::mtier_recipe`]); a `schemes` parameter replaces them.
+fn tiering(
+    name: &'static str,
+    mut params: toml::Table,
+    seed: u64,
+    base: Builder,
+) -> Result<Box<dyn Manager>, ManagerError> {
+    if !params.contains_key("schemes") {
+        let recipe =
+            toml::Value::try_from(crate::schemes::mtier_recipe()).expect("the recipe serialises");
+        params.insert("schemes".into(), recipe);
+    }
+    base(name, params, seed)
+}
+
 /// Every manager.
 pub const MANAGERS: &[Entry] = &[
     Entry {
@@ -521,6 +538,26 @@ pub const MANAGERS: &[Entry] = &[
         name: "telescope-flex",
         description: "Telescope (flex): as bounded, but an entry may overshoot its region by 15% (PGD, PUD) or 25% (PMD)",
         build: |n, p, s| region_sampler(n, p, s, Pick::Flex, 5.0),
+    },
+    Entry {
+        name: "damon-tiering",
+        description: "damon-moderate acting by the kernel's DAMON tiering sample (samples/damon/mtier.c): accessed regions to the fast tier while it is under 99.7% used, idle ones out while it has under 0.5% free, 200 MiB/s each (schemes; the goal-tuned quota starts from 1 byte and grows at most 2x a second)",
+        build: |n, p, s| tiering(n, p, s, |n, p, s| region_sampler(n, p, s, Pick::Leaf, 5.0)),
+    },
+    Entry {
+        name: "telescope-tiering",
+        description: "telescope-bounded acting by the same schemes as damon-tiering",
+        build: |n, p, s| tiering(n, p, s, |n, p, s| region_sampler(n, p, s, Pick::Bounded, 5.0)),
+    },
+    Entry {
+        name: "pebs-tiering",
+        description: "pebs-5khz acting by the same schemes as damon-tiering",
+        build: |n, p, s| tiering(n, p, s, |n, p, s| pebs(n, p, s, 5_000.0)),
+    },
+    Entry {
+        name: "linear-scan-tiering",
+        description: "linear-scan-moderate acting by the same schemes as damon-tiering",
+        build: |n, p, s| tiering(n, p, s, |n, p, s| linear_scan(n, p, s, 10.0)),
     },
 ];
 

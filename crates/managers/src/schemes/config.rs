@@ -20,21 +20,28 @@ pub struct SchemeParams {
     pub action: String,
     /// The destination of a migration; default: the fastest tier for
     /// migrate_hot, the slowest for migrate_cold.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tier: Option<u8>,
-    /// Region size range (bytes).
+    /// Region size range (bytes; no maximum when left out).
     pub min_bytes: u64,
     /// ...
-    pub max_bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
     /// Access frequency range: percent of the most accesses one aggregation
     /// can count (DAMON's samples per aggregation).
     pub min_access_pct: f64,
     /// ...
     pub max_access_pct: f64,
     /// Age range (seconds the region's frequency has stayed about the
-    /// same).
+    /// same; no maximum when left out).
     pub min_age_s: f64,
     /// ...
-    pub max_age_s: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_age_s: Option<f64>,
+    /// Apply every this many ms (DAMOS's apply_interval); left out: at
+    /// every aggregation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub apply_interval_ms: Option<f64>,
     /// Bytes per charge interval; 0: none.
     pub quota_bytes: u64,
     /// Time per charge interval (ms); 0: none.
@@ -48,6 +55,7 @@ pub struct SchemeParams {
     /// Goals the quota is tuned towards.
     pub goals: Vec<GoalParams>,
     /// When the scheme is active.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub watermarks: Option<WatermarkParams>,
     /// Which memory beyond the pattern.
     pub filters: Vec<FilterParams>,
@@ -59,11 +67,12 @@ impl Default for SchemeParams {
             action: "stat".into(),
             tier: None,
             min_bytes: 0,
-            max_bytes: u64::MAX,
+            max_bytes: None,
             min_access_pct: 0.0,
             max_access_pct: 100.0,
             min_age_s: 0.0,
-            max_age_s: f64::INFINITY,
+            max_age_s: None,
+            apply_interval_ms: None,
             quota_bytes: 0,
             quota_ms: 0.0,
             quota_reset_ms: 1000.0,
@@ -136,6 +145,44 @@ pub struct FilterParams {
 
 fn yes() -> bool {
     true
+}
+
+/// The kernel's DAMON memory-tiering sample (Linux 6.16,
+/// samples/damon/mtier.c): promote to the fastest tier what was seen
+/// accessed (its `min_nr_accesses` 1 of 20 samples per 100 ms aggregation:
+/// 5%) while the fastest tier is under 99.7% used, demote what was seen
+/// idle while it has under 0.5% free; each at most 200 MiB per second,
+/// applied every second, frequency and age weighted alike. Its `young`
+/// page filters (a page's Accessed bit read again when the action is
+/// applied) are not modelled.
+pub fn mtier_recipe() -> Vec<SchemeParams> {
+    let goal = |metric: &str, target: f64| GoalParams {
+        metric: metric.into(),
+        tier: 0,
+        target,
+    };
+    let common = SchemeParams {
+        quota_bytes: 200 << 20,
+        quota_reset_ms: 1000.0,
+        apply_interval_ms: Some(1000.0),
+        weight_accesses: 100,
+        weight_age: 100,
+        ..SchemeParams::default()
+    };
+    vec![
+        SchemeParams {
+            action: "migrate_hot".into(),
+            min_access_pct: 5.0,
+            goals: vec![goal("tier_used_bp", 9970.0)],
+            ..common.clone()
+        },
+        SchemeParams {
+            action: "migrate_cold".into(),
+            max_access_pct: 0.0,
+            goals: vec![goal("tier_free_bp", 50.0)],
+            ..common
+        },
+    ]
 }
 
 /// A scheme the engine can run, with the user's frequency and age units
@@ -219,10 +266,11 @@ impl SchemeParams {
                 self.action
             ));
         }
-        if self.min_bytes > self.max_bytes {
+        let max_bytes = self.max_bytes.unwrap_or(u64::MAX);
+        if self.min_bytes > max_bytes {
             return Err(format!(
-                "min_bytes ({}) is above max_bytes ({}): the scheme could never match",
-                self.min_bytes, self.max_bytes
+                "min_bytes ({}) is above max_bytes ({max_bytes}): the scheme could never match",
+                self.min_bytes
             ));
         }
         if self.min_access_pct > 100.0 {
@@ -232,7 +280,13 @@ impl SchemeParams {
             ));
         }
         range_ok("access_pct", self.min_access_pct, self.max_access_pct)?;
-        range_ok("age_s", self.min_age_s, self.max_age_s)?;
+        let max_age_s = self.max_age_s.unwrap_or(f64::INFINITY);
+        range_ok("age_s", self.min_age_s, max_age_s)?;
+        let apply_interval_ns = match self.apply_interval_ms {
+            None => 0,
+            Some(ms) if ms > 0.0 && ms.is_finite() => (ms * 1e6) as u64,
+            Some(ms) => return Err(format!("apply_interval_ms ({ms}) must be above 0")),
+        };
         if !(self.quota_ms >= 0.0 && self.quota_ms.is_finite()) {
             return Err(format!(
                 "quota_ms ({}) must be a number >= 0",
@@ -335,9 +389,10 @@ impl SchemeParams {
             scheme: Scheme {
                 pattern: Pattern {
                     min_bytes: self.min_bytes,
-                    max_bytes: self.max_bytes,
+                    max_bytes,
                     ..Pattern::default()
                 },
+                apply_interval_ns,
                 action,
                 quota: Quota {
                     time_ns: (self.quota_ms * 1e6) as u64,
@@ -353,7 +408,7 @@ impl SchemeParams {
                 filters,
             },
             access_pct: (self.min_access_pct, self.max_access_pct),
-            age_s: (self.min_age_s, self.max_age_s),
+            age_s: (self.min_age_s, max_age_s),
         })
     }
 }
@@ -390,6 +445,25 @@ mod tests {
     }
 
     #[test]
+    fn the_mtier_recipe_builds_and_reads_back_from_toml() {
+        let recipe = mtier_recipe();
+        for p in &recipe {
+            p.build(2).unwrap();
+        }
+        let text = toml::to_string(&Wrapper {
+            schemes: recipe.clone(),
+        })
+        .unwrap();
+        let back: Wrapper = toml::from_str(&text).unwrap();
+        assert_eq!(back.schemes, recipe, "{text}");
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Wrapper {
+        schemes: Vec<SchemeParams>,
+    }
+
+    #[test]
     fn impossible_or_unknown_settings_are_errors_that_say_why() {
         for (text, says) in [
             ("action = \"promote\"", "one of migrate_hot"),
@@ -408,6 +482,7 @@ mod tests {
             ),
             ("min_access_pct = 150", "above 100"),
             ("min_age_s = 5.0\nmax_age_s = 1.0", "could never match"),
+            ("apply_interval_ms = 0", "above 0"),
             ("quota_reset_ms = 0", "above 0"),
             (
                 "[[goals]]\nmetric = \"tier_used_bp\"\ntier = 3\ntarget = 9000",

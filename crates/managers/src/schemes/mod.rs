@@ -21,7 +21,9 @@ mod run;
 mod score;
 mod watermark;
 
-pub use config::{Configured, FilterParams, GoalParams, SchemeParams, WatermarkParams};
+pub use config::{
+    mtier_recipe, Configured, FilterParams, GoalParams, SchemeParams, WatermarkParams,
+};
 pub use run::SchemeSet;
 
 pub use filter::{passing, Filter, FilterKind, Traits};
@@ -177,6 +179,9 @@ pub struct Scheme {
     pub watermarks: Watermarks,
     /// Which memory beyond the pattern.
     pub filters: Vec<Filter>,
+    /// Apply at most every this many ns (DAMOS's apply_interval); 0: at
+    /// every profile.
+    pub apply_interval_ns: u64,
 }
 
 /// What a scheme has done (DAMOS's per-scheme stats).
@@ -230,6 +235,8 @@ struct Running {
     /// Where the last charge interval stopped with its quota used up: the
     /// next one starts after it, so that every region gets its turn.
     charge_from: Option<(Asid, u64)>,
+    /// When the scheme next applies (its apply interval).
+    next_apply_ns: u64,
 }
 
 /// Runs schemes over profiles.
@@ -250,6 +257,7 @@ impl Engine {
                     marks: WatermarkState::default(),
                     stats: Stats::default(),
                     charge_from: None,
+                    next_apply_ns: 0,
                 })
                 .collect(),
         }
@@ -304,6 +312,10 @@ impl Running {
         touched: &mut Vec<(Asid, u64, u64)>,
     ) -> Result<(), BackendError> {
         let s = &self.scheme;
+        if now_ns < self.next_apply_ns {
+            return Ok(());
+        }
+        self.next_apply_ns = now_ns + s.apply_interval_ns;
         let metric = s.watermarks.metric;
         if !self
             .marks
