@@ -47,7 +47,7 @@ enum Cmd {
     Compare {
         #[command(flatten)]
         common: Common,
-        /// Comma-separated managers; default: all of them.
+        /// Comma-separated managers; default: every one the simulated machines run (not the live-only kernel-tiering and damon-kernel).
         #[arg(long, value_delimiter = ',')]
         managers: Vec<String>,
         /// Write the JSON (a list of reports) here.
@@ -763,7 +763,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         } => {
             let base = common.load(None)?;
             let names: Vec<String> = if managers.is_empty() {
-                catalogue::managers()
+                catalogue::simulated_managers()
                     .iter()
                     .map(|m| m.name.to_string())
                     .collect()

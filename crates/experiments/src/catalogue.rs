@@ -23,6 +23,15 @@ pub fn workloads() -> Vec<Named> {
         .collect()
 }
 
+/// The managers `compare` runs when none are named: every one a simulated
+/// machine can run (not the live-only ones), in the registry's order.
+pub fn simulated_managers() -> Vec<Named> {
+    managers()
+        .into_iter()
+        .filter(|m| !thermocline_managers::registry::LIVE_ONLY.contains(&m.name))
+        .collect()
+}
+
 /// Managers, in the order `compare` runs them.
 pub fn managers() -> Vec<Named> {
     thermocline_managers::registry::MANAGERS
@@ -71,5 +80,22 @@ mod tests {
             assert!(list.iter().all(|n| !n.description.trim().is_empty()));
         }
         assert_eq!(machines()[0].name, crate::DEFAULT_MACHINE);
+    }
+
+    /// What `compare` runs when no manager is named must run on a simulated
+    /// machine: a fraction of a second of the default workload under each.
+    #[test]
+    fn every_manager_compare_runs_by_default_runs_on_the_simulator() {
+        for m in simulated_managers() {
+            let mut cfg = crate::config::load(None, &[]).unwrap();
+            cfg.run.manager = m.name.to_string();
+            cfg.run.duration_s = Some(0.05);
+            if let Err(e) = crate::runner::run(&cfg, &mut |_, _| {}) {
+                panic!("{}: {e}", m.name);
+            }
+        }
+        assert!(!simulated_managers()
+            .iter()
+            .any(|m| thermocline_managers::registry::LIVE_ONLY.contains(&m.name)));
     }
 }

@@ -571,6 +571,10 @@ pub fn build(name: &str, params: toml::Table, seed: u64) -> Result<Box<dyn Manag
     (e.build)(e.name, params, seed)
 }
 
+/// The managers that act only on a live host (the kernel's own tiering,
+/// the kernel's DAMON): a simulated machine has nothing for them to drive.
+pub const LIVE_ONLY: &[&str] = &["kernel-tiering", "damon-kernel"];
+
 /// Whether `name` is a registered manager.
 pub fn exists(name: &str) -> bool {
     MANAGERS.iter().any(|e| e.name == name)
@@ -579,6 +583,13 @@ pub fn exists(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_live_only_managers_are_registered() {
+        for name in LIVE_ONLY {
+            assert!(exists(name), "{name}");
+        }
+    }
 
     #[test]
     fn builds_every_manager_with_defaults_and_rejects_unknown_params() {

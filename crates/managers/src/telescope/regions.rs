@@ -649,15 +649,22 @@ impl RegionSampler {
             })
             .collect();
         let hot = hot_set(&profile, self.p.hot_min_accesses);
-        self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
+        self.act(b, &profile)?;
+        self.costs.update(b);
+        Ok(hot)
+    }
+
+    /// What a window's profile makes the technique do: Telescope's
+    /// migration rules and the schemes.
+    fn act(&mut self, b: &mut dyn Backend, profile: &[Counted]) -> Result<(), BackendError> {
+        self.costs.migrated_bytes += self.p.migration.apply(b, profile)?;
         self.costs.migrated_bytes += self.schemes.apply(
             b,
-            &profile,
+            profile,
             f64::from(self.samples_per_window),
             (self.p.aggregate_ms * 1e6) as u64,
         )?;
-        self.costs.update(b);
-        Ok(hot)
+        Ok(())
     }
 
     fn profile(&self) -> Vec<Counted> {
@@ -800,13 +807,7 @@ impl Manager for RegionSampler {
             } else {
                 hot_set(&profile, self.p.hot_min_accesses)
             });
-            self.costs.migrated_bytes += self.p.migration.apply(b, &profile)?;
-            self.costs.migrated_bytes += self.schemes.apply(
-                b,
-                &profile,
-                f64::from(self.samples_per_window),
-                (self.p.aggregate_ms * 1e6) as u64,
-            )?;
+            self.act(b, &profile)?;
             for r in &mut self.regions {
                 r.last_nr_accesses = r.nr_accesses;
                 r.nr_accesses = 0;
