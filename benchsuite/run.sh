@@ -14,6 +14,7 @@ day=$(date -u +%Y-%m-%d)
 log=$(mktemp)
 cargo bench -p thermocline-sim --bench access -- --noplot | tee "$log"
 cargo bench -p thermocline-experiments --bench rate -- --noplot | tee -a "$log"
+cargo bench -p thermocline-managers --bench schemes -- --noplot | tee -a "$log"
 grep '^host-bytes-per-4k-page,' "$log" | while IFS=, read -r name value; do
   echo "$day,$commit,$name,$value,bytes" >> "$out"
 done
@@ -32,6 +33,11 @@ for est in sorted(glob.glob("target/criterion/rate/*/*/new/estimates.json")):
     mean_ns = json.load(open(est))["mean"]["point_estimate"]
     unit = "steps/s" if "advance" in name else "samples/s"
     print(f"{day},{commit},{name},{10_000 / (mean_ns * 1e-9):.0f},{unit}")
+# the scheme engine: microseconds per profile of 10 000 regions
+for est in sorted(glob.glob("target/criterion/schemes/*/new/estimates.json")):
+    name = "schemes/" + est.split(os.sep)[-3]
+    mean_ns = json.load(open(est))["mean"]["point_estimate"]
+    print(f"{day},{commit},{name},{mean_ns / 1e3:.1f},us/profile")
 PY
 # Issue 3's goal: each technique's telescope-multiphase run on one core.
 cargo build --release -q

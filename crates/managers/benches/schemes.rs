@@ -94,7 +94,7 @@ fn bench(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("schemes");
     g.throughput(Throughput::Elements(REGIONS as u64));
-    g.bench_function("two schemes, binding quotas, 10k regions", |b| {
+    g.bench_function("two-schemes-binding-quotas-10k-regions", |b| {
         let mut e = engine();
         let mut act = Count(0);
         let mut now = 0u64;
