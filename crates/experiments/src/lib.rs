@@ -55,6 +55,7 @@ mod reproduction;
 pub mod results_md;
 pub mod run_cache;
 pub mod runner;
+mod schemes_tiering;
 mod setup;
 mod tally;
 mod telescope;

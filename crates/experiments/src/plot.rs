@@ -241,14 +241,18 @@ pub struct HeatTable {
     pub rows: Vec<String>,
     /// Column labels, left to right.
     pub cols: Vec<String>,
-    /// `values[row][col]`.
+    /// `values[row][col]`, higher is better; NaN where a cell has no
+    /// value (drawn grey, with a dash).
     pub values: Vec<Vec<f64>>,
 }
 
 impl HeatTable {
     /// The table as an SVG document.
     pub fn to_svg(&self) -> String {
-        let (cw, ch, left, top) = (62.0, 26.0, 110.0, 60.0);
+        // Wide enough for the longest row label (about 7 px a character).
+        let longest = self.rows.iter().map(|r| r.chars().count()).max();
+        let left = (longest.unwrap_or(0) as f64 * 7.0 + 24.0).max(110.0);
+        let (cw, ch, top) = (62.0, 26.0, 60.0);
         let w = left + cw * self.cols.len() as f64 + 20.0;
         let h = top + ch * self.rows.len() as f64 + 50.0;
         let mut s = svg_open(w, h, (w / 2.0, 20.0, 15), &self.title);
@@ -277,19 +281,30 @@ impl HeatTable {
             let col: Vec<f64> = self.values.iter().map(|r| r[j]).collect();
             let (lo, hi) = col
                 .iter()
+                .filter(|v| !v.is_nan())
                 .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
                     (a.min(v), b.max(v))
                 });
             let best = col
                 .iter()
                 .enumerate()
+                .filter(|(_, v)| !v.is_nan())
                 .max_by(|a, b| a.1.total_cmp(b.1))
                 .map(|b| b.0);
             for (i, &v) in col.iter().enumerate() {
+                let (x, y) = (left + cw * j as f64, top + ch * i as f64);
+                if v.is_nan() {
+                    let _ = writeln!(
+                        s,
+                        r#"<rect x="{x:.1}" y="{y:.1}" width="{cw}" height="{ch}" fill="rgb(220,220,220)"/><text x="{:.1}" y="{:.1}" text-anchor="middle">-</text>"#,
+                        x + cw / 2.0,
+                        y + ch / 2.0 + 4.0
+                    );
+                    continue;
+                }
                 // Red (worst of the column) to green (best), as in the paper.
                 let t = if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
                 let (r, g) = ((230.0 * (1.0 - t) + 40.0) as u8, (200.0 * t + 40.0) as u8);
-                let (x, y) = (left + cw * j as f64, top + ch * i as f64);
                 let stroke = if Some(i) == best {
                     r#" stroke="black" stroke-width="3""#
                 } else {

@@ -31,6 +31,7 @@ pub fn all() -> Vec<Reproduction> {
     all.extend(crate::heteroos_drf::reproductions());
     all.extend(crate::live_agreement::reproductions());
     all.extend(crate::live_damon::reproductions());
+    all.extend(crate::schemes_tiering::reproductions());
     all
 }
 
