@@ -237,7 +237,13 @@ struct Running {
     charge_from: Option<(Asid, u64)>,
     /// When the scheme next applies (its apply interval).
     next_apply_ns: u64,
+    /// Each region's score in the profile being applied, or
+    /// [`NO_MATCH`]: computed once for the quota's cut and the walk.
+    scores: Vec<u32>,
 }
+
+/// A region the pattern does not match, in [`Running::scores`].
+const NO_MATCH: u32 = u32::MAX;
 
 /// Runs schemes over profiles.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -258,6 +264,7 @@ impl Engine {
                     stats: Stats::default(),
                     charge_from: None,
                     next_apply_ns: 0,
+                    scores: Vec::new(),
                 })
                 .collect(),
         }
@@ -324,16 +331,27 @@ impl Running {
             return Ok(());
         }
         let limited = s.quota.limits();
+        let w = s.quota.weights;
+        self.scores.clear();
+        self.scores.extend(profile.regions.iter().map(|r| {
+            if !s.pattern.matches(r) {
+                NO_MATCH
+            } else if limited {
+                s.action.score(r, profile, w)
+            } else {
+                0
+            }
+        }));
         if limited {
             self.quota
                 .roll(&s.quota, now_ns, &mut |m| act.goal_metric(m));
-            let w = s.quota.weights;
             self.quota.set_min_score(
                 profile
                     .regions
                     .iter()
-                    .filter(|r| s.pattern.matches(r))
-                    .map(|r| (s.action.score(r, profile, w), r.bytes())),
+                    .zip(&self.scores)
+                    .filter(|(_, &sc)| sc != NO_MATCH)
+                    .map(|(r, &sc)| (sc, r.bytes())),
             );
         }
         let used_up = |q: &QuotaState| q.esz > 0 && q.charged >= q.esz;
@@ -341,7 +359,7 @@ impl Running {
             return Ok(());
         }
         let mut skipping = self.charge_from;
-        for r in profile.regions {
+        for (r, &score) in profile.regions.iter().zip(&self.scores) {
             if used_up(&self.quota) {
                 return Ok(());
             }
@@ -354,10 +372,7 @@ impl Running {
                 skipping = None;
                 self.charge_from = None;
             }
-            if !s.pattern.matches(r)
-                || (limited
-                    && self.quota.esz > 0
-                    && s.action.score(r, profile, s.quota.weights) < self.quota.min_score)
+            if score == NO_MATCH || (limited && self.quota.esz > 0 && score < self.quota.min_score)
             {
                 continue;
             }

@@ -26,12 +26,10 @@ pub struct Weights {
 pub fn hot(nr_accesses: u32, max_nr_accesses: u32, age: u32, aggr_ns: u64, w: Weights) -> u32 {
     let freq = (i64::from(nr_accesses) * MAX_SUBSCORE / i64::from(max_nr_accesses.max(1)))
         .min(MAX_SUBSCORE);
-    let mut age_s = u64::from(age) * aggr_ns / 1_000_000_000;
-    let mut age_log = 0i64;
-    while age_log < MAX_AGE_IN_LOG && age_s > 0 {
-        age_log += 1;
-        age_s >>= 1;
-    }
+    let age_s = u64::from(age) * aggr_ns / 1_000_000_000;
+    // The kernel shifts age_s right until it is 0, at most 32 times: its
+    // bit length, capped.
+    let mut age_log = i64::from(64 - age_s.leading_zeros()).min(MAX_AGE_IN_LOG);
     if freq == 0 {
         age_log = -age_log;
     }
@@ -81,6 +79,28 @@ mod tests {
         assert_eq!(hot(10, 20, 0, AGGR, none), 0);
         // a count above the maximum (attributes changed) is capped
         assert_eq!(hot(40, 20, 0, AGGR, W), hot(20, 20, 0, AGGR, W));
+    }
+
+    #[test]
+    fn the_age_log_is_the_kernels_shift_loop() {
+        let shifts = |mut a: u64| {
+            let mut n = 0;
+            while n < MAX_AGE_IN_LOG && a > 0 {
+                n += 1;
+                a >>= 1;
+            }
+            n
+        };
+        for a in (0..70)
+            .map(|k| (1u64 << (k % 64)) - 1 + k / 64)
+            .chain([0, 1, 2, 3, u64::MAX])
+        {
+            assert_eq!(
+                i64::from(64 - a.leading_zeros()).min(MAX_AGE_IN_LOG),
+                shifts(a),
+                "{a}"
+            );
+        }
     }
 
     #[test]
