@@ -27,10 +27,12 @@
 //! paper's (DAMON-AGG 5.30 > DAMON-MOD 1.18 > Telescope-BND 0.49). The cost
 //! table is shared by every manager and not changed here.
 
+pub mod intervals;
 mod linear;
 mod pebs;
 mod regions;
 
+pub use intervals::{IntervalsGoal, IntervalsTuner};
 pub use linear::{LinearScan, LinearScanParams};
 pub use pebs::{Pebs, PebsParams};
 pub use regions::{
