@@ -146,8 +146,7 @@ pub(crate) fn run_loop(
     if let Err(e) = manager.start(d.backend()) {
         return Err(failed(e, d));
     }
-    let tick_ns = manager.tick_ns().map(|t| t.max(1) as f64);
-    let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
+    let mut next_tick = manager.tick_ns().map_or(f64::INFINITY, |t| t.max(1) as f64);
     let mut tally = Tally::new(cfg, d, regions, window_ns);
     let (done, total) = d.progress();
     progress(done, total);
@@ -176,7 +175,13 @@ pub(crate) fn run_loop(
                 Err(e) => return Err(failed(e, d)),
             }
             d.after_tick();
-            let t = tick_ns.expect("finite only with ticks");
+            // read again: a manager may change its interval at a tick
+            // (DAMON's intervals auto-tuning); the next tick is one new
+            // interval after this one was due
+            let Some(t) = manager.tick_ns().map(|t| t.max(1) as f64) else {
+                next_tick = f64::INFINITY;
+                break;
+            };
             next_tick += t;
             if d.wall_clock() && d.now_ns() >= next_tick {
                 // a tick outlasted its interval (one that waits for the
