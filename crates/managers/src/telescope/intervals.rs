@@ -49,6 +49,10 @@
 //!   so does [`IntervalsGoal::check`], at parameter time.
 //!
 //! Where this differs from the kernel:
+//! - The samples per aggregation are `aggregate_ms / sample_ms` rounded
+//!   (the sampler's rule since before this tuning), where the kernel's
+//!   `aggr_samples` is the integer quotient of the microseconds; the same
+//!   for every entry's defaults (200 / 5 and 200 / 1).
 //! - Sums are in 128 bits: the kernel's `unsigned long` products would wrap
 //!   for a few PiB of regions times their samples; below that the results
 //!   are the kernel's.
@@ -370,7 +374,7 @@ mod tests {
         assert_eq!(next_sample_us(&g, 6_000, 5_000), Some(5_000));
         assert_eq!(next_sample_us(&g, 8_000_000, 20_000), Some(10_000_000));
         // 4% of 10 equal regions x 40 samples: 16 samples found set
-        let mut regions = vec![(4096u64, 0u32); 10];
+        let mut regions = [(4096u64, 0u32); 10];
         regions[3].1 = 16;
         assert_eq!(intervals_score(regions.iter().copied(), 40, 400), 10_000);
         regions[3].1 = 8;
