@@ -213,6 +213,11 @@ pub(crate) fn run(cfg: &RunConfig) -> Result<Report, RunError> {
             "the kernel's DAMON here is vaddr's: the entry's layout must be \"process\"",
         ));
     }
+    if p.intervals_goal.is_some_and(|g| g.enabled()) {
+        return Err(invalid(
+            "the guest's DAMON is recorded with fixed intervals (damo record --sample-us/--aggr-us): leave intervals_goal out",
+        ));
+    }
     let sample_us = (p.sample_ms * 1e3).round() as u64;
     let aggr_us = (p.aggregate_ms * 1e3).round() as u64;
     let record_args = format!(

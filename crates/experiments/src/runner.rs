@@ -146,8 +146,7 @@ pub(crate) fn run_loop(
     if let Err(e) = manager.start(d.backend()) {
         return Err(failed(e, d));
     }
-    let tick_ns = manager.tick_ns().map(|t| t.max(1) as f64);
-    let mut next_tick = tick_ns.unwrap_or(f64::INFINITY);
+    let mut next_tick = manager.tick_ns().map_or(f64::INFINITY, |t| t.max(1) as f64);
     let mut tally = Tally::new(cfg, d, regions, window_ns);
     let (done, total) = d.progress();
     progress(done, total);
@@ -176,7 +175,13 @@ pub(crate) fn run_loop(
                 Err(e) => return Err(failed(e, d)),
             }
             d.after_tick();
-            let t = tick_ns.expect("finite only with ticks");
+            // read again: a manager may change its interval at a tick
+            // (DAMON's intervals auto-tuning); the next tick is one new
+            // interval after this one was due
+            let Some(t) = manager.tick_ns().map(|t| t.max(1) as f64) else {
+                next_tick = f64::INFINITY;
+                break;
+            };
             next_tick += t;
             if d.wall_clock() && d.now_ns() >= next_tick {
                 // a tick outlasted its interval (one that waits for the
@@ -240,6 +245,54 @@ mod tests {
         }
         fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
             b.split_huge(thermocline_vocab::Asid(0), 0).map(|_| None)
+        }
+    }
+
+    /// A manager whose interval doubles at every tick (1, 2, 4, ... ms), as
+    /// DAMON's intervals auto-tuning changes its sampling interval; it
+    /// records when it was ticked.
+    struct Doubling {
+        interval_ns: u64,
+        ticks: std::sync::Arc<std::sync::Mutex<Vec<u64>>>,
+    }
+
+    impl Manager for Doubling {
+        fn name(&self) -> &'static str {
+            "doubling"
+        }
+        fn start(&mut self, _: &mut dyn Backend) -> Result<(), BackendError> {
+            Ok(())
+        }
+        fn tick_ns(&self) -> Option<u64> {
+            Some(self.interval_ns)
+        }
+        fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
+            self.ticks.lock().unwrap().push(b.now_ns());
+            self.interval_ns *= 2;
+            Ok(None)
+        }
+    }
+
+    #[test]
+    fn the_next_tick_follows_the_interval_the_manager_gives_after_each_tick() {
+        let cfg = crate::config::load(None, &["run.duration_s=0.05".into()]).unwrap();
+        let mut s = setup(&cfg).unwrap();
+        let ticks = std::sync::Arc::default();
+        s.manager = Box::new(Doubling {
+            interval_ns: 1_000_000,
+            ticks: std::sync::Arc::clone(&ticks),
+        });
+        run_setup(&cfg, s, &mut |_, _| {}, &mut NoObserver, &mut |_, _| {}).unwrap();
+        let ticks = ticks.lock().unwrap().clone();
+        // due at 1, 3, 7, 15, 31 ms (and 63 ms if the run lasts that long)
+        assert!((5..=6).contains(&ticks.len()), "{ticks:?}");
+        for (i, w) in ticks.windows(2).enumerate() {
+            let gap = w[1] - w[0];
+            let want = 2_000_000u64 << i;
+            assert!(
+                gap + 1_000_000 >= want && gap <= want + 1_000_000,
+                "{ticks:?}"
+            );
         }
     }
 

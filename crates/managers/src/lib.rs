@@ -81,7 +81,8 @@ pub trait Manager {
     fn start(&mut self, backend: &mut dyn Backend) -> Result<(), BackendError>;
 
     /// Interval between ticks in simulated ns; `None` for managers that act
-    /// only at start.
+    /// only at start. Read at start and again after every tick, so a
+    /// manager may change it (DAMON's intervals auto-tuning does).
     fn tick_ns(&self) -> Option<u64> {
         None
     }

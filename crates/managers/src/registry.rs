@@ -312,7 +312,8 @@ fn region_sampler_params_of(
         ..RegionSamplerParams::default()
     };
     let p = parse_over(name, defaults, params)?;
-    checked(name, p, |p| schemes_check(&p.schemes))
+    let p = checked(name, p, |p| schemes_check(&p.schemes))?;
+    checked(name, p, RegionSamplerParams::check)
 }
 
 /// What can be said of schemes before the machine is known (all but

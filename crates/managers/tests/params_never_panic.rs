@@ -21,6 +21,7 @@ const KEYS: &[&str] = &[
     "extra_entry_ns",
     "sample_ms",
     "aggregate_ms",
+    "intervals_goal",
     "min_regions",
     "max_regions",
     "hot_min_accesses",

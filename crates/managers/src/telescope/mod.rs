@@ -26,11 +26,24 @@
 //! it grows to ~1000 regions when it fails at 4 KiB, and the order is the
 //! paper's (DAMON-AGG 5.30 > DAMON-MOD 1.18 > Telescope-BND 0.49). The cost
 //! table is shared by every manager and not changed here.
+//!
+//! **Intervals auto-tuning** (issue #24, [`intervals`]): DAMON and Telescope
+//! (every [`RegionSampler`]) take an `intervals_goal` (`access_bp`, `aggrs`,
+//! `min_sample_us`, `max_sample_us`, the kernel's `struct
+//! damon_intervals_goal`); given, the sampling interval (and with it the
+//! aggregation, which keeps its samples) is tuned every `aggrs`
+//! aggregations towards `access_bp` of observed access events, exactly by
+//! the kernel's integer formulas. Left out (the default), nothing changes.
+//! The linear scans and PEBS-like sampling are not region-based and keep
+//! their fixed intervals; [`intervals`] says why, and lists where the
+//! tuning differs from the kernel's.
 
+pub mod intervals;
 mod linear;
 mod pebs;
 mod regions;
 
+pub use intervals::{IntervalsGoal, IntervalsTuner};
 pub use linear::{LinearScan, LinearScanParams};
 pub use pebs::{Pebs, PebsParams};
 pub use regions::{

@@ -173,6 +173,7 @@
 //!   entries (../shared/reference/paging.md); the paper does not say how it
 //!   handles them.
 
+use super::intervals::{rescale_age, rescale_nr_accesses, IntervalsGoal, IntervalsTuner};
 use super::{hot_set, Costs, Counted, Migration};
 use crate::schemes::{SchemeParams, SchemeSet};
 use crate::{HotSet, Manager, RegionCounts};
@@ -257,6 +258,32 @@ pub struct RegionSamplerParams {
     /// `simulated` (DAMON and Telescope managed here) or `kernel` (the
     /// host's DAMON: the `damon-kernel` entry).
     pub source: Source,
+    /// DAMON's monitoring intervals auto-tuning ([`super::intervals`]):
+    /// left out, the intervals stay `sample_ms` and `aggregate_ms`; given
+    /// (any field; the others default to the kernel's 400 bp, 3
+    /// aggregations, 5 ms to 10 s), the sampling interval starts from
+    /// `sample_ms` and the aggregation keeps its samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervals_goal: Option<IntervalsGoal>,
+}
+
+impl RegionSamplerParams {
+    /// What serde cannot say: an intervals goal the kernel would refuse
+    /// (`damon_valid_intervals_goal`), or one for the host's DAMON.
+    pub fn check(&self) -> Result<(), String> {
+        let Some(goal) = self.intervals_goal.filter(IntervalsGoal::enabled) else {
+            return Ok(());
+        };
+        if self.source == Source::Kernel {
+            return Err("intervals_goal: the host's DAMON (source = \"kernel\") is started with fixed intervals here; tune them in its sysfs intervals_goal".into());
+        }
+        goal.check(sample_us(self.sample_ms))
+    }
+}
+
+/// A sampling interval in ms as whole microseconds (at least 1).
+fn sample_us(ms: f64) -> u64 {
+    (ms * 1e3).round().max(1.0) as u64
 }
 
 impl Default for RegionSamplerParams {
@@ -276,6 +303,7 @@ impl Default for RegionSamplerParams {
             schemes: Vec::new(),
             paddr_all_tiers: false,
             source: Source::Simulated,
+            intervals_goal: None,
         }
     }
 }
@@ -310,12 +338,18 @@ pub struct RegionSampler {
     kernel_regions: usize,
     /// The regions and counts of the last aggregation, as reported.
     last_window: Vec<(u64, u64, u32)>,
+    /// The intervals, when `intervals_goal` tunes them.
+    tuner: Option<IntervalsTuner>,
 }
 
 impl RegionSampler {
     /// A technique; `name` is its registry name.
     pub fn new(name: &'static str, pick: Pick, p: RegionSamplerParams) -> Self {
         let samples = (p.aggregate_ms / p.sample_ms).round().max(1.0) as u32;
+        let tuner = p
+            .intervals_goal
+            .filter(IntervalsGoal::enabled)
+            .map(|g| IntervalsTuner::new(g, sample_us(p.sample_ms), u64::from(samples)));
         RegionSampler {
             name,
             pick,
@@ -331,6 +365,44 @@ impl RegionSampler {
             schemes: SchemeSet::default(),
             kernel_regions: 0,
             last_window: Vec::new(),
+            tuner,
+        }
+    }
+
+    /// The sampling interval now (µs): `sample_ms`, or as last tuned.
+    pub fn sample_interval_us(&self) -> f64 {
+        match &self.tuner {
+            Some(t) => t.sample_us() as f64,
+            None => self.p.sample_ms * 1e3,
+        }
+    }
+
+    /// The aggregation interval now (ns): `aggregate_ms`, or as last tuned.
+    fn aggregation_ns(&self) -> u64 {
+        match &self.tuner {
+            Some(t) => t.aggr_us().saturating_mul(1_000),
+            None => (self.p.aggregate_ms * 1e6) as u64,
+        }
+    }
+
+    /// `kdamond_tune_intervals` at the end of an aggregation (after the
+    /// merge and the schemes, before the counts are reset): at every
+    /// `aggrs`-th, the intervals move towards the goal and the regions'
+    /// counts and ages are rescaled as `damon_set_attrs` does.
+    fn tune_intervals(&mut self) {
+        let Some(t) = self.tuner.as_mut() else {
+            return;
+        };
+        let regions = self
+            .regions
+            .iter()
+            .map(|r| (r.end - r.start, r.nr_accesses));
+        if let Some(change) = t.end_of_aggregation(regions) {
+            let max = self.samples_per_window;
+            for r in &mut self.regions {
+                r.nr_accesses = rescale_nr_accesses(r.nr_accesses, max, max);
+                r.age = rescale_age(r.age, change.old_aggr_us, change.new_aggr_us);
+            }
         }
     }
 
@@ -658,11 +730,12 @@ impl RegionSampler {
     /// migration rules and the schemes.
     fn act(&mut self, b: &mut dyn Backend, profile: &[Counted]) -> Result<(), BackendError> {
         self.costs.migrated_bytes += self.p.migration.apply(b, profile)?;
+        let aggregation_ns = self.aggregation_ns();
         self.costs.migrated_bytes += self.schemes.apply(
             b,
             profile,
             f64::from(self.samples_per_window),
-            (self.p.aggregate_ms * 1e6) as u64,
+            aggregation_ns,
         )?;
         Ok(())
     }
@@ -692,12 +765,36 @@ impl Manager for RegionSampler {
             Source::Kernel => self.kernel_regions,
         };
         g.push(("regions", regions as f64));
+        if let Some(t) = &self.tuner {
+            g.push(("sample_interval_us", t.sample_us() as f64));
+            g.push(("aggregation_interval_us", t.aggr_us() as f64));
+            if let Some(score) = t.last_score_bp() {
+                // the observed share of access events at the last tuning
+                let bp = score as f64 * t.goal().access_bp as f64 / 1e4;
+                g.push(("observed_access_bp", bp));
+            }
+        }
         g.extend(self.schemes.gauges());
         g
     }
 
     fn notes(&self) -> Vec<String> {
-        self.schemes.notes()
+        let mut notes = self.schemes.notes();
+        if let Some(t) = &self.tuner {
+            let g = t.goal();
+            notes.push(format!(
+                "intervals auto-tuned towards {} bp of access events every {} aggregations ({} tunings): sampling {} us, aggregation {} us at the end (from {} us; bounds {}-{} us)",
+                g.access_bp,
+                g.aggrs,
+                t.tunings(),
+                t.sample_us(),
+                t.aggr_us(),
+                sample_us(self.p.sample_ms),
+                g.min_sample_us,
+                g.max_sample_us
+            ));
+        }
+        notes
     }
 
     /// The regions as the last window reported them: after the merge, and
@@ -721,6 +818,12 @@ impl Manager for RegionSampler {
         };
         self.asid = first.asid;
         if self.p.source == Source::Kernel {
+            if self.tuner.is_some() {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "intervals_goal does not apply to the host's DAMON (source = \"kernel\")",
+                });
+            }
             return self.start_kernel(b);
         }
         if self.p.layout == Layout::Paddr {
@@ -767,7 +870,12 @@ impl Manager for RegionSampler {
         Ok(())
     }
 
+    /// The sampling interval (read again after every tick: the intervals
+    /// auto-tuning changes it), or the host's aggregation interval.
     fn tick_ns(&self) -> Option<u64> {
+        if let (Some(t), Source::Simulated) = (&self.tuner, self.p.source) {
+            return Some(t.sample_us().saturating_mul(1_000));
+        }
         let ms = match self.p.source {
             Source::Simulated => self.p.sample_ms,
             // one profile per aggregation interval of the host's monitor
@@ -808,6 +916,7 @@ impl Manager for RegionSampler {
                 hot_set(&profile, self.p.hot_min_accesses)
             });
             self.act(b, &profile)?;
+            self.tune_intervals();
             for r in &mut self.regions {
                 r.last_nr_accesses = r.nr_accesses;
                 r.nr_accesses = 0;
