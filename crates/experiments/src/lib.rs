@@ -56,11 +56,13 @@ pub mod results_md;
 pub mod run_cache;
 pub mod runner;
 mod setup;
+pub mod show;
 mod tally;
 mod telescope;
 mod telescope_claims;
 mod thermostat;
 mod thermostat_claims;
+mod validate;
 
 pub use driver::{NoObserver, Observer};
 pub use error::{ConfigError, RunError};
