@@ -1,5 +1,6 @@
 //! The `thermocline` command line: run, compare, heatmap, reproduce, list,
-//! and masim (a MASIM config executed for real, for the live backend's tests).
+//! config show, and masim (a MASIM config executed for real, for the live
+//! backend's tests).
 //!
 //! It talks to `thermocline-experiments`, and to `thermocline-live` for
 //! masim only. Every error a user can cause
