@@ -310,6 +310,53 @@ mod tests {
     }
 
     #[test]
+    fn never_matching_rules_each_warn_once_at_their_field() {
+        let text = "[[pebs-5khz.schemes]]\naction = \"stat\"\n[pebs-5khz.schemes.watermarks]\nhigh = 2000\nmid = 1500\nlow = 1200\n\n[[pebs-5khz.schemes]]\naction = \"stat\"\nmin_bytes = 4096\n[[pebs-5khz.schemes.filters]]\nkind = \"target\"\nasid = 1\nexclude = false\n";
+        let cfg = crate::config::load(Some(("c.toml", text)), &[]).unwrap();
+        let schemes = schemes_of(&cfg.manager_params("pebs-5khz"));
+        let region = |asid: u16, start: u64| RegionInfo {
+            asid: Asid(asid),
+            name: "r".into(),
+            start,
+            len: 8192,
+            page_type: thermocline_vocab::PageType::Anon,
+            thp: false,
+        };
+        // one address space: only asid 1 is let through, and it has none
+        let regions = [region(0, 0), region(0, 1 << 20)];
+        let run = RunShape {
+            regions: &regions,
+            duration_s: 1.0,
+        };
+        let w = never_matching(&cfg, "pebs-5khz", &schemes, &run);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].starts_with(
+                "c.toml:3: manager pebs-5khz, schemes[0] can never match: watermarks.low (1200)"
+            ),
+            "{w:?}"
+        );
+        assert!(w[1].starts_with("c.toml:11: manager pebs-5khz, schemes[1] can never match: its filters (target(asid(1)))"), "{w:?}");
+        // with asid 1 present, and min_bytes within the widest range: none
+        let regions = [region(0, 0), region(1, 1 << 20)];
+        let run = RunShape {
+            regions: &regions,
+            duration_s: 1.0,
+        };
+        assert_eq!(
+            never_matching(&cfg, "pebs-5khz", &schemes[1..], &run),
+            Vec::<String>::new()
+        );
+        // a default scheme (not written anywhere) warns without a place
+        let plain = crate::config::load(None, &[]).unwrap();
+        let w = never_matching(&plain, "damon-tiering", &schemes[..1], &run);
+        assert!(
+            w[0].starts_with("manager damon-tiering, schemes[0] can never match"),
+            "{w:?}"
+        );
+    }
+
+    #[test]
     fn an_action_the_backend_cannot_perform_names_the_schemes_line() {
         let text = "[run]\nmanager = \"damon-moderate\"\n\n[[damon-moderate.schemes]]\naction = \"stat\"\n\n[[damon-moderate.schemes]]\naction = \"hugepage\"\n";
         let cfg = crate::config::load(Some(("c.toml", text)), &[]).unwrap();
