@@ -1,5 +1,6 @@
 //! The `thermocline` command line: run, compare, heatmap, reproduce, list,
-//! and masim (a MASIM config executed for real, for the live backend's tests).
+//! config show, and masim (a MASIM config executed for real, for the live
+//! backend's tests).
 //!
 //! It talks to `thermocline-experiments`, and to `thermocline-live` for
 //! masim only. Every error a user can cause
@@ -119,6 +120,11 @@ enum Cmd {
     Reproduce(ReproduceArgs),
     /// List workloads, managers and machine presets.
     List,
+    /// The configuration itself: `config show`.
+    Config {
+        #[command(subcommand)]
+        cmd: ConfigCmd,
+    },
     /// Execute a MASIM config for real: fill its regions with content that
     /// can be verified, run its phases on the wall clock, verify at the end
     /// and on SIGUSR1. Exit 0 when every byte and write checked out, 3 when
@@ -126,6 +132,36 @@ enum Cmd {
     Masim(live::MasimArgs),
     /// Record the kernel's own DAMON on a process: starts a kdamond of its own (vaddr; root, and only when no other kdamond exists), prints a JSON line per snapshot of DAMON's regions (about one per aggregation interval; `t_s` since the start and `clock_s` on CLOCK_MONOTONIC, both taken once the regions are read, so later than the interval they show), and removes the kdamond at the end.
     DamonRecord(live::DamonRecordArgs),
+}
+
+#[derive(Subcommand)]
+enum ConfigCmd {
+    /// Print the effective configuration of `run` with the same options:
+    /// the file merged with --set and the flags, every default filled in
+    /// (the machine, fast capacity, backend, the preset's LLC, MLP and
+    /// memory system, each manager's parameters and schemes), checked as a
+    /// run checks it. The TOML reads back unchanged: `config show` or
+    /// `run --config` of it gives the same. JSON is output only (--config
+    /// reads TOML).
+    Show {
+        #[command(flatten)]
+        common: Common,
+        /// Manager (see `list`).
+        #[arg(long)]
+        manager: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ShowFormat::Toml)]
+        format: ShowFormat,
+    },
+}
+
+/// `config show --format`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ShowFormat {
+    /// TOML, which `--config` reads.
+    Toml,
+    /// JSON (output only).
+    Json,
 }
 
 #[derive(Args, Clone)]
@@ -237,7 +273,9 @@ impl Progress {
 
 fn run_one(cfg: &RunConfig) -> anyhow::Result<Report> {
     let mut p = Progress::new(&format!("{} on {}", cfg.run.manager, cfg.run.workload));
-    let r = runner::run(cfg, &mut |d, t| p.update(d, t))?;
+    let r = runner::run_warned(cfg, &mut |d, t| p.update(d, t), &mut |w| {
+        eprintln!("warning: {w}");
+    })?;
     p.finish();
     Ok(r)
 }
@@ -721,6 +759,26 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
+        Cmd::Config {
+            cmd:
+                ConfigCmd::Show {
+                    common,
+                    manager,
+                    format,
+                },
+        } => {
+            use thermocline_experiments::show::{show, Format};
+            let cfg = common.load(manager.as_deref())?;
+            let format = match format {
+                ShowFormat::Toml => Format::Toml,
+                ShowFormat::Json => Format::Json,
+            };
+            let shown = show(&cfg, format)?;
+            for w in &shown.warnings {
+                eprintln!("warning: {w}");
+            }
+            print!("{}", shown.text);
+        }
         Cmd::Probe { pid, ranges, json } => live::probe_cmd(pid, &ranges, json)?,
         Cmd::Torture {
             pid,

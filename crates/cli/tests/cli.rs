@@ -636,3 +636,200 @@ fn exec_refuses_bad_arguments_in_one_line_before_starting_the_command() {
         assert!(err.contains("the compressed tier needs swap"), "{err}");
     }
 }
+
+/// A scheme under `[[damon-moderate.schemes]]`, after a `[run]` that picks
+/// that manager: the scheme's header is line 4, its fields from line 5.
+fn scheme_file(name: &str, fields: &str) -> String {
+    tmp(
+        name,
+        &format!("[run]\nmanager = \"damon-moderate\"\n\n[[damon-moderate.schemes]]\n{fields}"),
+    )
+}
+
+#[test]
+fn scheme_mistakes_exit_2_naming_the_file_line_or_the_set() {
+    // (fields, the line named, what the message says): unknown fields (in
+    // a scheme, in its filters), impossible ranges, actions and tiers.
+    for (fields, line, says) in [
+        ("action = \"stat\"\nbogus = 5\n", 6, "schemes[0]: unknown field `bogus`"),
+        (
+            "action = \"stat\"\n[[damon-moderate.schemes.filters]]\nkind = \"anon\"\nexlude = true\n",
+            8,
+            "unknown field `exlude`",
+        ),
+        (
+            "action = \"migrate_hot\"\nmin_access_pct = 50\nmax_access_pct = 10\n",
+            6,
+            "min_access_pct (50) is above max_access_pct (10)",
+        ),
+        (
+            "action = \"stat\"\nmax_bytes = 4096\nmin_bytes = 8192\n",
+            7,
+            "min_bytes (8192) is above max_bytes (4096)",
+        ),
+        (
+            "action = \"stat\"\nmin_age_s = 5.0\nmax_age_s = 1.0\n",
+            6,
+            "min_age_s (5) is above max_age_s (1)",
+        ),
+        ("action = \"promote\"\n", 5, "action \"promote\""),
+        (
+            "action = \"pageout\"\ntier = 1\n",
+            6,
+            "only migrate_hot and migrate_cold",
+        ),
+        // tiers exist or not once the machine is known (dram+dcpmm: 2)
+        ("action = \"migrate_hot\"\ntier = 5\n", 6, "tier 5 does not exist"),
+        (
+            "action = \"migrate_hot\"\n[[damon-moderate.schemes.goals]]\nmetric = \"tier_used_bp\"\ntier = 3\ntarget = 9000\n",
+            6,
+            "goal tier_used_bp: tier 3 does not exist",
+        ),
+        (
+            "action = \"stat\"\n[damon-moderate.schemes.watermarks]\ntier = 2\nhigh = 900\nmid = 800\nlow = 100\n",
+            6,
+            "watermarks: tier 2 does not exist",
+        ),
+    ] {
+        let p = scheme_file("scheme.toml", fields);
+        for cmd in [&["run", "--config", &p, "--duration", "0.01"][..], &["config", "show", "--config", &p]] {
+            let (code, _, err) = thermocline(cmd);
+            assert_eq!(code, 2, "{fields}: {err}");
+            let want = format!("error: {p}:{line}: parameters of manager damon-moderate: ");
+            assert!(err.starts_with(&want), "{fields}: want {want}, got {err}");
+            assert!(err.contains(says), "{fields}: {err}");
+            assert_eq!(err.lines().count(), 1, "one line: {err}");
+        }
+    }
+    // From a --set: the --set is named.
+    let p = scheme_file("fine.toml", "action = \"stat\"\n");
+    let set = "damon-moderate.schemes=[{action=\"migrate_cold\", tier=4}]";
+    let (code, _, err) = thermocline(&["run", "--config", &p, "--set", set, "--duration", "0.01"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with(&format!("error: --set {set}: ")), "{err}");
+    assert!(err.contains("tier 4 does not exist"), "{err}");
+    let set = "damon-moderate.schemes=[{action=\"stat\", min_bytes=9, max_bytes=1}]";
+    let (code, _, err) = thermocline(&["run", "--manager", "damon-moderate", "--set", set]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with(&format!("error: --set {set}: ")), "{err}");
+}
+
+#[test]
+fn schemes_that_can_never_match_warn_and_the_run_goes_on() {
+    // multiphase's address range is 262 MiB; the run 50 ms of workload time.
+    let p = scheme_file(
+        "never.toml",
+        "action = \"migrate_hot\"\nmin_bytes = 1099511627776\n\n[[damon-moderate.schemes]]\naction = \"stat\"\nmin_age_s = 30\n\n[[damon-moderate.schemes]]\naction = \"stat\"\n[[damon-moderate.schemes.filters]]\nkind = \"addr\"\nexclude = false\nstart = 0\nend = 4096\n\n[[damon-moderate.schemes]]\naction = \"stat\"\n[[damon-moderate.schemes.filters]]\nkind = \"huge\"\nexclude = false\n\n[[damon-moderate.schemes]]\naction = \"migrate_cold\"\nmin_age_s = 0.01\n",
+    );
+    let (code, out, err) = thermocline(&["run", "--config", &p, "--duration", "0.05"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("damon-moderate"), "{out}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning: ")).collect();
+    for (line, says) in [
+        (6, "schemes[0] can never match: min_bytes (1099511627776) is above the widest address range"),
+        (10, "schemes[1] can never match: min_age_s (30 s) is beyond the run's 0.050 s"),
+        (14, "schemes[2] can never match: its filters (addr 0x0-0x1000) let no byte"),
+        (22, "schemes[3] can never match: its filters (huge) let no byte"),
+    ] {
+        let want = format!("warning: {p}:{line}: manager damon-moderate, {says}");
+        assert!(warnings.iter().any(|w| w.starts_with(&want)), "{want}\n{err}");
+    }
+    // the last scheme can match: four warnings, one line each
+    assert_eq!(warnings.len(), 4, "{err}");
+    // config show warns alike
+    let (code, _, err) = thermocline(&["config", "show", "--config", &p, "--duration", "0.05"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("warning: ")).count(),
+        4,
+        "{err}"
+    );
+}
+
+#[test]
+fn config_show_reads_back_unchanged_and_runs_the_same() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/damon-tiering.toml"
+    );
+    for args in [
+        vec!["--config", example],
+        vec![
+            "--config",
+            example,
+            "--set",
+            "machine.llc.bytes=1048576",
+            "--set",
+            "damon-moderate.sample_ms=2.5",
+            "--workload",
+            "hotspot-1g",
+            "--duration",
+            "0.2",
+        ],
+        vec![
+            "--manager",
+            "damon-tiering",
+            "--set",
+            "metrics.window_s=0.5",
+        ],
+        vec![
+            "--manager",
+            "thermostat",
+            "--set",
+            "random.fast_probability=0.25",
+        ],
+    ] {
+        let mut cmd = vec!["config", "show"];
+        cmd.extend(&args);
+        let (code, shown, err) = thermocline(&cmd);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let p = tmp("shown.toml", &shown);
+        let (code, again, err) = thermocline(&["config", "show", "--config", &p]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            again, shown,
+            "{args:?}: showing the shown config changed it"
+        );
+        // JSON: the same tree
+        cmd.extend(["--format", "json"]);
+        let (code, json, err) = thermocline(&cmd);
+        assert_eq!(code, 0, "{err}");
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let from_toml = serde_json::to_value(shown.parse::<toml::Table>().unwrap()).unwrap();
+        assert_eq!(json, from_toml, "{args:?}");
+    }
+    // The manager's parameters and its schemes, every default filled in.
+    let (_, shown, _) = thermocline(&["config", "show", "--manager", "damon-tiering"]);
+    let t: toml::Table = shown.parse().unwrap();
+    let schemes = t["damon-tiering"]["schemes"].as_array().unwrap();
+    assert_eq!(schemes.len(), 2, "{shown}");
+    assert_eq!(schemes[0]["action"].as_str(), Some("migrate_hot"));
+    assert_eq!(schemes[0]["weight_age"].as_integer(), Some(100));
+    assert_eq!(t["damon-tiering"]["sample_ms"].as_float(), Some(5.0));
+    assert_eq!(t["run"]["machine"].as_str(), Some("dram+dcpmm"));
+    // A run of the shown config is the run of the options shown.
+    let p = tmp("shown-run.toml", &{
+        let (_, s, _) = thermocline(&["config", "show", "--config", example, "--duration", "0.1"]);
+        s
+    });
+    let (a, b) = (tmp("a.json", ""), tmp("b.json", ""));
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--config",
+        example,
+        "--duration",
+        "0.1",
+        "--json",
+        &a,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = thermocline(&["run", "--config", &p, "--json", &b]);
+    assert_eq!(code, 0, "{err}");
+    let read = |f: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap()
+    };
+    let (ra, rb) = (read(&a), read(&b));
+    for k in ["sim_time_s", "slowdown", "migrations", "tiers", "notes"] {
+        assert_eq!(ra[k], rb[k], "{k}");
+    }
+}

@@ -6,13 +6,13 @@
 //! holding that manager's parameters. Unknown keys are errors.
 
 use crate::error::ConfigError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use thermocline_model::costs::CostTable;
 use thermocline_model::{LlcConfig, TlbConfig};
 
 /// `[run]`: what to run.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunSection {
     /// Workload: preset, MASIM config path, `lackey:PATH` or `trace:PATH`.
@@ -20,15 +20,19 @@ pub struct RunSection {
     /// Manager name.
     pub manager: String,
     /// Machine preset.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
     /// Fast-tier capacity: a size or a percentage of the footprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fast_capacity: Option<String>,
     /// Stop after this many seconds of nominal workload time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
     /// The one seed.
     pub seed: u64,
     /// `exact`, `rate` or `auto` (the rate machine above 64 GiB when the
     /// workload has a rate description).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
 }
 
@@ -48,14 +52,17 @@ impl Default for RunSection {
 
 /// `[machine.llc]`: the keys a user gave, each replacing the preset's
 /// (`bytes = 0` turns a preset's LLC off).
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LlcSection {
     /// Size in bytes; 0 turns the LLC off.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     /// Associativity.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ways: Option<usize>,
     /// Latency of a hit (ns), charged as core time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hit_ns: Option<f64>,
 }
 
@@ -71,7 +78,7 @@ impl LlcSection {
 }
 
 /// `[machine]`: overrides of the machine preset.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MachineSection {
     /// TLB geometry and costs.
@@ -80,46 +87,56 @@ pub struct MachineSection {
     /// without one has none: `bytes` 0 is off).
     pub llc: LlcSection,
     /// Memory-level parallelism (default 4).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub mlp: Option<f64>,
     /// Costs of primitives.
     pub costs: CostTable,
     /// Slow-tier capacity; by default it holds the whole footprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub slow_capacity: Option<String>,
     /// Capacities of the tiers after the fast one, in order, each a size or
     /// a percentage of the footprint (instead of `slow_capacity` for all of
     /// them): e.g. a small SlowMem above a large swap tier.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tier_capacities: Option<Vec<String>>,
     /// Soft-saturation exponent of the performance model (default: the
     /// machine preset's, else a hard knee).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub saturation_exponent: Option<f64>,
     /// The memory system (address mapping, banks, controllers; default: the
     /// machine preset's, else none). Any `machine.memory.*` key replaces the
     /// preset's with the paper's defaults plus the keys given;
     /// `machine.memory.enabled=false` turns it off.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<thermocline_model::MemSysConfig>,
 }
 
 /// `[workload]`: how workloads are turned into accesses.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadSection {
     /// Nominal accesses per second per thread; absent: the workload's own
     /// (application models), else 10 M/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub access_rate: Option<f64>,
     /// Core time per access (ns); derived from `access_rate` when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub compute_ns: Option<f64>,
     /// Back regions with transparent huge pages; absent: on for application
     /// models, off otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub thp: Option<bool>,
     /// Virtual address of the first MASIM region (2 MiB-aligned); absent: 1 GiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub base_va: Option<u64>,
     /// Accesses a MASIM config makes on one drawn pattern before drawing
     /// again (masim's `--nr_accesses_per_region`); absent: 131072, masim's.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub masim_burst: Option<u64>,
 }
 
 /// `[metrics]`: time series and ground truth.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MetricsSection {
     /// Length of a report window in simulated seconds.
@@ -176,6 +193,20 @@ pub struct RunConfig {
     pub metrics: MetricsSection,
     /// Parameters per manager name.
     pub managers: BTreeMap<String, toml::Table>,
+    /// Where it came from, for errors found after loading.
+    pub origin: Origin,
+}
+
+/// Where a configuration came from: the file (path and text) and the
+/// `--set`s in order, so that a problem found once the machine or the
+/// workload is known (a scheme naming a tier the machine lacks, say) still
+/// names the file's line or the `--set`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Origin {
+    /// The file's path and text.
+    pub file: Option<(String, String)>,
+    /// The `--set KEY=VALUE`s, in order.
+    pub sets: Vec<String>,
 }
 
 impl RunConfig {
@@ -244,7 +275,99 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Co
         workload: s.workload,
         metrics: s.metrics,
         managers,
+        origin: Origin {
+            file: file.map(|(p, t)| (p.to_string(), t.to_string())),
+            sets: sets.to_vec(),
+        },
     })
+}
+
+impl RunConfig {
+    /// `msg` about the parameter at `path` of manager `manager` (keys, and
+    /// array indices as numbers: `["schemes", "2", "min_access_pct"]`),
+    /// located where the user wrote it: the last `--set` that reaches it,
+    /// else the file's line that sets it (or the deepest part of `path` the
+    /// file has: the scheme's own line when the field is a default).
+    /// `None` when neither wrote any of it (a default).
+    pub fn at_param(&self, manager: &str, path: &[String], msg: String) -> Option<ConfigError> {
+        let full: Vec<&str> = std::iter::once(manager)
+            .chain(path.iter().map(String::as_str))
+            .collect();
+        let reaches = |set: &&String| {
+            set.split_once('=').is_some_and(|(k, _)| {
+                let k: Vec<&str> = k.trim().split('.').map(str::trim).collect();
+                let n = k.len().min(full.len());
+                k[..n] == full[..n]
+            })
+        };
+        if let Some(set) = self.origin.sets.iter().rev().find(reaches) {
+            return Some(ConfigError::Set {
+                set: set.clone(),
+                msg,
+            });
+        }
+        let (file, text) = self.origin.file.as_ref()?;
+        let at = span_of(text, &full)?;
+        Some(ConfigError::AtLine {
+            file: file.clone(),
+            line: line_of(text, at),
+            msg,
+        })
+    }
+}
+
+/// The byte offset where TOML `text` sets the deepest part of `path` it
+/// has (a key's own span, an array element's start); `None` when it does
+/// not set even `path[0]`. A last segment not found where the path ends is
+/// also looked for anywhere below (an unknown field inside a nested table).
+fn span_of(text: &str, path: &[&str]) -> Option<usize> {
+    use toml::de::{DeTable, DeValue};
+    let root = DeTable::parse(text).ok()?;
+    let mut node = DeValue::Table(root.into_inner());
+    let mut at = None;
+    for (i, seg) in path.iter().enumerate() {
+        let next = match &node {
+            DeValue::Table(t) => t
+                .iter()
+                .find(|(k, _)| k.get_ref() == seg)
+                .map(|(k, v)| (k.span().start, v.clone())),
+            DeValue::Array(a) => seg
+                .parse::<usize>()
+                .ok()
+                .and_then(|j| a.get(j))
+                .map(|v| (v.span().start, v.clone())),
+            _ => None,
+        };
+        match next {
+            Some((start, v)) => {
+                at = Some(start);
+                node = v.into_inner();
+            }
+            None => {
+                if i + 1 == path.len() && i > 0 {
+                    return find_key(&node, seg).or(at);
+                }
+                return at;
+            }
+        }
+    }
+    at
+}
+
+/// Where key `key` is set anywhere inside `node`, depth first.
+fn find_key(node: &toml::de::DeValue, key: &str) -> Option<usize> {
+    use toml::de::DeValue;
+    match node {
+        DeValue::Table(t) => t.iter().find_map(|(k, v)| {
+            if k.get_ref() == key {
+                Some(k.span().start)
+            } else {
+                find_key(v.get_ref(), key)
+            }
+        }),
+        DeValue::Array(a) => a.iter().find_map(|v| find_key(v.get_ref(), key)),
+        _ => None,
+    }
 }
 
 /// 1-based line of byte `at` of `text`.
@@ -426,6 +549,51 @@ pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parameter_is_found_at_its_line_or_its_set() {
+        let text = "[run]\nmanager = \"damon-moderate\"\n\n[[damon-moderate.schemes]]\naction = \"stat\"\n\n[[damon-moderate.schemes]]\naction = \"migrate_hot\"\nmin_access_pct = 50\n[[damon-moderate.schemes.filters]]\nkind = \"addr\"\nbogus = 1\n\n[pebs-5khz]\nschemes = [{ action = \"stat\" },\n  { action = \"pageout\", tier = 1 }]\n";
+        let cfg = load(Some(("c.toml", text)), &[]).unwrap();
+        let at = |m: &str, path: &[&str]| {
+            let path: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+            cfg.at_param(m, &path, "x".into()).map(|e| e.to_string())
+        };
+        let d = "damon-moderate";
+        assert_eq!(at(d, &["schemes", "0"]).as_deref(), Some("c.toml:4: x"));
+        assert_eq!(at(d, &["schemes", "1"]).as_deref(), Some("c.toml:7: x"));
+        assert_eq!(
+            at(d, &["schemes", "1", "min_access_pct"]).as_deref(),
+            Some("c.toml:9: x")
+        );
+        // a default: the scheme's own line
+        assert_eq!(
+            at(d, &["schemes", "1", "max_access_pct"]).as_deref(),
+            Some("c.toml:7: x")
+        );
+        // an unknown field of a nested table
+        assert_eq!(
+            at(d, &["schemes", "1", "bogus"]).as_deref(),
+            Some("c.toml:12: x")
+        );
+        assert_eq!(
+            at("pebs-5khz", &["schemes", "1", "tier"]).as_deref(),
+            Some("c.toml:16: x")
+        );
+        assert_eq!(at("damon-tiering", &["schemes", "0"]), None);
+        let cfg = load(
+            Some(("c.toml", text)),
+            &[
+                "damon-moderate.schemes=[{action=\"stat\"}]".into(),
+                "run.seed=2".into(),
+            ],
+        )
+        .unwrap();
+        let path = ["schemes".to_string(), "0".to_string()];
+        assert_eq!(
+            cfg.at_param(d, &path, "x".into()).unwrap().to_string(),
+            "--set damon-moderate.schemes=[{action=\"stat\"}]: x"
+        );
+    }
 
     #[test]
     fn file_then_sets_merge_and_unknown_keys_fail() {

@@ -57,11 +57,13 @@ pub mod run_cache;
 pub mod runner;
 mod schemes_tiering;
 mod setup;
+pub mod show;
 mod tally;
 mod telescope;
 mod telescope_claims;
 mod thermostat;
 mod thermostat_claims;
+mod validate;
 
 pub use driver::{NoObserver, Observer};
 pub use error::{ConfigError, RunError};

@@ -15,6 +15,7 @@ use crate::groundtruth::{reported_units, score_spans};
 use crate::report::Report;
 use crate::setup::{setup, BackendKind, Setup};
 use crate::tally::{RunFacts, Tally};
+use crate::validate;
 use thermocline_backend::BackendError;
 use thermocline_managers::{HotSet, Manager};
 
@@ -25,6 +26,17 @@ const MAX_TICKS_AT_ONCE: u64 = 10_000;
 
 /// Runs `cfg` and reports; `progress(done, total)` is called now and then.
 pub fn run(cfg: &RunConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Report, RunError> {
+    run_warned(cfg, progress, &mut |_| {})
+}
+
+/// [`run`], handing `warn` one line per warning about the configuration
+/// (a scheme that can never match, naming where it was written) before
+/// the run starts.
+pub fn run_warned(
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64, u64),
+    warn: &mut dyn FnMut(&str),
+) -> Result<Report, RunError> {
     if cfg.run.backend.as_deref() == Some("guest") {
         // A real kernel in a QEMU guest, through the live backend. Its
         // workload runs on the wall clock: it has the machine to itself,
@@ -37,7 +49,11 @@ pub fn run(cfg: &RunConfig, progress: &mut dyn FnMut(u64, u64)) -> Result<Report
         };
     }
     let _shared = MACHINE.read().unwrap_or_else(|e| e.into_inner());
-    run_with(cfg, progress, &mut NoObserver, &mut |_, _| {})
+    let s = setup(cfg)?;
+    for w in &s.warnings {
+        warn(w);
+    }
+    run_setup(cfg, s, progress, &mut NoObserver, &mut |_, _| {})
 }
 
 /// Taken shared by simulated runs and alone by runs on the guest.
@@ -88,7 +104,10 @@ pub(crate) fn run_setup<O: Observer>(
         window_ns,
         limit,
         backend,
+        schemes,
+        ..
     } = s;
+    let manager_name = manager.name();
     let tiers = mcfg.tiers.clone();
     let facts = RunFacts {
         cfg,
@@ -104,6 +123,8 @@ pub(crate) fn run_setup<O: Observer>(
         BackendKind::Exact => {
             let mut d = ExactDriver::new(mcfg, workload, limit, obs)
                 .map_err(|e| machine_error(e.to_string()))?;
+            let caps = d.backend().capabilities();
+            validate::check_actions(cfg, manager_name, &schemes, caps, d.kind())?;
             run_loop(
                 &facts, &mut d, manager, &regions, window_ns, progress, on_report,
             )
@@ -122,6 +143,8 @@ pub(crate) fn run_setup<O: Observer>(
                 .expect("setup chooses the rate backend only for workloads with rates");
             let mut d = crate::rate_driver::RateDriver::new(mcfg, regions.clone(), profile, limit)
                 .map_err(|e| machine_error(e.to_string()))?;
+            let caps = d.backend().capabilities();
+            validate::check_actions(cfg, manager_name, &schemes, caps, d.kind())?;
             drop(workload);
             run_loop(
                 &facts, &mut d, manager, &regions, window_ns, progress, on_report,

@@ -4,6 +4,8 @@
 
 use crate::config::RunConfig;
 use crate::error::{ConfigError, RunError};
+use crate::validate;
+use thermocline_managers::schemes::SchemeParams;
 use thermocline_managers::Manager;
 use thermocline_model::{machine_preset, MachineConfig, PerfConfig};
 use thermocline_vocab::{CapacitySpec, RegionInfo, HUGE_PAGE};
@@ -29,7 +31,10 @@ pub const DEFAULT_MACHINE: &str = "dram+dcpmm";
 
 /// The machine a run uses: the user's, else the one the manager needs, else
 /// the default; a manager that needs a machine refuses any other.
-fn resolve_machine(asked: Option<&str>, manager: &dyn Manager) -> Result<String, RunError> {
+pub(crate) fn resolve_machine(
+    asked: Option<&str>,
+    manager: &dyn Manager,
+) -> Result<String, RunError> {
     match (asked, manager.machine()) {
         (Some(a), Some(need)) if a != need => Err(ConfigError::invalid(
             "machine",
@@ -68,6 +73,12 @@ pub(crate) struct Setup {
     pub(crate) window_ns: f64,
     pub(crate) limit: u64,
     pub(crate) backend: BackendKind,
+    /// The manager's parameters as built (every default filled in).
+    pub(crate) params: toml::Table,
+    /// Its schemes (none for a manager without any).
+    pub(crate) schemes: Vec<SchemeParams>,
+    /// One line per scheme that can never match in this run.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The backend `cfg` asks for (`exact`, `rate` or `auto`) for a workload.
@@ -186,8 +197,14 @@ fn check_performance_numbers(m: &MachineConfig) -> Result<(), RunError> {
 
 pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
     let r = &cfg.run;
-    let manager =
-        thermocline_managers::registry::build(&r.manager, cfg.manager_params(&r.manager), r.seed)?;
+    let built = thermocline_managers::registry::build_shown(
+        &r.manager,
+        cfg.manager_params(&r.manager),
+        r.seed,
+    )
+    .map_err(|e| validate::manager_error(cfg, &r.manager, e))?;
+    let (manager, params) = (built.manager, built.params);
+    let schemes = validate::schemes_of(&params);
     if let Some(t) = manager.tick_ns().filter(|&t| t < 1_000) {
         return Err(ConfigError::invalid(
             format!("manager {}", r.manager),
@@ -274,6 +291,7 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         )
         .into());
     }
+    validate::check_tiers(cfg, &r.manager, &schemes, tiers.len())?;
     tiers[0].capacity_bytes = fast;
     for (t, bytes) in tiers.iter_mut().skip(1).zip(below) {
         t.capacity_bytes = bytes;
@@ -333,7 +351,15 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         None => workload.total_accesses,
     };
 
+    let shape = validate::RunShape {
+        regions: &workload.regions,
+        duration_s: limit as f64 / (workload.access_rate * workload.threads.max(1) as f64),
+    };
+    let warnings = validate::never_matching(cfg, &r.manager, &schemes, &shape);
     Ok(Setup {
+        params,
+        schemes,
+        warnings,
         manager,
         machine_name,
         mcfg,

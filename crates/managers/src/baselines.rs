@@ -4,7 +4,7 @@
 //! reference of `slowdown`.
 
 use crate::Manager;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError, MemPolicy};
 use thermocline_vocab::{CapacitySpec, TierId};
 
@@ -28,7 +28,7 @@ fn start_under(m: &dyn Manager, b: &mut dyn Backend) -> Result<(), BackendError>
 
 /// Every page in the fast tier. Unless the user says otherwise its fast tier
 /// holds the whole footprint, so it is the ideal machine and its slowdown is 0.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllFast {}
 
@@ -48,7 +48,7 @@ impl Manager for AllFast {
 }
 
 /// Every page in the slowest tier.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AllSlow {}
 
@@ -68,7 +68,7 @@ impl Manager for AllSlow {
 
 /// The fast tier until it is full, then the slow one (Linux's preferred-node
 /// policy; the Ambix paper's "local first-touch").
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FirstTouch {}
 
@@ -85,7 +85,7 @@ impl Manager for FirstTouch {
 }
 
 /// Pages alternate between tiers in touch order (MPOL_INTERLEAVE).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Interleave {}
 
@@ -103,7 +103,7 @@ impl Manager for Interleave {
 
 /// Each page goes to the fast tier with probability `fast_probability`
 /// (while it has room), else to the slow tier.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Random {
     /// Chance that a new page is placed in the fast tier.

@@ -17,11 +17,35 @@ use crate::thermostat::kstaled::{Kstaled, KstaledParams};
 use crate::thermostat::{Thermostat, ThermostatParams};
 use crate::{Manager, ManagerError};
 use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A manager as built, with the parameters it was built with: every
+/// default filled in (`thermocline config show` prints them), so that
+/// building it again from `params` gives the same manager.
+pub struct Built {
+    /// The manager.
+    pub manager: Box<dyn Manager>,
+    /// Its parameters, every default filled in.
+    pub params: toml::Table,
+}
 
 /// Builds a manager from its registry name and parameter table.
 /// Its arguments: the registry name, the parameter table, and the run's seed
 /// (the default of a manager's own `seed`, so that one seed drives every stream).
-type Builder = fn(&'static str, toml::Table, u64) -> Result<Box<dyn Manager>, ManagerError>;
+type Builder = fn(&'static str, toml::Table, u64) -> Result<Built, ManagerError>;
+
+/// `manager`, built with `params` (serialised as they are).
+fn built<P: Serialize>(
+    name: &'static str,
+    params: &P,
+    manager: Box<dyn Manager>,
+) -> Result<Built, ManagerError> {
+    let params = toml::Table::try_from(params).map_err(|e| ManagerError::BadParams {
+        manager: name,
+        msg: format!("cannot be written back as TOML: {e}"),
+    })?;
+    Ok(Built { manager, params })
+}
 
 /// A registered manager: its name, a one-line description, and a builder that
 /// takes its parameters as a TOML table. An entry that shares its type with
@@ -70,37 +94,37 @@ fn parse<P: DeserializeOwned>(name: &'static str, params: toml::Table) -> Result
     })
 }
 
-fn with_params<M: Manager + DeserializeOwned + 'static>(
+fn with_params<M: Manager + DeserializeOwned + Serialize + 'static>(
     name: &'static str,
     params: toml::Table,
     _seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
-    Ok(Box::new(parse::<M>(name, params)?))
+) -> Result<Built, ManagerError> {
+    let m = parse::<M>(name, params)?;
+    let params = toml::Table::try_from(&m).map_err(|e| ManagerError::BadParams {
+        manager: name,
+        msg: format!("cannot be written back as TOML: {e}"),
+    })?;
+    Ok(Built {
+        manager: Box::new(m),
+        params,
+    })
 }
 
-fn ambix(
-    name: &'static str,
-    params: toml::Table,
-    _seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
-    Ok(Box::new(Ambix::new(parse::<AmbixParams>(name, params)?)))
+fn ambix(name: &'static str, params: toml::Table, _seed: u64) -> Result<Built, ManagerError> {
+    let p = parse::<AmbixParams>(name, params)?;
+    built(name, &p, Box::new(Ambix::new(p.clone())))
 }
 
 fn kernel_tiering(
     name: &'static str,
     params: toml::Table,
     _seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
-    Ok(Box::new(KernelTiering {
-        p: parse::<KernelTieringParams>(name, params)?,
-    }))
+) -> Result<Built, ManagerError> {
+    let p = parse::<KernelTieringParams>(name, params)?;
+    built(name, &p, Box::new(KernelTiering { p: p.clone() }))
 }
 
-fn memos(
-    name: &'static str,
-    params: toml::Table,
-    seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+fn memos(name: &'static str, params: toml::Table, seed: u64) -> Result<Built, ManagerError> {
     let defaults = MemosParams {
         seed,
         ..MemosParams::default()
@@ -110,7 +134,7 @@ fn memos(
         parse_over(name, defaults, params)?,
         MemosParams::check,
     )?;
-    Ok(Box::new(Memos::new(p)))
+    built(name, &p, Box::new(Memos::new(p.clone())))
 }
 
 /// [`parse`], then the parameters' own `check` of what serde cannot say
@@ -141,50 +165,41 @@ fn heteroos_guest(
     name: &'static str,
     params: toml::Table,
     mechanism: Mechanism,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let p = parse_checked(name, params, GuestParams::check)?;
-    Ok(Box::new(HeteroOsGuest::new(mechanism, p)))
+    built(name, &p, Box::new(HeteroOsGuest::new(mechanism, p.clone())))
 }
 
 fn heteroos_vmm(
     name: &'static str,
     params: toml::Table,
     _seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let p = parse_checked(name, params, VmmParams::check)?;
-    Ok(Box::new(VmmExclusive::new(p)))
+    built(name, &p, Box::new(VmmExclusive::new(p.clone())))
 }
 
 fn heteroos_coordinated(
     name: &'static str,
     params: toml::Table,
     _seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let p = parse_checked(name, params, CoordinatedParams::check)?;
-    Ok(Box::new(Coordinated::new(p)))
+    built(name, &p, Box::new(Coordinated::new(p.clone())))
 }
 
-fn heteroos_vms(
-    name: &'static str,
-    params: toml::Table,
-    seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+fn heteroos_vms(name: &'static str, params: toml::Table, seed: u64) -> Result<Built, ManagerError> {
     let defaults = VmsParams {
         seed,
         ..VmsParams::default()
     };
     let p = checked(name, parse_over(name, defaults, params)?, VmsParams::check)?;
-    Ok(Box::new(Vms::new(p)))
+    built(name, &p, Box::new(Vms::new(p.clone())))
 }
 
-fn kstaled(
-    name: &'static str,
-    params: toml::Table,
-    _seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
-    Ok(Box::new(Kstaled::new(parse::<KstaledParams>(
-        name, params,
-    )?)))
+fn kstaled(name: &'static str, params: toml::Table, _seed: u64) -> Result<Built, ManagerError> {
+    let p = parse::<KstaledParams>(name, params)?;
+    built(name, &p, Box::new(Kstaled::new(p.clone())))
 }
 
 /// Thermostat, on BadgerTrap-emulated slow memory when `badgertrap`.
@@ -193,7 +208,7 @@ fn thermostat(
     params: toml::Table,
     seed: u64,
     badgertrap: bool,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let defaults = ThermostatParams {
         seed,
         ..ThermostatParams::default()
@@ -203,7 +218,7 @@ fn thermostat(
         parse_over(name, defaults, params)?,
         ThermostatParams::validate,
     )?;
-    Ok(Box::new(Thermostat::new(p, badgertrap)))
+    built(name, &p, Box::new(Thermostat::new(p.clone(), badgertrap)))
 }
 
 /// Parses `params` over `defaults`: the table's keys replace the defaults'.
@@ -234,21 +249,17 @@ fn linear_scan(
     params: toml::Table,
     _seed: u64,
     sleep_ms: f64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let p = parse_over(name, LinearScanParams::mode(sleep_ms), params)?;
     let p = checked(name, p, |p| schemes_check(&p.schemes))?;
-    Ok(Box::new(LinearScan::new(name, p)))
+    built(name, &p, Box::new(LinearScan::new(name, p.clone())))
 }
 
 /// DAMON-style region sampling that picks entries by `pick`, sampling every
 /// `sample_ms`.
 /// DAMON with the paddr operations (its entry's defaults on top of
 /// damon-moderate's).
-fn damon_paddr(
-    name: &'static str,
-    params: toml::Table,
-    seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+fn damon_paddr(name: &'static str, params: toml::Table, seed: u64) -> Result<Built, ManagerError> {
     let mut with_layout = toml::Table::new();
     with_layout.insert("layout".into(), toml::Value::String("paddr".into()));
     merge_tables(&mut with_layout, params);
@@ -258,11 +269,7 @@ fn damon_paddr(
 /// DAMON run by the host's kernel (its regions through
 /// `Backend::monitor_regions`), with damon-moderate's parameters and
 /// Telescope's migration rules available on top.
-fn damon_kernel(
-    name: &'static str,
-    params: toml::Table,
-    seed: u64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+fn damon_kernel(name: &'static str, params: toml::Table, seed: u64) -> Result<Built, ManagerError> {
     let mut with_source = toml::Table::new();
     with_source.insert("source".into(), toml::Value::String("kernel".into()));
     merge_tables(&mut with_source, params);
@@ -275,9 +282,13 @@ fn region_sampler(
     seed: u64,
     pick: Pick,
     sample_ms: f64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let p = region_sampler_params_of(name, params, seed, pick, sample_ms)?;
-    Ok(Box::new(RegionSampler::new(name, pick, p)))
+    built(
+        name,
+        &p,
+        Box::new(RegionSampler::new(name, pick, p.clone())),
+    )
 }
 
 /// The parameters a DAMON or Telescope entry runs with: its defaults
@@ -355,10 +366,10 @@ fn pebs(
     params: toml::Table,
     _seed: u64,
     freq_hz: f64,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     let p = parse_over(name, PebsParams::at(freq_hz), params)?;
     let p = checked(name, p, |p| schemes_check(&p.schemes))?;
-    Ok(Box::new(Pebs::new(name, p)))
+    built(name, &p, Box::new(Pebs::new(name, p.clone())))
 }
 
 /// A profiling technique built by `base` under `name`, with the kernel's
@@ -369,7 +380,7 @@ fn tiering(
     mut params: toml::Table,
     seed: u64,
     base: Builder,
-) -> Result<Box<dyn Manager>, ManagerError> {
+) -> Result<Built, ManagerError> {
     if !params.contains_key("schemes") {
         let recipe =
             toml::Value::try_from(crate::schemes::mtier_recipe()).expect("the recipe serialises");
@@ -565,6 +576,12 @@ pub const MANAGERS: &[Entry] = &[
 /// Builds manager `name` with `params` (its section of the configuration);
 /// `seed` (the run's) is the default of any seed the manager has.
 pub fn build(name: &str, params: toml::Table, seed: u64) -> Result<Box<dyn Manager>, ManagerError> {
+    build_shown(name, params, seed).map(|b| b.manager)
+}
+
+/// [`build`], with the parameters the manager was built with, every
+/// default filled in: building again from those gives the same manager.
+pub fn build_shown(name: &str, params: toml::Table, seed: u64) -> Result<Built, ManagerError> {
     let e = MANAGERS
         .iter()
         .find(|e| e.name == name)
@@ -590,6 +607,25 @@ mod tests {
         for name in LIVE_ONLY {
             assert!(exists(name), "{name}");
         }
+    }
+
+    #[test]
+    fn every_managers_shown_parameters_build_it_again_unchanged() {
+        for e in MANAGERS {
+            let shown = build_shown(e.name, toml::Table::new(), 7).unwrap().params;
+            let again = build_shown(e.name, shown.clone(), 1).unwrap().params;
+            assert_eq!(again, shown, "{}", e.name);
+            // and through TOML text, as `config show` writes them
+            let text = toml::to_string(&shown).unwrap();
+            let read: toml::Table = text.parse().unwrap();
+            assert_eq!(
+                build_shown(e.name, read, 1).unwrap().params,
+                shown,
+                "{text}"
+            );
+        }
+        let tiering = build_shown("damon-tiering", toml::Table::new(), 1).unwrap();
+        assert_eq!(tiering.params["schemes"].as_array().map(Vec::len), Some(2));
     }
 
     #[test]

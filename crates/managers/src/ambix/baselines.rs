@@ -34,7 +34,7 @@
 
 use crate::baselines::set_all;
 use crate::{HotSet, Manager};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError, Flush, MemPolicy};
 use thermocline_vocab::{Asid, CapacitySpec, Level, TierId};
 
@@ -83,7 +83,7 @@ fn dram_free_fraction(b: &dyn Backend) -> f64 {
 }
 
 /// ADM with the node-local policy: DRAM until full, then DCPMM.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdmDefault {}
 
@@ -100,7 +100,7 @@ impl Manager for AdmDefault {
 }
 
 /// DRAM as a hardware cache of DCPMM.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MemoryMode {}
 
@@ -116,7 +116,7 @@ impl Manager for MemoryMode {
 }
 
 /// NUMA-balancing tiering (tiering-0.4 / TPP-like).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AutonumaTiering {
     /// Demotion starts when DRAM free memory falls below this fraction.
@@ -232,7 +232,7 @@ impl Manager for AutonumaTiering {
 }
 
 /// Memos' placement as Ambix evaluated it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MemosPlacement {
     /// Action period (s).

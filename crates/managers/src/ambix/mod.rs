@@ -84,14 +84,14 @@
 pub mod baselines;
 
 use crate::{HotSet, Manager};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thermocline_backend::{
     Backend, BackendError, Capability, Flush, MemPolicy, MonitorAttrs, MonitorRegion,
 };
 use thermocline_vocab::{Asid, Level, TierId};
 
 /// Where Ambix's R (referenced) bits come from.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Referenced {
     /// The backend's Accessed bits (the paper's PTE bits).
@@ -111,7 +111,7 @@ const DAMON_ATTRS: MonitorAttrs = MonitorAttrs {
 };
 
 /// Ambix's parameters; defaults are section 5.2.3's.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct AmbixParams {
     /// Control's period (s): 2.

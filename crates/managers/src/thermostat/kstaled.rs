@@ -17,7 +17,7 @@
 //! issue's "not accessed for N scans, default 10 s".
 
 use crate::{HotSet, Manager};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use thermocline_backend::{Backend, BackendError, Capability, Flush, MemPolicy};
 use thermocline_vocab::{Asid, CapacitySpec, PageSize, TierId};
 
@@ -35,7 +35,7 @@ const SLOW: PageState = 0x0200;
 const UNSEEN: PageState = 0;
 
 /// kstaled-like parameters.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct KstaledParams {
     /// Seconds between scans.
