@@ -323,7 +323,9 @@ impl Actuator for BackendActuator<'_> {
                 let slow: u64 = delta.iter().skip(1).sum();
                 slow as f64 / all.max(1) as f64 * 10_000.0
             }
-            GoalMetric::SomeMemPsiUs | GoalMetric::User => 0.0,
+            // the cumulative total: the quota takes its growth per interval
+            GoalMetric::SomeMemPsiUs => self.b.some_memory_stall_us() as f64,
+            GoalMetric::User => 0.0,
         }
     }
 
