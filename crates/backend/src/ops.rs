@@ -372,4 +372,18 @@ pub trait Backend {
     fn stall_ns(&self) -> f64 {
         0.0
     }
+
+    /// Cumulative time (us) in which at least one task of the workload
+    /// was stalled waiting for memory: the `some` line's `total=` of
+    /// Linux's pressure stall information for memory (PSI), which DAMOS's
+    /// `some_mem_psi_us` quota goal reads (as the growth of this total
+    /// over each charge interval). The live backend reads the target
+    /// cgroup's `memory.pressure`, else /proc/pressure/memory; the
+    /// simulated machines model it as the time the workload spent on
+    /// page-ins from tiers that fault on access and hand the page back
+    /// (compressed, swap: what the kernel counts as a memstall on a
+    /// refault). A backend that cannot tell answers 0.
+    fn some_memory_stall_us(&self) -> u64 {
+        0
+    }
 }

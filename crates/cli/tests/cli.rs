@@ -833,3 +833,58 @@ fn config_show_reads_back_unchanged_and_runs_the_same() {
         assert_eq!(ra[k], rb[k], "{k}");
     }
 }
+
+/// examples/proactive-reclaim.toml: a pageout scheme under a stall_us goal
+/// on a DRAM + zswap machine pages idle memory out, the page-ins it causes
+/// are the simulated PSI stall, and the goal acts on it: the goal-tuned
+/// quota falls in some window after growing, and the run pages out less
+/// and stalls less than the same scheme without the goal.
+#[test]
+fn the_proactive_reclaim_example_pages_out_under_its_stall_goal() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/proactive-reclaim.toml"
+    );
+    let text = std::fs::read_to_string(example).unwrap();
+    let run = |name: &str, config: &str| -> serde_json::Value {
+        let json = std::env::temp_dir().join(format!("tc-cli-{}-{name}.json", std::process::id()));
+        let json = json.to_str().unwrap();
+        let (code, out, err) = thermocline(&["run", "--config", config, "--json", json]);
+        assert_eq!(code, 0, "{out}{err}");
+        serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+    };
+    let with = run("pr-goal", example);
+    let notes = with["notes"].to_string();
+    assert!(notes.contains("scheme 0 (pageout)"), "{notes}");
+    assert!(notes.contains("goal stall_us"), "{notes}");
+    let paged = with["migrations"]["bytes"].as_u64().unwrap();
+    let faults = with["stats"]["tier_faults"].as_u64().unwrap();
+    assert!(paged > 0 && faults > 0, "{}", with["stats"]);
+    let quota: Vec<f64> = with["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["manager"]["schemes_goal_quota_bytes"].as_f64().unwrap())
+        .collect();
+    assert!(
+        quota.windows(2).any(|q| q[1] < q[0]),
+        "the quota never fell: {quota:?}"
+    );
+    let without = tmp(
+        "pr-nogoal.toml",
+        &text
+            .lines()
+            .filter(|l| !l.starts_with("goals"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    let without = run("pr-nogoal", &without);
+    let (paged_without, faults_without) = (
+        without["migrations"]["bytes"].as_u64().unwrap(),
+        without["stats"]["tier_faults"].as_u64().unwrap(),
+    );
+    eprintln!(
+        "with the goal: {paged} bytes paged out, {faults} page-ins, quota per window {quota:?}; without: {paged_without} bytes, {faults_without} page-ins"
+    );
+    assert!(paged < paged_without && faults < faults_without);
+}

@@ -652,3 +652,52 @@ fn thps_are_moved_whole_and_stay_thps() {
         "{checks:?}"
     );
 }
+
+#[test]
+fn the_damon_tiering_run_config_runs_its_schemes_under_the_daemon() {
+    let (code, console) = guest("schemes.sh", &["examples/damon-tiering.toml"], 384);
+    assert_eq!(code, 0, "{console}");
+    let log = section(&console, "LOG");
+    // the daemon read the run config's manager and schemes, and said what
+    // of it only a simulated run uses
+    let read = log
+        .lines()
+        .find(|l| l.contains("\"event\":\"run config\""))
+        .unwrap_or_else(|| panic!("no run config logged:\n{log}"));
+    let read = json(read);
+    assert_eq!(read["manager"], "damon-moderate", "{read}");
+    assert!(
+        read["ignored"].to_string().contains("run.workload"),
+        "{read}"
+    );
+    // the schemes acted: their gauges, as served mid-run
+    let metrics = section(&console, "METRICS");
+    let gauge = |name: &str| {
+        metric(
+            metrics,
+            &format!("thermocline_manager{{manager=\"damon-moderate\",name=\"{name}\"}}"),
+        )
+    };
+    let (tried, applied) = (gauge("schemes_tried_bytes"), gauge("schemes_applied_bytes"));
+    eprintln!("schemes: {tried} bytes tried, {applied} applied");
+    assert!(applied > 0.0, "{metrics}\n{log}");
+    // where the kernel says the pages are: the cold region moved to the
+    // slow node (a page being sampled is paged out for the while), the hot
+    // one stayed on the fast node
+    let place = json(section(&console, "PLACE"));
+    let ranges = place["target"]["ranges"].as_array().unwrap();
+    let (hot, cold) = (&ranges[0], &ranges[1]);
+    let (hot_pages, cold_pages) = (range_pages(hot), range_pages(cold));
+    let cold_slow = pages_on(cold, 1);
+    let cold_out = cold_slow + cold["swapped"].as_u64().unwrap();
+    let hot_fast = pages_on(hot, 0);
+    eprintln!(
+        "cold region: {cold_slow} of {cold_pages} pages on the slow node ({cold_out} with those in sampling); hot region: {hot_fast} of {hot_pages} on the fast node"
+    );
+    assert!(cold_out * 2 >= cold_pages, "{place}\n{log}");
+    assert!(hot_fast * 4 >= hot_pages * 3, "{place}\n{log}");
+    assert_eq!(value_after(&console, "DAEMON-EXIT="), 0, "{console}");
+    assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
+    let out = section(&console, "OUT");
+    assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}

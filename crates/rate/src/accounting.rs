@@ -33,6 +33,8 @@ struct Stats {
     llc_misses: f64,
     poison_faults: f64,
     tier_faults: f64,
+    /// Page-ins' time (ns), over every thread.
+    pagein_ns: f64,
     promoted_pages: u64,
     demoted_pages: u64,
     migrated_bytes: u64,
@@ -75,6 +77,7 @@ impl Accounting {
             self.stats.tier_faults += step * p.tier_faults[t];
         }
         let s = &mut self.stats;
+        s.pagein_ns += step * p.pagein_ns;
         s.accesses += step;
         s.l1_tlb_misses += step * p.l1_misses;
         s.walks += step * p.walks;
@@ -118,6 +121,12 @@ impl Accounting {
     /// All-core stall charged by shootdowns (ns).
     pub fn stall_ns(&self) -> f64 {
         self.stall_ns
+    }
+
+    /// The time (ns, over every thread) the workload has spent on
+    /// page-ins from tiers that fault on access, expected.
+    pub fn pagein_ns(&self) -> f64 {
+        self.stats.pagein_ns
     }
 
     /// Charges the manager `ns` of CPU time.

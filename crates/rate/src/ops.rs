@@ -628,4 +628,14 @@ impl Backend for RateMachine {
     fn stall_ns(&self) -> f64 {
         self.accounting.stall_ns()
     }
+
+    /// The expected time of the page-ins from tiers that fault on access
+    /// and give the page back (compressed, swap), as the exact machine
+    /// models it, capped at the time elapsed. This machine keeps a faulted
+    /// page where it is (its placement changes only by the manager's
+    /// moves), so a paged-out page that stays in use stalls at every TLB
+    /// miss, where the exact machine would have brought it back once.
+    fn some_memory_stall_us(&self) -> u64 {
+        (self.accounting.pagein_ns().min(self.now_ns() as f64) / 1e3) as u64
+    }
 }

@@ -21,6 +21,10 @@ pub(crate) struct PerAccess {
     pub writes: Vec<f64>,
     /// Tier faults by tier.
     pub tier_faults: Vec<f64>,
+    /// Time (ns, over every thread) of the tier faults that are page-ins:
+    /// faults of tiers that do not keep the page (compressed, swap), the
+    /// simulated PSI memory stall.
+    pub pagein_ns: f64,
     /// L1 dTLB misses.
     pub l1_misses: f64,
     /// Page walks (STLB misses).
@@ -74,8 +78,11 @@ impl PerAccess {
                     per.reads[t] += s * (all - w);
                     per.writes[t] += s * w;
                 }
-                if cfg.tiers[t].fault_on_access_ns.is_some() {
+                if let Some(cost) = cfg.tiers[t].fault_on_access_ns {
                     per.tier_faults[t] += s * walks;
+                    if !cfg.tiers[t].keep_on_fault {
+                        per.pagein_ns += s * walks * cost;
+                    }
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! The exact machine's implementation of the backend interface.
 
-use crate::machine::Machine;
+use crate::machine::{Machine, MAX_TIERS};
 use crate::pagetable as pt;
 use thermocline_backend::{
     AllocCounts, Backend, BackendError, Capabilities, Capability, DmaReport, Flush, FramePlace,
@@ -725,6 +725,26 @@ impl Backend for Machine {
 
     fn stall_ns(&self) -> f64 {
         self.stall_ns
+    }
+
+    /// The page-ins' time: each fault on a page of a tier that faults on
+    /// access and gives the page back to a faster tier (zswap, swap; not
+    /// BadgerTrap's emulated slow memory, whose faults are monitoring)
+    /// stalls the thread that takes it for the tier's
+    /// `fault_on_access_ns`, as the machine's clock charges it. Summed over
+    /// threads and capped at the time elapsed: exact with one thread, an
+    /// upper bound with several (PSI's `some` counts overlapping stalls
+    /// once).
+    fn some_memory_stall_us(&self) -> u64 {
+        let mut ns = 0.0;
+        for (t, spec) in self.cfg.tiers.iter().enumerate().take(MAX_TIERS) {
+            let Some(cost) = spec.fault_on_access_ns.filter(|_| !spec.keep_on_fault) else {
+                continue;
+            };
+            let faults: u64 = self.spaces.iter().map(|s| s.tier_faults[t]).sum();
+            ns += faults as f64 * cost;
+        }
+        (ns.min(self.now_ns() as f64) / 1e3) as u64
     }
 }
 

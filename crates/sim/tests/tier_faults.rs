@@ -67,3 +67,38 @@ fn a_quota_counts_as_a_full_tier() {
     touch(&mut m, 0);
     assert_eq!(tier_of(&m, 0), TierId(1), "no DRAM for this space");
 }
+
+/// The simulated PSI: each page-in from the zswap tier stalls for its
+/// fault (6 us), and the faults of BadgerTrap's emulated slow memory,
+/// which keeps the page where it is, are not page-ins.
+#[test]
+fn page_ins_are_the_memory_stall() {
+    let mut m = machine();
+    assert_eq!(m.some_memory_stall_us(), 0);
+    for page in 0..4 {
+        touch(&mut m, page);
+    }
+    let faults = m.stats().tier_faults;
+    assert_eq!(faults, 4, "each first touch in zswap faults once");
+    assert_eq!(m.some_memory_stall_us(), faults * 6);
+
+    let mut t = vec![tiers::dram(), tiers::badgertrap()];
+    t[0].capacity_bytes = 8 * PAGE;
+    t[1].capacity_bytes = 8 * PAGE;
+    let region = RegionInfo {
+        asid: Asid(0),
+        name: "r".into(),
+        start: BASE,
+        len: 8 * PAGE,
+        page_type: PageType::Anon,
+        thp: false,
+    };
+    let mut m = Machine::new(MachineConfig::with_tiers(t), vec![region]).unwrap();
+    m.set_policy(Asid(0), MemPolicy::Bind { tier: TierId(1) })
+        .unwrap();
+    for page in 0..4 {
+        touch(&mut m, page);
+    }
+    assert!(m.stats().tier_faults >= 4);
+    assert_eq!(m.some_memory_stall_us(), 0);
+}

@@ -25,7 +25,16 @@ pub struct DaemonConfig {
     /// What the daemon may change on the host beyond its targets.
     #[serde(default)]
     pub kernel: KernelSection,
+    /// Settings of a `thermocline run` config the daemon read the manager
+    /// from that only a simulated run has a use for (`run.workload`,
+    /// `[machine]`...): left aside, and logged at the start.
+    #[serde(skip)]
+    pub ignored: Vec<String>,
 }
+
+/// The sections of a `thermocline run` config that describe the simulated
+/// run (its workload, machine and metrics).
+const RUN_SECTIONS: &[&str] = &["machine", "workload", "metrics"];
 
 /// `[kernel]`: host-wide settings. The project's rule is never to touch a
 /// setting on the host that it did not create, so the kernel's own tiering
@@ -133,7 +142,20 @@ impl Default for DaemonSection {
 
 /// Parses the file's text (`path` names it in errors).
 pub fn parse(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
-    let cfg = deserialize(path, text)?;
+    parse_for(path, text, None)
+}
+
+/// [`parse`], with the command line's `--pid` (if any) as the target in
+/// place of the file's `[target]` (a file without one, such as a
+/// `thermocline run` config, then needs none).
+pub fn parse_for(path: &str, text: &str, pid: Option<i32>) -> Result<DaemonConfig, ConfigError> {
+    let mut cfg = deserialize(path, text)?;
+    if let Some(pid) = pid {
+        cfg.target = TargetSection {
+            pid: Some(pid),
+            ..Default::default()
+        };
+    }
     let in_file = |msg: String| ConfigError::InFile {
         file: path.to_string(),
         msg,
@@ -156,6 +178,11 @@ pub fn parse(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
 }
 
 fn deserialize(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
+    if let Ok(table) = text.parse::<toml::Table>() {
+        if table.contains_key("run") {
+            return from_run_config(path, text, table);
+        }
+    }
     toml::from_str(text).map_err(|e| match e.span() {
         Some(span) => ConfigError::AtLine {
             file: path.to_string(),
@@ -167,6 +194,86 @@ fn deserialize(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
             msg: e.message().to_string(),
         },
     })
+}
+
+/// A `thermocline run` config (`[run] manager = NAME` and the manager's
+/// parameters in `[NAME]`) as the daemon's: the same file runs the same
+/// manager with the same parameters (schemes and all) on a simulated
+/// machine and on a live host. `[manager]` is made of `run.manager`, the
+/// `[NAME]` section and `run.seed`; the daemon's own sections (`[target]`,
+/// `[tiers]`, `[quota]`, `[daemon]`, `[kernel]`) may be added to such a
+/// file; what only a simulated run uses (the rest of `[run]`, `[machine]`,
+/// `[workload]`, `[metrics]`, other managers' sections) is set aside in
+/// `ignored`.
+fn from_run_config(
+    path: &str,
+    text: &str,
+    mut table: toml::Table,
+) -> Result<DaemonConfig, ConfigError> {
+    let in_file = |msg: String| ConfigError::InFile {
+        file: path.to_string(),
+        msg,
+    };
+    if table.contains_key("manager") {
+        return Err(crate::config::at_setting(
+            path,
+            text,
+            "manager",
+            "[manager] and [run] manager both name the manager: keep one".into(),
+        ));
+    }
+    let Some(toml::Value::Table(run)) = table.remove("run") else {
+        return Err(in_file("[run] must be a table".into()));
+    };
+    let Some(name) = run
+        .get("manager")
+        .and_then(|m| m.as_str())
+        .map(String::from)
+    else {
+        return Err(in_file(
+            "[run] needs manager = NAME: the manager the daemon runs".into(),
+        ));
+    };
+    let seed = match run.get("seed") {
+        None => 1,
+        Some(v) => v
+            .as_integer()
+            .and_then(|s| u64::try_from(s).ok())
+            .ok_or_else(|| in_file("run.seed must be a number >= 0".into()))?,
+    };
+    let mut ignored: Vec<String> = run
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "manager" | "seed"))
+        .map(|k| format!("run.{k}"))
+        .collect();
+    let params = match table.remove(&name) {
+        None => toml::Table::new(),
+        Some(toml::Value::Table(t)) => t,
+        Some(_) => return Err(in_file(format!("[{name}] must be a table of parameters"))),
+    };
+    let keys: Vec<String> = table.keys().cloned().collect();
+    for k in keys {
+        if RUN_SECTIONS.contains(&k.as_str()) || thermocline_managers::registry::exists(&k) {
+            table.remove(&k);
+            ignored.push(format!("[{k}]"));
+        }
+    }
+    let mut manager = toml::Table::new();
+    manager.insert("name".into(), toml::Value::String(name));
+    manager.insert("params".into(), toml::Value::Table(params));
+    manager.insert("seed".into(), toml::Value::Integer(seed as i64));
+    table.insert("manager".into(), toml::Value::Table(manager));
+    let mut cfg: DaemonConfig = toml::Value::Table(table).try_into().map_err(
+        |e: toml::de::Error| {
+            in_file(format!(
+                "{} (a run config read by the daemon: [run], the manager's section, and the daemon's [target], [tiers], [quota], [daemon], [kernel])",
+                e.message()
+            ))
+        },
+    )?;
+    ignored.sort();
+    cfg.ignored = ignored;
+    Ok(cfg)
 }
 
 /// Every section's values but the target's choice (shared by `daemon` and
@@ -372,6 +479,51 @@ dry_run = true
         assert_eq!(c.tiers.nodes, Some(vec![vec![0], vec![1]]));
         assert!(c.daemon.dry_run && c.tiers.compressed);
         assert_eq!(c.quota.max_mb_per_s, Some(50.0));
+    }
+
+    /// examples/damon-tiering.toml, a `thermocline run` config, as the
+    /// daemon reads it with `--pid`: the same manager and schemes.
+    #[test]
+    fn a_run_config_is_the_daemons_with_its_manager_and_schemes() {
+        let text = include_str!("../../../../examples/damon-tiering.toml");
+        let e = parse("t.toml", text).unwrap_err().to_string();
+        assert!(e.contains("exactly one of pid, cgroup, exec"), "{e}");
+        let c = parse_for("t.toml", text, Some(42)).unwrap();
+        assert_eq!(c.target.pid, Some(42));
+        assert_eq!(c.manager.name, "damon-moderate");
+        assert_eq!(c.manager.seed, 1);
+        let schemes = c.manager.params["schemes"].as_array().unwrap();
+        assert_eq!(schemes.len(), 2);
+        assert_eq!(schemes[1]["action"].as_str(), Some("migrate_cold"));
+        assert_eq!(c.ignored, vec!["run.fast_capacity", "run.workload"]);
+        // the daemon's sections beside [run], and the simulated run's set aside
+        let c = parse(
+            "t.toml",
+            "[run]\nmanager = \"damon-moderate\"\nseed = 3\n[machine]\nmlp = 2\n[target]\npid = 7\n[quota]\nmax_mb_per_s = 5\n[damon-moderate]\nsample_ms = 10\n",
+        )
+        .unwrap();
+        assert_eq!((c.target.pid, c.manager.seed), (Some(7), 3));
+        assert_eq!(c.manager.params["sample_ms"].as_integer(), Some(10));
+        assert_eq!(c.quota.max_mb_per_s, Some(5.0));
+        assert_eq!(c.ignored, vec!["[machine]"]);
+        let e = parse("t.toml", "[run]\nworkload = \"x\"\n[target]\npid = 7\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[run] needs manager"), "{e}");
+        let e = parse(
+            "t.toml",
+            "[run]\nmanager = \"damon-moderate\"\n[manager]\nname = \"thermostat\"\n[target]\npid = 7\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("t.toml:") && e.contains("keep one"), "{e}");
+        let e = parse(
+            "t.toml",
+            "[run]\nmanager = \"damon-moderate\"\n[target]\npid = 7\nbogus = 1\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bogus"), "{e}");
     }
 
     #[test]

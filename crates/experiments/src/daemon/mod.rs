@@ -72,12 +72,14 @@ pub fn log(start: Instant, level: &str, event: &str, fields: serde_json::Value) 
     eprintln!("{line}");
 }
 
-fn load(path: &str) -> Result<DaemonConfig, RunError> {
+/// Reads the config at `path`, with `pid` (the command line's) as its
+/// target if given.
+fn load(path: &str, pid: Option<i32>) -> Result<DaemonConfig, RunError> {
     let text = std::fs::read_to_string(path).map_err(|e| ConfigError::InFile {
         file: path.to_string(),
         msg: e.to_string(),
     })?;
-    Ok(config::parse(path, &text)?)
+    Ok(config::parse_for(path, &text, pid)?)
 }
 
 fn live_error(what: &str, e: LiveError) -> RunError {
@@ -246,13 +248,15 @@ pub type Reloader<'a> = dyn FnMut(&DaemonConfig) -> Result<DaemonConfig, RunErro
 /// config and starts the manager again.
 pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunError> {
     let start = Instant::now();
-    let mut cfg = load(path)?;
-    if let Some(pid) = pid {
-        // the command line's pid replaces the file's target
-        cfg.target = config::TargetSection {
-            pid: Some(pid),
-            ..Default::default()
-        };
+    // the command line's pid replaces the file's target
+    let mut cfg = load(path, pid)?;
+    if !cfg.ignored.is_empty() {
+        log(
+            start,
+            "info",
+            "run config",
+            serde_json::json!({"config": path, "manager": cfg.manager.name, "ignored": cfg.ignored, "why": "settings of a simulated run"}),
+        );
     }
     check_tiering(&cfg)?;
     let mut child: Option<Child> = None;
@@ -281,7 +285,7 @@ pub fn run(path: &str, pid: Option<i32>, flags: Flags) -> Result<Outcome, RunErr
         }
     };
     let mut reload = |now: &DaemonConfig| {
-        load(path).map(|mut c| {
+        load(path, pid).map(|mut c| {
             if pid.is_some() {
                 c.target = now.target.clone();
             }

@@ -1127,6 +1127,20 @@ impl Backend for LinuxBackend {
         "linux"
     }
 
+    /// PSI's memory `some` total: the target cgroup's `memory.pressure`
+    /// when the target is a cgroup, else the host's /proc/pressure/memory
+    /// (a process has no PSI of its own); 0 without PSI.
+    fn some_memory_stall_us(&self) -> u64 {
+        let path = match &self.spec {
+            TargetSpec::Cgroup(dir) => dir.join("memory.pressure"),
+            TargetSpec::Pid(_) => std::path::PathBuf::from("/proc/pressure/memory"),
+        };
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| procfs::parse_pressure(&t))
+            .map_or(0, |p| p.some_us)
+    }
+
     fn capabilities(&self) -> Capabilities {
         self.caps
     }

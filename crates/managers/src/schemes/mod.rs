@@ -281,6 +281,12 @@ impl Engine {
             .collect()
     }
 
+    /// Each scheme's quota state: its effective quota, its goals' values
+    /// at the last reading.
+    pub fn quota_states(&self) -> Vec<&QuotaState> {
+        self.running.iter().map(|r| &r.quota).collect()
+    }
+
     /// Replaces scheme `i`'s pattern (when the profile's scale changes).
     pub fn set_pattern(&mut self, i: usize, pattern: Pattern) {
         if let Some(r) = self.running.get_mut(i) {

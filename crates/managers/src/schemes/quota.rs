@@ -28,10 +28,22 @@ pub enum GoalMetric {
     /// The share of accesses that reach slower tiers, in basis points.
     SlowAccessBp,
     /// Memory pressure stall time, microseconds per charge interval (the
-    /// kernel's some_mem_psi_us; live backend only).
+    /// kernel's some_mem_psi_us): the measure gives the cumulative total
+    /// (PSI's memory `some` total=, [`thermocline_backend::Backend::some_memory_stall_us`])
+    /// and the goal's current value is its growth since the goal's last
+    /// reading, at the start of the last charge interval (the kernel's
+    /// `damos_set_quota_goal_current_value`).
     SomeMemPsiUs,
     /// A value the user feeds in (user_input).
     User,
+}
+
+impl GoalMetric {
+    /// Whether the measure is a cumulative total whose growth per charge
+    /// interval is the goal's value.
+    pub fn is_cumulative(&self) -> bool {
+        matches!(self, GoalMetric::SomeMemPsiUs)
+    }
 }
 
 /// A quota's limits.
@@ -94,6 +106,12 @@ pub struct QuotaState {
     pub exceeded: u64,
     /// Whether a charge interval has begun.
     pub started: bool,
+    /// Each goal's current value at the last reading (the kernel's
+    /// `current_value`), in the quota's goal order.
+    pub goal_values: Vec<f64>,
+    /// Each cumulative goal's total at its last reading (the kernel's
+    /// `last_psi_total`); `None` before the first.
+    pub goal_totals: Vec<Option<f64>>,
 }
 
 /// The next input of the kernel's feedback loop: the input grows in
@@ -153,10 +171,12 @@ impl QuotaState {
         }
         let mut esz = u64::MAX;
         if !q.goals.is_empty() {
+            self.read_goals(q, measure);
             let score = q
                 .goals
                 .iter()
-                .map(|g| goal_score(measure(g.metric), g.target))
+                .zip(&self.goal_values)
+                .map(|(g, &v)| goal_score(v, g.target))
                 .max()
                 .unwrap_or(10_000);
             self.esz_bp = feed_loop_next(self.esz_bp.max(10_000), score);
@@ -176,6 +196,27 @@ impl QuotaState {
             esz = q.bytes;
         }
         esz
+    }
+
+    /// Reads every goal's current value: the measure itself, or for a
+    /// cumulative metric its growth since the goal's last reading. The
+    /// first reading of a cumulative metric is its baseline and counts as
+    /// 0 (the kernel subtracts the `last_psi_total` a new goal starts
+    /// with, so its first value is the total since boot; a daemon started
+    /// on a host with hours of stall behind it would begin with its quota
+    /// at the floor).
+    fn read_goals(&mut self, q: &Quota, measure: &mut dyn FnMut(GoalMetric) -> f64) {
+        self.goal_values.resize(q.goals.len(), 0.0);
+        self.goal_totals.resize(q.goals.len(), None);
+        for (i, g) in q.goals.iter().enumerate() {
+            let now = measure(g.metric);
+            self.goal_values[i] = if g.metric.is_cumulative() {
+                let last = self.goal_totals[i].replace(now);
+                last.map_or(0.0, |l| (now - l).max(0.0))
+            } else {
+                now
+            };
+        }
     }
 
     /// Sets the lowest score a region needs: the highest score at which the
@@ -306,9 +347,12 @@ mod tests {
                 ..QuotaState::default()
             };
             let mut trace = Vec::new();
+            // the goal reads PSI's cumulative total
+            let mut total = 0.0;
             for i in 0..40u64 {
-                let stall = s.esz as f64 / 1024.0;
-                s.roll(&q, i * 1_000_000_000, &mut |_| stall);
+                total += s.esz as f64 / 1024.0;
+                let t = total;
+                s.roll(&q, i * 1_000_000_000, &mut |_| t);
                 trace.push(s.esz as f64 / 1024.0);
             }
             let first = trace
@@ -321,6 +365,65 @@ mod tests {
             );
             assert!(first <= 30, "{first}: {trace:?}");
         }
+    }
+
+    /// The PSI goal against a reference of the kernel's arithmetic
+    /// (mm/damon/core.c: `damos_set_quota_goal_current_value` takes the
+    /// growth of psi_system's total since the goal's last reading,
+    /// `damos_quota_score` the highest goal's current * 10 000 / target,
+    /// `damos_set_effective_quota` feeds it to the loop from at least
+    /// 10 000): the total is read once per charge interval, at its start,
+    /// and its growth, not the total, is scored; beside it a level metric
+    /// is scored as read.
+    #[test]
+    fn a_psi_goal_scores_the_growth_of_the_total_over_each_interval() {
+        let psi = Goal {
+            metric: GoalMetric::SomeMemPsiUs,
+            target: 10_000.0,
+        };
+        let level = Goal {
+            metric: GoalMetric::TierFreeBp(0),
+            target: 5_000.0,
+        };
+        let q = Quota {
+            goals: vec![psi, level],
+            ..Quota::default()
+        };
+        // PSI's total (us) at each interval's start, and the free share
+        let totals = [
+            1e9,
+            1e9 + 2_000.0,
+            1e9 + 17_000.0,
+            1e9 + 47_000.0,
+            1e9 + 52_000.0,
+        ];
+        let free = 1_000.0;
+        let mut s = QuotaState::default();
+        let (mut reads, mut esz_bp) = (0, 0u64);
+        for (i, &total) in totals.iter().enumerate() {
+            let now = i as u64 * 1_000_000_000;
+            // mid-interval: nothing is read
+            if i > 0 {
+                s.roll(&q, now - 1, &mut |_| unreachable!("read mid-interval"));
+            }
+            s.roll(&q, now, &mut |m| {
+                reads += 1;
+                match m {
+                    GoalMetric::SomeMemPsiUs => total,
+                    _ => free,
+                }
+            });
+            // the reference: the first reading is the baseline
+            let growth = if i == 0 { 0.0 } else { total - totals[i - 1] };
+            let score = (growth * 10_000.0 / psi.target) as u64;
+            let score = score.max((free * 10_000.0 / level.target) as u64);
+            esz_bp = feed_loop_next(esz_bp.max(10_000), score);
+            assert_eq!(s.goal_values, vec![growth, free], "interval {i}");
+            assert_eq!((s.esz_bp, s.esz), (esz_bp, esz_bp / 10_000), "interval {i}");
+        }
+        assert_eq!(reads, 2 * totals.len());
+        // 30 ms of stall in the fourth interval, 3x the target: the floor
+        assert_eq!(s.goal_values[0], 5_000.0);
     }
 
     /// Where the metric integrates what the scheme does (a tier's used

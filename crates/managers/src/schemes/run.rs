@@ -73,11 +73,37 @@ impl SchemeSet {
         }
         let st = self.stats();
         let sum = |f: fn(&Stats) -> u64| st.iter().map(f).sum::<u64>() as f64;
-        vec![
+        let mut g = vec![
             ("schemes_tried_bytes", sum(|s| s.sz_tried)),
             ("schemes_applied_bytes", sum(|s| s.sz_applied)),
             ("schemes_quota_exceeded_count", sum(|s| s.qt_exceeds)),
-        ]
+        ];
+        if self
+            .configured
+            .iter()
+            .any(|c| !c.scheme.quota.goals.is_empty())
+        {
+            // what goal tuning does: the effective quotas of the schemes
+            // with goals, and their goals' values at the last reading
+            // (one goal: its value, e.g. the stall in us of the last
+            // charge interval)
+            let tuned: Vec<_> = self
+                .configured
+                .iter()
+                .zip(self.engine.quota_states())
+                .filter(|(c, _)| !c.scheme.quota.goals.is_empty())
+                .map(|(_, q)| q)
+                .collect();
+            g.push((
+                "schemes_goal_quota_bytes",
+                tuned.iter().map(|q| q.esz as f64).sum(),
+            ));
+            g.push((
+                "schemes_goal_value",
+                tuned.iter().flat_map(|q| q.goal_values.iter()).sum(),
+            ));
+        }
+        g
     }
 
     /// One sentence per scheme: what it tried and applied.
@@ -86,11 +112,21 @@ impl SchemeSet {
             .iter()
             .zip(self.stats())
             .enumerate()
-            .map(|(i, (c, st))| {
-                format!(
+            .zip(self.engine.quota_states())
+            .map(|((i, (c, st)), q)| {
+                let mut note = format!(
                     "scheme {i} ({}): tried on {} regions ({} bytes), applied to {} ({} bytes); its quota ran out in {} charge intervals",
                     c.scheme.action, st.nr_tried, st.sz_tried, st.nr_applied, st.sz_applied, st.qt_exceeds
-                )
+                );
+                for (g, v) in c.scheme.quota.goals.iter().zip(&q.goal_values) {
+                    note += &format!(
+                        "; goal {}: {v:.0} at the last reading (target {}), effective quota then {} bytes",
+                        goal_name(g.metric),
+                        g.target,
+                        q.esz
+                    );
+                }
+                note
             })
             .collect()
     }
@@ -167,7 +203,7 @@ impl SchemeSet {
             .collect();
         spans.sort_unstable_by_key(|r| (r.0, r.1));
         let mut i = 0;
-        for (asid, start, end) in spans {
+        for &(asid, start, end) in &spans {
             while i < seen.len() && (seen[i].0, seen[i].2) <= (asid, start) {
                 all.push(seen[i]);
                 i += 1;
@@ -186,6 +222,7 @@ impl SchemeSet {
             }
         }
         all.extend_from_slice(&seen[i..]);
+        let all = mapped_only(&all, &spans);
         self.regions.clear();
         let mut next = Vec::with_capacity(all.len());
         for (asid, start, end, count) in all {
@@ -214,6 +251,43 @@ impl SchemeSet {
             next.push((asid, start, end, count, age));
         }
         self.last = next;
+    }
+}
+
+/// The parts of `regions` (address space, start, end, count) inside the
+/// mapped `spans` (sorted, not overlapping). A technique's regions may
+/// span the gaps between mappings (DAMON's vaddr regions do, and the
+/// regions it sets around a process's mappings; on a live host those gaps
+/// are terabytes): no action changes a gap, and the kernel would charge
+/// it to the quota, so that a scheme could spend its quota on nothing for
+/// as long as it takes to walk the gaps. Here only mapped memory is
+/// offered to the schemes.
+fn mapped_only(
+    regions: &[(Asid, u64, u64, u32)],
+    spans: &[(Asid, u64, u64)],
+) -> Vec<(Asid, u64, u64, u32)> {
+    let mut out = Vec::with_capacity(regions.len());
+    for &(asid, s, e, n) in regions {
+        let mut k = spans.partition_point(|m| (m.0, m.2) <= (asid, s));
+        while k < spans.len() && spans[k].0 == asid && spans[k].1 < e {
+            let (a, b) = (s.max(spans[k].1), e.min(spans[k].2));
+            if a < b {
+                out.push((asid, a, b, n));
+            }
+            k += 1;
+        }
+    }
+    out
+}
+
+/// A goal metric as the config names it.
+fn goal_name(m: GoalMetric) -> String {
+    match m {
+        GoalMetric::TierUsedBp(t) => format!("tier_used_bp of tier {t}"),
+        GoalMetric::TierFreeBp(t) => format!("tier_free_bp of tier {t}"),
+        GoalMetric::SlowAccessBp => "slow_access_bp".into(),
+        GoalMetric::SomeMemPsiUs => "stall_us".into(),
+        GoalMetric::User => "user".into(),
     }
 }
 
@@ -323,7 +397,9 @@ impl Actuator for BackendActuator<'_> {
                 let slow: u64 = delta.iter().skip(1).sum();
                 slow as f64 / all.max(1) as f64 * 10_000.0
             }
-            GoalMetric::SomeMemPsiUs | GoalMetric::User => 0.0,
+            // the cumulative total: the quota takes its growth per interval
+            GoalMetric::SomeMemPsiUs => self.b.some_memory_stall_us() as f64,
+            GoalMetric::User => 0.0,
         }
     }
 

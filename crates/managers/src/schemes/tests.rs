@@ -266,17 +266,19 @@ fn goal_tuning_through_the_engine_settles_on_a_pressure_target() {
         ..Scheme::default()
     };
     let mut e = Engine::new(vec![scheme]);
-    let mut stall = 0.0;
+    // PSI's cumulative total, as the backend gives it
+    let mut total = 0.0;
     let mut trace = Vec::new();
     for i in 0..60u64 {
         let mut rec = Recorder {
-            goal: stall,
+            goal: total,
             ..Recorder::default()
         };
         e.apply(i * 1_000_000_000, &profile(&rs), &mut rec).unwrap();
         let out: u64 = rec.applied.iter().map(|a| a.2 - a.1).sum();
         // 1 us of stall per 16 KiB paged out in the interval
-        stall = out as f64 / 16_384.0;
+        let stall = out as f64 / 16_384.0;
+        total += stall;
         trace.push(stall);
     }
     assert!(
