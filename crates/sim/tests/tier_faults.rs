@@ -3,7 +3,7 @@
 //! then the next, as a swap-in allocates with fallback to the other nodes.
 
 use thermocline_backend::{Backend, MemPolicy};
-use thermocline_model::{tiers, MachineConfig};
+use thermocline_model::{tiers, MachineConfig, TierSpec};
 use thermocline_sim::Machine;
 use thermocline_vocab::{Access, Asid, PageType, RegionInfo, TierId};
 
@@ -27,12 +27,8 @@ fn tier_of(m: &Machine, page: u64) -> TierId {
         .tier
 }
 
-/// DRAM of one page, CXL of two, and a zswap tier every page starts in.
-fn machine() -> Machine {
-    let mut t = vec![tiers::dram(), tiers::cxl(), tiers::zswap()];
-    t[0].capacity_bytes = PAGE;
-    t[1].capacity_bytes = 2 * PAGE;
-    t[2].capacity_bytes = 8 * PAGE;
+/// A machine of `tiers`, one 8-page region whose pages start in `start`.
+fn machine_of(tiers: Vec<TierSpec>, start: TierId) -> Machine {
     let region = RegionInfo {
         asid: Asid(0),
         name: "r".into(),
@@ -41,10 +37,19 @@ fn machine() -> Machine {
         page_type: PageType::Anon,
         thp: false,
     };
-    let mut m = Machine::new(MachineConfig::with_tiers(t), vec![region]).unwrap();
-    m.set_policy(Asid(0), MemPolicy::Bind { tier: TierId(2) })
+    let mut m = Machine::new(MachineConfig::with_tiers(tiers), vec![region]).unwrap();
+    m.set_policy(Asid(0), MemPolicy::Bind { tier: start })
         .unwrap();
     m
+}
+
+/// DRAM of one page, CXL of two, and a zswap tier every page starts in.
+fn machine() -> Machine {
+    let mut t = vec![tiers::dram(), tiers::cxl(), tiers::zswap()];
+    t[0].capacity_bytes = PAGE;
+    t[1].capacity_bytes = 2 * PAGE;
+    t[2].capacity_bytes = 8 * PAGE;
+    machine_of(t, TierId(2))
 }
 
 #[test]
@@ -85,17 +90,7 @@ fn page_ins_are_the_memory_stall() {
     let mut t = vec![tiers::dram(), tiers::badgertrap()];
     t[0].capacity_bytes = 8 * PAGE;
     t[1].capacity_bytes = 8 * PAGE;
-    let region = RegionInfo {
-        asid: Asid(0),
-        name: "r".into(),
-        start: BASE,
-        len: 8 * PAGE,
-        page_type: PageType::Anon,
-        thp: false,
-    };
-    let mut m = Machine::new(MachineConfig::with_tiers(t), vec![region]).unwrap();
-    m.set_policy(Asid(0), MemPolicy::Bind { tier: TierId(1) })
-        .unwrap();
+    let mut m = machine_of(t, TierId(1));
     for page in 0..4 {
         touch(&mut m, page);
     }
