@@ -127,3 +127,84 @@ fn a_bad_scheme_stops_the_manager_at_start_with_the_reason() {
         }
     }
 }
+
+/// The huge-page actions and `stat` on the exact machine, against the
+/// reference of what each should do to a 16 MiB THP region (eight 2 MiB
+/// pages): `nohugepage` over the first 8 MiB splits exactly its four huge
+/// pages, `hugepage` over the same range collapses them again, and `stat`
+/// changes nothing while counting what it was tried on.
+#[test]
+fn huge_page_actions_and_stat_do_what_the_reference_says() {
+    use thermocline_backend::Backend;
+    use thermocline_managers::schemes::{SchemeParams, SchemeSet};
+    use thermocline_managers::telescope::Counted;
+    use thermocline_vocab::{Access, Asid, PageSize};
+
+    const HUGE: u64 = 2 << 20;
+    let mut mc = common::exact_machine(32 << 20, 32 << 20, BASE, 8 * HUGE, true);
+    for p in 0..8 * HUGE / PAGE {
+        mc.access(Access {
+            va: BASE + p * PAGE,
+            asid: 0,
+            core: 0,
+            write: false,
+        });
+    }
+    let sizes = |mc: &thermocline_sim::Machine| -> Vec<PageSize> {
+        (0..8)
+            .map(|i| {
+                mc.translate(Asid(0), BASE + i * HUGE)
+                    .unwrap()
+                    .unwrap()
+                    .size
+            })
+            .collect()
+    };
+    assert_eq!(sizes(&mc), vec![PageSize::Huge; 8], "THP from the start");
+    // the profile: the first 8 MiB idle, the rest busy
+    let profile = [
+        Counted {
+            asid: Asid(0),
+            start: BASE,
+            end: BASE + 4 * HUGE,
+            count: 0.0,
+        },
+        Counted {
+            asid: Asid(0),
+            start: BASE + 4 * HUGE,
+            end: BASE + 8 * HUGE,
+            count: 20.0,
+        },
+    ];
+    let scheme = |action: &str, mc: &thermocline_sim::Machine| -> SchemeSet {
+        let p: SchemeParams =
+            toml::from_str(&format!("action = \"{action}\"\nmax_access_pct = 0")).unwrap();
+        SchemeSet::start(&[p], mc).unwrap()
+    };
+    // each scheme its own set, applied once
+    let apply = |set: &mut SchemeSet, mc: &mut thermocline_sim::Machine| {
+        set.apply(mc, &profile, 20.0, 200_000_000).unwrap()
+    };
+    let base_then_huge: Vec<PageSize> = [[PageSize::Base; 4], [PageSize::Huge; 4]].concat();
+
+    let mut split = scheme("nohugepage", &mc);
+    let changed = apply(&mut split, &mut mc);
+    assert_eq!(changed, 4 * HUGE);
+    assert_eq!(sizes(&mc), base_then_huge);
+
+    let mut stat = scheme("stat", &mc);
+    let before: Vec<_> = (0..8 * HUGE / PAGE)
+        .map(|p| mc.translate(Asid(0), BASE + p * PAGE).unwrap())
+        .collect();
+    assert_eq!(apply(&mut stat, &mut mc), 0);
+    let after: Vec<_> = (0..8 * HUGE / PAGE)
+        .map(|p| mc.translate(Asid(0), BASE + p * PAGE).unwrap())
+        .collect();
+    assert_eq!(before, after, "stat changes nothing");
+    let st = &stat.stats()[0];
+    assert_eq!((st.sz_tried, st.sz_applied), (4 * HUGE, 0));
+
+    let mut collapse = scheme("hugepage", &mc);
+    assert_eq!(apply(&mut collapse, &mut mc), 4 * HUGE);
+    assert_eq!(sizes(&mc), vec![PageSize::Huge; 8]);
+}
