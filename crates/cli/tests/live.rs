@@ -211,17 +211,7 @@ fn a_hundred_thousand_moves_and_page_outs_corrupt_no_byte() {
     assert_eq!(value_after(&console, "TORTURE-EXIT="), 0);
     assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
     // one check on SIGUSR1, one at the end, both clean
-    let checks: Vec<&str> = console
-        .lines()
-        .filter(|l| l.starts_with("masim: verified"))
-        .collect();
-    assert_eq!(checks.len(), 2, "{console}");
-    assert!(
-        checks
-            .iter()
-            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
-        "{checks:?}"
-    );
+    assert_two_clean_checks(&console, "masim");
 }
 
 #[test]
@@ -618,17 +608,7 @@ fn thps_are_moved_whole_and_stay_thps() {
         value_after(&console, "THP-SPLIT-PMD=")
     );
     assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
-    let checks: Vec<&str> = console
-        .lines()
-        .filter(|l| l.starts_with("masim: verified"))
-        .collect();
-    assert_eq!(checks.len(), 2, "{console}");
-    assert!(
-        checks
-            .iter()
-            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
-        "{checks:?}"
-    );
+    assert_two_clean_checks(&console, "masim");
 
     // Thermostat on THPeligible regions collapses the units it sampled
     // (before regions carried the kernel's THPeligible, it never did)
@@ -640,17 +620,7 @@ fn thps_are_moved_whole_and_stay_thps() {
     );
     assert!(collapses > 0, "{console}");
     assert_eq!(value_after(&console, "MASIM2-EXIT="), 0, "{console}");
-    let checks: Vec<&str> = console
-        .lines()
-        .filter(|l| l.starts_with("masim2: verified"))
-        .collect();
-    assert_eq!(checks.len(), 2, "{console}");
-    assert!(
-        checks
-            .iter()
-            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
-        "{checks:?}"
-    );
+    assert_two_clean_checks(&console, "masim2");
 }
 
 #[test]
@@ -701,4 +671,18 @@ fn the_damon_tiering_run_config_runs_its_schemes_under_the_daemon() {
     assert_eq!(value_after(&console, "MASIM-EXIT="), 0, "{console}");
     let out = section(&console, "OUT");
     assert!(out.contains(", 0 corrupted bytes, 0 lost writes"), "{out}");
+}
+
+/// masim (named `who` in its output) verified its data twice, on SIGUSR1
+/// and at the end, and found it intact both times.
+fn assert_two_clean_checks(console: &str, who: &str) {
+    let prefix = format!("{who}: verified");
+    let checks: Vec<&str> = console.lines().filter(|l| l.starts_with(&prefix)).collect();
+    assert_eq!(checks.len(), 2, "{console}");
+    assert!(
+        checks
+            .iter()
+            .all(|l| l.ends_with(", 0 corrupted bytes, 0 lost writes")),
+        "{checks:?}"
+    );
 }
