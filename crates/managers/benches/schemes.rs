@@ -19,11 +19,20 @@ const REGIONS: usize = 10_000;
 struct Count(u64);
 
 impl Actuator for Count {
-    fn apply(&mut self, _: Action, _: Asid, start: u64, end: u64) -> Result<Applied, BackendError> {
-        self.0 += end - start;
+    fn apply(
+        &mut self,
+        _: Action,
+        _: Asid,
+        start: u64,
+        end: u64,
+        max_bytes: u64,
+    ) -> Result<Applied, BackendError> {
+        let bytes = (end - start).min(max_bytes);
+        self.0 += bytes;
         Ok(Applied {
-            bytes: end - start,
+            bytes,
             ns: 1,
+            full: false,
         })
     }
     fn goal_metric(&mut self, _: GoalMetric) -> f64 {

@@ -499,7 +499,11 @@ impl Backend for RateMachine {
             let want = ((hi - lo) as f64).min(budget).min(room / share_elsewhere);
             let take = (want as u64) / page * page;
             if take == 0 {
-                report.failed += 1;
+                // a budget smaller than a page ends the move; only a full
+                // destination is a failure
+                if room / share_elsewhere < page as f64 {
+                    report.failed += 1;
+                }
                 break;
             }
             let moved = (take as f64 * share_elsewhere).round() as u64;

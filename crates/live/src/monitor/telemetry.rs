@@ -134,6 +134,10 @@ impl Damon {
     }
 }
 
+/// How many times [`Damon`] asks for a snapshot before an empty one is an
+/// error.
+const EMPTY_SNAPSHOT_READS: usize = 3;
+
 /// Each bin's mean access frequency under `regions` (of one target), over
 /// `max` (the most `nr_accesses` can be).
 pub fn damon_heat(bins: &[Bin], regions: &[damon::DamonRegion], max: u32) -> Vec<f64> {
@@ -165,13 +169,29 @@ impl Telemetry for Damon {
     }
 
     fn heat(&mut self, bins: &[Bin], _: &BinStates, _: f64) -> Result<Vec<f64>, LiveError> {
-        let mut regions = match self.session.regions() {
-            Ok(r) => r,
-            // its kdamond stops when the process exits
-            Err(LiveError::Exited { .. }) => return Err(LiveError::Exited { pid: self.pid }),
-            Err(e) => return Err(e),
-        };
-        regions.retain(|r| r.target == 0);
+        // DAMON keeps at least one region per live target, so an empty
+        // snapshot is a read that missed the kernel's update: ask again
+        // rather than report the whole process idle (a guest run once read
+        // heat 0 everywhere while the hot region was being written)
+        let mut regions = Vec::new();
+        for _ in 0..EMPTY_SNAPSHOT_READS {
+            regions = match self.session.regions() {
+                Ok(r) => r,
+                // its kdamond stops when the process exits
+                Err(LiveError::Exited { .. }) => return Err(LiveError::Exited { pid: self.pid }),
+                Err(e) => return Err(e),
+            };
+            regions.retain(|r| r.target == 0);
+            if !regions.is_empty() {
+                break;
+            }
+        }
+        if regions.is_empty() {
+            return Err(LiveError::Busy(format!(
+                "DAMON's tried-regions snapshot of pid {} was empty {EMPTY_SNAPSHOT_READS} times in a row",
+                self.pid
+            )));
+        }
         regions.sort_by_key(|r| r.start);
         Ok(damon_heat(
             bins,

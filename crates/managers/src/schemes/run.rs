@@ -320,20 +320,21 @@ impl Actuator for BackendActuator<'_> {
         asid: Asid,
         start: u64,
         end: u64,
+        max_bytes: u64,
     ) -> Result<Applied, BackendError> {
         let before = self.b.manager_ns();
+        let mut full = false;
+        let mut moved = |b: &mut dyn Backend, to: TierId| -> Result<u64, BackendError> {
+            let r = b.migrate_range(asid, start, end - start, to, max_bytes)?;
+            full = r.failed > 0;
+            Ok(r.bytes)
+        };
         let bytes = match action {
-            Action::MigrateHot(t) | Action::MigrateCold(t) => {
-                self.b
-                    .migrate_range(asid, start, end - start, t, u64::MAX)?
-                    .bytes
-            }
+            Action::MigrateHot(t) | Action::MigrateCold(t) => moved(self.b, t)?,
             Action::Pageout => {
                 // the slowest tier: the compressed one where there is one
                 let slowest = TierId(self.b.tiers().len().saturating_sub(1) as u8);
-                self.b
-                    .migrate_range(asid, start, end - start, slowest, u64::MAX)?
-                    .bytes
+                moved(self.b, slowest)?
             }
             Action::Hugepage => {
                 let mut done = 0;
@@ -370,6 +371,7 @@ impl Actuator for BackendActuator<'_> {
         Ok(Applied {
             bytes,
             ns: (self.b.manager_ns() - before).max(0.0) as u64,
+            full,
         })
     }
 

@@ -40,14 +40,20 @@ fn profile(regions: &[Region]) -> Profile<'_> {
     }
 }
 
-/// Records what it is asked; every byte applies and takes 1 ns; goal and
-/// watermark metrics are set by the test.
+/// Records what it is asked, as the range it changed; every byte applies
+/// and takes 1 ns, except that a move skips the pages already in its
+/// destination (`tier_of`, page by page; pageout's is `PAGED_OUT`) and
+/// stops after `max_bytes`; goal and watermark metrics are set by the test.
 #[derive(Default)]
 struct Recorder {
     applied: Vec<(Action, u64, u64)>,
+    tier_of: std::collections::HashMap<u64, u8>,
     goal: f64,
     mark: f64,
 }
+
+/// Pageout's destination in [`Recorder::tier_of`].
+const PAGED_OUT: u8 = u8::MAX;
 
 impl Actuator for Recorder {
     fn apply(
@@ -56,15 +62,43 @@ impl Actuator for Recorder {
         _: Asid,
         start: u64,
         end: u64,
+        max_bytes: u64,
     ) -> Result<Applied, BackendError> {
-        self.applied.push((action, start, end));
-        Ok(Applied {
-            bytes: if action == Action::Stat {
+        if !action.moves() {
+            self.applied.push((action, start, end));
+            let bytes = if action == Action::Stat {
                 0
             } else {
                 end - start
-            },
-            ns: end - start,
+            };
+            return Ok(Applied {
+                bytes,
+                ns: end - start,
+                full: false,
+            });
+        }
+        // page by page: the simple way
+        let mut bytes = 0;
+        let mut va = start;
+        let first = self.applied.len();
+        let to = match action {
+            Action::MigrateHot(t) | Action::MigrateCold(t) => t.0,
+            _ => PAGED_OUT,
+        };
+        while va < end && bytes < max_bytes {
+            if self.tier_of.insert(va, to) != Some(to) {
+                match self.applied[first..].last_mut() {
+                    Some(last) if last.2 == va => last.2 += MIN_REGION,
+                    _ => self.applied.push((action, va, va + MIN_REGION)),
+                }
+                bytes += MIN_REGION;
+            }
+            va += MIN_REGION;
+        }
+        Ok(Applied {
+            bytes,
+            ns: bytes,
+            full: false,
         })
     }
     fn goal_metric(&mut self, _: GoalMetric) -> f64 {
@@ -295,5 +329,56 @@ fn goal_tuning_through_the_engine_settles_on_a_pressure_target() {
     assert!(
         settled - half <= 5,
         "from half the target to within 2% in at most 5 intervals: {trace:?}"
+    );
+}
+
+#[test]
+fn a_move_charges_the_bytes_it_moved_not_those_already_there() {
+    // four equally hot regions of 8 pages; the first two already fast
+    let rs = regions(&[(8, 20, 5); 4]);
+    let scheme = Scheme {
+        action: Action::MigrateHot(TierId(0)),
+        quota: Quota {
+            bytes: 12 * MIN_REGION,
+            ..Quota::default()
+        },
+        ..Scheme::default()
+    };
+    let mut e = Engine::new(vec![scheme]);
+    let mut rec = Recorder::default();
+    for page in 0..16 {
+        rec.tier_of.insert(page * MIN_REGION, 0);
+    }
+    e.apply(0, &profile(&rs), &mut rec).unwrap();
+    // DAMOS would have spent the 12 pages on regions 0 and 1 and moved
+    // nothing; the quota goes to the 12 pages not yet there
+    assert_eq!(
+        rec.applied,
+        vec![
+            (
+                Action::MigrateHot(TierId(0)),
+                16 * MIN_REGION,
+                24 * MIN_REGION
+            ),
+            (
+                Action::MigrateHot(TierId(0)),
+                24 * MIN_REGION,
+                28 * MIN_REGION
+            ),
+        ]
+    );
+    let st = e.stats()[0];
+    assert_eq!((st.nr_tried, st.sz_tried), (4, 32 * MIN_REGION));
+    assert_eq!((st.nr_applied, st.sz_applied), (2, 12 * MIN_REGION));
+    // the next interval starts again in the region it stopped in
+    rec.applied.clear();
+    e.apply(1_000_000_000, &profile(&rs), &mut rec).unwrap();
+    assert_eq!(
+        rec.applied,
+        vec![(
+            Action::MigrateHot(TierId(0)),
+            28 * MIN_REGION,
+            32 * MIN_REGION
+        )]
     );
 }
