@@ -133,13 +133,40 @@ impl SchemeSet {
 
     /// Runs the schemes over one aggregation's `profile`, whose counts go
     /// up to `max_count` per aggregation of `aggregation_ns`; returns the
-    /// bytes the actions changed.
+    /// bytes the actions changed. Mapped memory the profile leaves out is
+    /// offered as regions of no access: for techniques that report only
+    /// what they saw accessed (linear scans, PEBS-like samples).
     pub fn apply(
         &mut self,
         b: &mut dyn Backend,
         profile: &[Counted],
         max_count: f64,
         aggregation_ns: u64,
+    ) -> Result<u64, BackendError> {
+        self.apply_inner(b, profile, max_count, aggregation_ns, true)
+    }
+
+    /// [`SchemeSet::apply`] for a technique that knows the heat of only
+    /// the memory it sampled (Thermostat's sampled units, Memos' counted
+    /// pages): the memory the profile leaves out is unknown, not idle, and
+    /// no scheme sees it.
+    pub fn apply_known(
+        &mut self,
+        b: &mut dyn Backend,
+        profile: &[Counted],
+        max_count: f64,
+        aggregation_ns: u64,
+    ) -> Result<u64, BackendError> {
+        self.apply_inner(b, profile, max_count, aggregation_ns, false)
+    }
+
+    fn apply_inner(
+        &mut self,
+        b: &mut dyn Backend,
+        profile: &[Counted],
+        max_count: f64,
+        aggregation_ns: u64,
+        fill_gaps: bool,
     ) -> Result<u64, BackendError> {
         if self.configured.is_empty() {
             return Ok(0);
@@ -149,7 +176,7 @@ impl SchemeSet {
             self.engine
                 .set_pattern(i, c.scheme_for(max, aggregation_ns).pattern);
         }
-        self.age(b, profile, max);
+        self.age(b, profile, max, fill_gaps);
         let mut act = BackendActuator {
             b,
             last_accesses: &mut self.last_accesses,
@@ -180,11 +207,11 @@ impl SchemeSet {
     }
 
     /// Sets `self.regions` from the profile, with the memory it leaves out
-    /// (techniques that report only what they saw accessed) as regions of
-    /// no access, and each region's age: one more than the last profile's
-    /// region at its start when its count stayed within DAMON's merge
-    /// threshold (a tenth of the most), else 0.
-    fn age(&mut self, b: &dyn Backend, profile: &[Counted], max: u32) {
+    /// as regions of no access when `fill_gaps` (techniques that report
+    /// only what they saw accessed), and each region's age: one more than
+    /// the last profile's region at its start when its count stayed within
+    /// DAMON's merge threshold (a tenth of the most), else 0.
+    fn age(&mut self, b: &dyn Backend, profile: &[Counted], max: u32, fill_gaps: bool) {
         let threshold = (max / 10).max(1);
         let mut seen: Vec<(Asid, u64, u64, u32)> = profile
             .iter()
@@ -203,7 +230,7 @@ impl SchemeSet {
             .collect();
         spans.sort_unstable_by_key(|r| (r.0, r.1));
         let mut i = 0;
-        for &(asid, start, end) in &spans {
+        for &(asid, start, end) in spans.iter().filter(|_| fill_gaps) {
             while i < seen.len() && (seen[i].0, seen[i].2) <= (asid, start) {
                 all.push(seen[i]);
                 i += 1;
