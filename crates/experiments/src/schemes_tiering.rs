@@ -56,6 +56,10 @@ struct Cell {
     sets: &'static [&'static str],
     /// The papers' managers that run here (see the module's docs).
     dedicated: &'static [&'static str],
+    /// Telemetry that samples a share of memory per long period
+    /// (Thermostat: 5% of units per 30 s), as telemetry + rule: only on
+    /// the workloads that last many periods and fit page-granular state.
+    sampled: &'static [&'static str],
 }
 
 const MIB: u64 = 1 << 20;
@@ -69,6 +73,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: Some(64 * MIB),
         sets: &[],
         dedicated: &EVERY_DEDICATED,
+        sampled: &[],
     },
     Cell {
         family: "multi-phase",
@@ -76,6 +81,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: Some(64 * GIB),
         sets: RATE,
         dedicated: &TELESCOPE,
+        sampled: &[],
     },
     Cell {
         family: "key-value",
@@ -83,6 +89,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: Some(64 * GIB),
         sets: RATE,
         dedicated: &TELESCOPE,
+        sampled: &[],
     },
     Cell {
         family: "key-value",
@@ -90,6 +97,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: Some(32 * GIB),
         sets: RATE,
         dedicated: &TELESCOPE,
+        sampled: &[],
     },
     Cell {
         family: "thermostat",
@@ -97,6 +105,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: Some(GIB),
         sets: &["run.duration_s=300"],
         dedicated: &THERMOSTAT,
+        sampled: &SAMPLED,
     },
     Cell {
         family: "ambix",
@@ -104,6 +113,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: None,
         sets: &["run.machine=dram+dcpmm-ambix"],
         dedicated: &AMBIX,
+        sampled: &SAMPLED,
     },
 ];
 
@@ -142,6 +152,10 @@ const TELEMETRY: [&str; 4] = [
     "linear-scan-moderate",
 ];
 
+/// Sampling telemetry (see [`Cell::sampled`]), acting by the rule with
+/// its own placement off.
+const SAMPLED: [&str; 1] = ["thermostat"];
+
 /// How a row acts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -174,7 +188,7 @@ struct Row {
     extra: Vec<String>,
 }
 
-fn rows(fast_bytes: u64, dedicated: &[&'static str]) -> Vec<Row> {
+fn rows(fast_bytes: u64, dedicated: &[&'static str], sampled: &[&'static str]) -> Vec<Row> {
     let mut v = Vec::new();
     for t in TELEMETRY {
         v.push(Row {
@@ -182,6 +196,17 @@ fn rows(fast_bytes: u64, dedicated: &[&'static str]) -> Vec<Row> {
             kind: Kind::Rule,
             manager: t,
             extra: vec![format!("{t}.schemes={}", rule(fast_bytes))],
+        });
+    }
+    for &t in sampled {
+        v.push(Row {
+            label: format!("{t} + rule"),
+            kind: Kind::Rule,
+            manager: t,
+            extra: vec![
+                format!("{t}.placement=false"),
+                format!("{t}.schemes={}", rule(fast_bytes)),
+            ],
         });
     }
     v.push(Row {
@@ -247,7 +272,7 @@ fn spec(c: &Cell, r: &Row) -> RunSpec {
 fn runs(_: &Options) -> Vec<RunSpec> {
     let mut v = Vec::new();
     for c in &CELLS {
-        for r in rows(cell_fast(c), c.dedicated) {
+        for r in rows(cell_fast(c), c.dedicated, c.sampled) {
             v.push(spec(c, &r));
         }
     }
@@ -287,9 +312,8 @@ fn summarize(_: &Options, res: &Results) -> Output {
          (rule: migrate_hot >= 5% of samples, fast/8 per s; migrate_cold of idle regions, fast/16 per s, while the fast tier has < 2% free until 5%)\n",
     );
     let mut cells = serde_json::Map::new();
-    // Every cell's rows are a subset of the first's, whose labels the
-    // chart's rows are.
-    let labels: Vec<String> = rows(GIB, &EVERY_DEDICATED)
+    // Every cell's rows are a subset of these, the chart's rows.
+    let labels: Vec<String> = rows(GIB, &EVERY_DEDICATED, &SAMPLED)
         .into_iter()
         .map(|r| r.label)
         .collect();
@@ -313,12 +337,12 @@ fn summarize(_: &Options, res: &Results) -> Output {
             "telem CPU"
         );
         let mut column = vec![f64::NAN; labels.len()];
-        let first_touch = rows(fast, c.dedicated)
+        let first_touch = rows(fast, c.dedicated, c.sampled)
             .iter()
             .find(|r| r.kind == Kind::Baseline)
             .and_then(|r| res.get(&spec(c, r)))
             .map(|r| r.slowdown);
-        for r in rows(fast, c.dedicated) {
+        for r in rows(fast, c.dedicated, c.sampled) {
             let Some(rep) = res.get(&spec(c, &r)) else {
                 continue;
             };
@@ -447,9 +471,12 @@ fn claims() -> Vec<Claim> {
             unit: Unit::Num(0),
             measure: Box::new(|v| {
                 let mut out: Measured = Vec::new();
-                for t in TELEMETRY {
+                for t in TELEMETRY.iter().chain(&SAMPLED) {
                     let mut least = f64::INFINITY;
-                    for c in &CELLS {
+                    for c in CELLS
+                        .iter()
+                        .filter(|c| TELEMETRY.contains(t) || c.sampled.contains(t))
+                    {
                         let rows = cell_rows(v, c.workload)?;
                         let label = format!("{t} + rule");
                         let r = rows.iter().find(|r| r["row"] == label.as_str()).ok_or(
@@ -504,7 +531,7 @@ mod tests {
             r.len(),
             CELLS
                 .iter()
-                .map(|c| rows(GIB, c.dedicated).len())
+                .map(|c| rows(GIB, c.dedicated, c.sampled).len())
                 .sum::<usize>()
         );
         let mut d = r.clone();

@@ -509,3 +509,61 @@ fn cheap_sampling_is_the_papers_and_shrunk_sampling_grows_back() {
         "{scales:?}"
     );
 }
+
+/// Thermostat as telemetry (`placement = false`): its estimates drive a
+/// scheme pair, the units it never saw accessed go slow, the ones it saw
+/// busy come back fast; without schemes nothing moves.
+#[test]
+fn with_placement_off_schemes_act_on_thermostats_estimates() {
+    const RULE: &str = r#"
+[[schemes]]
+action = "migrate_cold"
+max_access_pct = 0
+
+[[schemes]]
+action = "migrate_hot"
+min_access_pct = 5
+"#;
+    for schemes in [RULE, ""] {
+        let mut p = params(1000.0, 1.0);
+        p.placement = false;
+        p.adaptive_sampling = false;
+        let rule: toml::Table = toml::from_str(schemes).unwrap();
+        if let Some(list) = rule.get("schemes") {
+            p.schemes = list.clone().try_into().unwrap();
+        }
+        let (mut b, mut m) = setup(4, p);
+        // units 0 and 1 are busy and start slow, 2 and 3 idle and fast
+        for u in 0..2 {
+            let vas: Vec<u64> = (0..UNIT_PAGES).map(|i| va(u, i)).collect();
+            b.migrate(thermocline_vocab::Asid(0), &vas, SLOW).unwrap();
+        }
+        for _ in 0..6 {
+            // 30 accesses a page a period of 1 s: one DAMON sample of 5 ms
+            // would find such a page accessed 14% of the time
+            for _ in 0..30 {
+                for u in 0..2 {
+                    for i in 0..UNIT_PAGES {
+                        b.touch(va(u, i), false);
+                    }
+                }
+            }
+            m.tick(&mut b).unwrap();
+        }
+        let fast: Vec<bool> = (0..4).map(|u| b.tier_of(va(u, 7)) == FAST).collect();
+        if schemes.is_empty() {
+            assert_eq!(
+                fast,
+                [false, false, true, true],
+                "placement off, no schemes: nothing moves"
+            );
+            assert!(m.notes().is_empty(), "{:?}", m.notes());
+        } else {
+            assert_eq!(fast, [true, true, false, false], "{:?}", m.notes());
+            for n in &m.notes()[..2] {
+                assert!(n.contains("applied to 2"), "{n}");
+            }
+            assert_eq!(gauge(&m, "schemes_applied_bytes"), 4.0 * UNIT_BYTES);
+        }
+    }
+}

@@ -123,10 +123,30 @@
 //!   application need not share its faults evenly. The reproduction
 //!   `thermostat-threads` runs each model's work on 1, 4 and 16 threads.
 //!
+//! **Schemes (goes beyond the paper; issue #24).** `schemes` run the
+//! DAMOS-like rules of [`crate::schemes`] on Thermostat's estimates, and
+//! `placement = false` leaves placement to them (Thermostat samples,
+//! splits, poisons and collapses as always, and moves nothing itself).
+//! After every period the schemes see each unit classified so far, one
+//! region per unit, counted as DAMON would count it, so that one rule
+//! means the same over every technique: the chance that one DAMON sample
+//! (a random base page, its Accessed bit read 5 ms after clearing) finds
+//! the unit accessed, from the share of its base pages accessed in stage
+//! 1 and its estimated rate (stage 3) spread evenly over them as Poisson
+//! processes (*inferred*; in basis points: `min_access_pct = 5` is a unit
+//! DAMON would find accessed in 5% of its samples, `max_access_pct = 0`
+//! one with no accessed page or whose poisoned pages took no fault). An
+//! aggregation is one scan period, and a region's age the periods its
+//! count stayed within a tenth of the most. Units never classified are unknown, not idle: no scheme
+//! sees them ([`SchemeSet::apply_known`]), so with 5% sampled per period a
+//! rule reaches the footprint over 20 periods, as Thermostat itself does.
+//!
 //! The baseline Thermostat is compared with (section 2.1) is in [`kstaled`].
 
 pub mod kstaled;
 
+use crate::schemes::{SchemeParams, SchemeSet};
+use crate::telescope::Counted;
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -167,6 +187,12 @@ pub struct ThermostatParams {
     /// out (refault sampling), so poisoning all of slow memory would keep
     /// it in swap: the live example poisons K = 50, as sampling does.
     pub slow_poison_max: usize,
+    /// Thermostat places what it classifies (the paper); `false` keeps its
+    /// sampling as telemetry only and leaves placement to `schemes`.
+    pub placement: bool,
+    /// Schemes acting on the units' estimated rates (none by default; see
+    /// the module's *Schemes*).
+    pub schemes: Vec<SchemeParams>,
 }
 
 impl Default for ThermostatParams {
@@ -181,6 +207,8 @@ impl Default for ThermostatParams {
             adaptive_sampling: true,
             sampling_share: 1.0 / 3.0,
             slow_poison_max: 0,
+            placement: true,
+            schemes: Vec::new(),
         }
     }
 }
@@ -234,6 +262,9 @@ struct Unit {
     /// so once set this stays set): the unit is part of the application's
     /// footprint and may be sampled.
     mapped: bool,
+    /// Its rate (accesses/s) and accessed base pages when last
+    /// classified, for the schemes.
+    estimate: Option<(f64, u64)>,
 }
 
 /// A unit being sampled.
@@ -324,6 +355,9 @@ pub struct Thermostat {
     totals: Totals,
     /// Units with some page mapped (the footprint sampling draws from).
     mapped_units: usize,
+    schemes: SchemeSet,
+    /// Bytes the schemes moved.
+    schemes_moved_bytes: u64,
 }
 
 impl Thermostat {
@@ -347,6 +381,8 @@ impl Thermostat {
             cuts: Cuts::default(),
             totals: Totals::default(),
             mapped_units: 0,
+            schemes: SchemeSet::default(),
+            schemes_moved_bytes: 0,
         }
     }
 
@@ -616,8 +652,24 @@ impl Thermostat {
             .map(|s| self.units[s.unit].cold_rate)
             .sum();
         let allowance = (f * budget).min((budget - (self.slow_rate - redecided)).max(0.0));
+        for s in &batch.units {
+            self.units[s.unit].estimate = Some((0.0, s.accessed));
+        }
         let mut sum = 0.0;
         for (rate, u) in rated {
+            if let Some(e) = &mut self.units[u].estimate {
+                e.0 = rate;
+            }
+            if !self.params.placement {
+                // telemetry only: sampling ends as it would (the unit is
+                // collapsed back where it can be), nothing moves
+                let unit = &self.units[u];
+                if unit.huge_ok {
+                    let _ = b.collapse_huge(unit.asid, unit.base);
+                }
+                self.units[u].in_batch = false;
+                continue;
+            }
             let cold = sum + rate <= allowance;
             if cold {
                 sum += rate;
@@ -762,6 +814,33 @@ impl Thermostat {
         .clamp(floor, 1.0);
     }
 
+    /// Hands the schemes every unit with an estimate, as the count DAMON
+    /// would expect of it (the module's *Schemes*), one scan period an
+    /// aggregation. Units never classified are unknown, not idle.
+    fn act_by_schemes(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if self.schemes.is_empty() {
+            return Ok(());
+        }
+        let mut profile: Vec<Counted> = self
+            .units
+            .iter()
+            .filter_map(|u| {
+                u.estimate.map(|(rate, accessed)| Counted {
+                    asid: u.asid,
+                    start: u.base,
+                    end: u.base + u.len,
+                    count: SCHEME_MAX * damon_sample_hit(rate, accessed, u.len / BASE),
+                })
+            })
+            .collect();
+        profile.sort_unstable_by_key(|c| (c.asid, c.start));
+        let period_ns = (self.params.scan_period_s * 1e9) as u64;
+        self.schemes_moved_bytes += self
+            .schemes
+            .apply_known(b, &profile, SCHEME_MAX, period_ns)?;
+        Ok(())
+    }
+
     /// Recounts cold bytes by page size and the cold units' counted rate.
     fn tally(&mut self, b: &dyn Backend) -> Result<(), BackendError> {
         let (mut huge, mut base, mut rate) = (0, 0, 0.0);
@@ -787,6 +866,26 @@ impl Thermostat {
         self.cold_rate = rate;
         Ok(())
     }
+}
+
+/// The most a unit counts for the schemes: its count is in basis points
+/// of [`damon_sample_hit`].
+const SCHEME_MAX: f64 = 10_000.0;
+
+/// DAMON's sampling interval (damo's default), which the schemes' access
+/// shares are read against.
+const DAMON_SAMPLE_S: f64 = 0.005;
+
+/// The chance that one DAMON sample of a unit (a random base page of it,
+/// its Accessed bit checked `DAMON_SAMPLE_S` after clearing) finds it
+/// accessed: `accessed` of its `pages` base pages share `rate` accesses per
+/// second evenly, each a Poisson process.
+fn damon_sample_hit(rate: f64, accessed: u64, pages: u64) -> f64 {
+    if accessed == 0 || pages == 0 || rate <= 0.0 {
+        return 0.0;
+    }
+    let a = accessed as f64;
+    a / pages as f64 * (1.0 - (-(rate / a) * DAMON_SAMPLE_S).exp())
 }
 
 impl Default for Thermostat {
@@ -818,6 +917,7 @@ impl Manager for Thermostat {
             .map_err(|why| BackendError::Invalid { va: 0, why })?;
         self.rng = Some(Rng::derive(self.params.seed, "thermostat"));
         self.slow = TierId(b.tiers().len().saturating_sub(1) as u8);
+        self.schemes = SchemeSet::start(&self.params.schemes, b)?;
         let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
         asids.dedup();
         for a in asids {
@@ -841,6 +941,7 @@ impl Manager for Thermostat {
                     in_batch: false,
                     cold_rate: 0.0,
                     mapped: false,
+                    estimate: None,
                 });
                 at += UNIT;
             }
@@ -871,17 +972,19 @@ impl Manager for Thermostat {
             self.batches.push_front(x);
         }
         self.start_batch(b)?;
+        self.act_by_schemes(b)?;
         self.tally(b)?;
         Ok(None)
     }
 
     fn notes(&self) -> Vec<String> {
+        let mut notes = self.schemes.notes();
         let c = &self.cuts;
         if c.reduced == 0 {
-            return Vec::new();
+            return notes;
         }
         let pages = |(units, k): (usize, usize)| units as f64 * k as f64;
-        vec![format!(
+        notes.push(format!(
             "{}: sampling faults approached the budget, so {} of {} batches sampled fewer pages \
              than the paper's fixed {}% of units ({}) x K = {}, down to {} units x {} pages \
              ({:.1}% of the paper's pages), to keep monitoring within {:.0}% of the budget of \
@@ -899,11 +1002,12 @@ impl Manager for Thermostat {
             self.params.sampling_share * 100.0,
             self.params.budget_per_s(),
             self.name(),
-        )]
+        ));
+        notes
     }
 
     fn gauges(&self) -> Vec<(&'static str, f64)> {
-        vec![
+        let mut g = vec![
             ("cold_huge_bytes", self.cold_huge_bytes as f64),
             ("cold_base_bytes", self.cold_base_bytes as f64),
             ("cold_counted_rate_per_s", self.cold_rate),
@@ -930,7 +1034,12 @@ impl Manager for Thermostat {
                 "promoted_by_sampling_bytes",
                 self.totals.promoted_by_sampling_bytes as f64,
             ),
-        ]
+        ];
+        if !self.schemes.is_empty() {
+            g.push(("migrated_bytes", self.schemes_moved_bytes as f64));
+        }
+        g.extend(self.schemes.gauges());
+        g
     }
 }
 
@@ -952,6 +1061,19 @@ mod tests {
             ..p
         };
         assert!((p.budget_per_s() - 100_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_units_scheme_count_is_the_chance_a_damon_sample_finds_it_accessed() {
+        assert_eq!(damon_sample_hit(0.0, 100, 512), 0.0);
+        assert_eq!(damon_sample_hit(500.0, 0, 512), 0.0);
+        // every page at 200/s: 1 - e^-1 of 5 ms windows hold an access
+        let all = damon_sample_hit(200.0 * 512.0, 512, 512);
+        assert!((all - (1.0 - (-1.0f64).exp())).abs() < 1e-12, "{all}");
+        // the same rate on a quarter of the pages: a quarter of the
+        // samples land on them, each four times as busy
+        let quarter = damon_sample_hit(200.0 * 512.0, 128, 512);
+        assert!((quarter - 0.25 * (1.0 - (-4.0f64).exp())).abs() < 1e-12);
     }
 
     #[test]
