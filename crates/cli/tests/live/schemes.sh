@@ -11,7 +11,7 @@ cd /files
 thermocline daemon --config /files/damon-tiering.toml --pid $M > /tmp/daemon.out 2> /tmp/daemon.log &
 D=$!
 while ! grep -q '"event":"attached"' /tmp/daemon.log; do sleep 0.2; done
-sleep ${SCHEMES_S:-20}
+sleep ${SCHEMES_S:-30}
 echo PLACE-BEGIN; thermocline probe --pid "$M" --range "$HOT" --range "$COLD" --json; echo PLACE-END
 echo METRICS-BEGIN; wget -q -O - http://127.0.0.1:9477/metrics | grep -E "^thermocline_(moved|manager|pages|memory_pressure|refaults|sampling)"; echo METRICS-END
 kill -TERM $D; wait $D; echo DAEMON-EXIT=$?
