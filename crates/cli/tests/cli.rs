@@ -794,10 +794,34 @@ fn config_show_reads_back_unchanged_and_runs_the_same() {
         cmd.extend(["--format", "json"]);
         let (code, json, err) = thermocline(&cmd);
         assert_eq!(code, 0, "{err}");
+        let p = tmp("shown.json", &json);
         let json: serde_json::Value = serde_json::from_str(&json).unwrap();
         let from_toml = serde_json::to_value(shown.parse::<toml::Table>().unwrap()).unwrap();
         assert_eq!(json, from_toml, "{args:?}");
+        // ... and it reads back as the TOML it came from
+        let (code, again, err) = thermocline(&["config", "show", "--config", &p]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            again, shown,
+            "{args:?}: the shown JSON read back differently"
+        );
     }
+    // A JSON file that does not parse: exit 2, its file and line.
+    let p = tmp("bad.json", "{\n  \"run\": {\n    \"seed\": 1,\n  }\n}\n");
+    let (code, _, err) = thermocline(&["config", "show", "--config", &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.json:4:"), "{err}");
+    // ... and one whose scheme cannot match: the scheme's line
+    let p = tmp(
+        "never.json",
+        "{\n  \"run\": {\"manager\": \"damon-moderate\"},\n  \"damon-moderate\": {\n    \"schemes\": [\n      {\"action\": \"stat\"},\n      {\"action\": \"migrate_hot\", \"min_access_pct\": 50, \"max_access_pct\": 10}\n    ]\n  }\n}\n",
+    );
+    let (code, _, err) = thermocline(&["config", "show", "--config", &p]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("never.json:6:") && err.contains("schemes[1]"),
+        "{err}"
+    );
     // The manager's parameters and its schemes, every default filled in.
     let (_, shown, _) = thermocline(&["config", "show", "--manager", "damon-tiering"]);
     let t: toml::Table = shown.parse().unwrap();

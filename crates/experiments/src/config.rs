@@ -216,10 +216,37 @@ impl RunConfig {
     }
 }
 
-/// Builds a configuration from an optional file's text and `--set` pairs.
+/// Whether a configuration file is JSON (by its extension), else TOML.
+pub fn is_json(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// serde_json's message without its " at line L column C" (the error
+/// names the line itself).
+fn json_message(e: &serde_json::Error) -> String {
+    let m = e.to_string();
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m,
+    }
+}
+
+/// Builds a configuration from an optional file's text (JSON when its
+/// path ends in `.json`, else TOML) and `--set` pairs.
 pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, ConfigError> {
     let mut table = match file {
         None => toml::Table::new(),
+        Some((path, text)) if is_json(path) => {
+            // the tree `config show --format json` prints reads back as the
+            // TOML it came from
+            serde_json::from_str::<toml::Table>(text).map_err(|e| ConfigError::AtLine {
+                file: path.to_string(),
+                line: e.line().max(1),
+                msg: json_message(&e),
+            })?
+        }
         Some((path, text)) => text.parse::<toml::Table>().map_err(|e| match e.span() {
             Some(span) => ConfigError::AtLine {
                 file: path.to_string(),
@@ -307,10 +334,14 @@ impl RunConfig {
             });
         }
         let (file, text) = self.origin.file.as_ref()?;
-        let at = span_of(text, &full)?;
+        let line = if is_json(file) {
+            json_line_setting(text, &full.join("."))?
+        } else {
+            line_of(text, span_of(text, &full)?)
+        };
         Some(ConfigError::AtLine {
             file: file.clone(),
-            line: line_of(text, at),
+            line,
             msg,
         })
     }
@@ -448,7 +479,12 @@ fn locate(file: Option<(&str, &str)>, sets: &[String], e: &toml::de::Error) -> C
 /// An error about `key` of the file `path` (holding `text`): at the line
 /// that sets it, else about the file.
 pub(crate) fn at_setting(path: &str, text: &str, key: &str, msg: String) -> ConfigError {
-    match line_setting(text, key) {
+    let line = if is_json(path) {
+        json_line_setting(text, key)
+    } else {
+        line_setting(text, key)
+    };
+    match line {
         Some(line) => ConfigError::AtLine {
             file: path.to_string(),
             line,
@@ -485,6 +521,39 @@ fn offending_key(e: &toml::de::Error) -> Option<String> {
 }
 
 /// The line of a TOML text that sets dotted `key` (or opens its table).
+/// The JSON line that sets `key` (dotted; a number is an array index):
+/// each part found after the line of the one before it, a key as the
+/// first line with it quoted before a colon, an index as the line that
+/// opens that element (one object per line start, as `config show
+/// --format json` prints them). The deepest part found.
+fn json_line_setting(text: &str, key: &str) -> Option<usize> {
+    let mut from = 0;
+    let mut found = None;
+    for part in key.split('.') {
+        let hit = match part.parse::<usize>() {
+            Ok(n) => text
+                .lines()
+                .enumerate()
+                .skip(from + 1)
+                .filter(|(_, l)| l.trim_start().starts_with('{'))
+                .nth(n),
+            Err(_) => {
+                let quoted = format!("\"{part}\"");
+                text.lines()
+                    .enumerate()
+                    .skip(from)
+                    .find(|(_, l)| l.split_once(':').is_some_and(|(k, _)| k.contains(&quoted)))
+            }
+        };
+        let Some((i, _)) = hit else {
+            break;
+        };
+        from = i;
+        found = Some(i + 1);
+    }
+    found
+}
+
 fn line_setting(text: &str, key: &str) -> Option<usize> {
     let clean = |k: &str| {
         k.split('.')
