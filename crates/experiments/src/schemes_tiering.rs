@@ -30,7 +30,11 @@
 //! - key-value: Telescope's `redis-ycsb` (2 TB, hot 1%: 64 GiB fast) and
 //!   `memcached-memtier` (1 TB, Gaussian keys: 32 GiB fast), rate machine;
 //! - Thermostat's applications: `websearch` (2.2 GiB: 1 GiB fast), its
-//!   first 300 s of 600 (Thermostat classifies from 90 s on). The models run
+//!   first 300 s of 600 (Thermostat classifies from 90 s on). Here
+//!   Thermostat's sampling also runs as telemetry for the rule
+//!   (`thermostat.placement = false`; its units counted as DAMON would
+//!   count them, crate::thermostat's *Schemes*), the only cell long
+//!   enough for its 30 s periods that fits its per-page state. The models run
 //!   on the exact machine only, access by access: `tpcc`'s 1200 s took 410 s
 //!   of host time under Thermostat and over 600 s under kstaled and AutoNUMA
 //!   tiering on this 2-core host, too long for one cell of many;
@@ -57,8 +61,9 @@ struct Cell {
     /// The papers' managers that run here (see the module's docs).
     dedicated: &'static [&'static str],
     /// Telemetry that samples a share of memory per long period
-    /// (Thermostat: 5% of units per 30 s), as telemetry + rule: only on
-    /// the workloads that last many periods and fit page-granular state.
+    /// (Thermostat: 5% of units per 30 s, its first estimates at 90 s), as
+    /// telemetry + rule: only on the workloads that last many periods and
+    /// fit page-granular state (websearch's 300 s; NPB MG runs 66-98 s).
     sampled: &'static [&'static str],
 }
 
@@ -113,7 +118,7 @@ const CELLS: [Cell; 6] = [
         fast_bytes: None,
         sets: &["run.machine=dram+dcpmm-ambix"],
         dedicated: &AMBIX,
-        sampled: &SAMPLED,
+        sampled: &[],
     },
 ];
 
@@ -424,7 +429,13 @@ fn best(v: &Value, workload: &str, kind: Kind) -> Result<(String, f64), ClaimErr
 /// Why the rule falls behind the dedicated managers where it does, as
 /// measured at 512e7dc (`thermocline reproduce schemes-tiering`, the runs'
 /// scheme notes and windows).
-const QUOTA_SPENT_IN_PLACE: &str = "measured at 512e7dc (`thermocline reproduce schemes-tiering`, the runs' scheme notes and windows): on multiphase the rule is at the best dedicated manager (telescope-bounded + rule and linear-scan-moderate + rule 20.6%, Ambix 20.8%, first-touch 20.9%), on telescope-multiphase it is not (telescope-bounded + rule 26.2%, pebs-5khz + rule 28.4%, against Telescope's own rules 16.6%). There the rule's quotas are spent on regions already where the action would put them: DAMOS charges a region's whole size to the quota whether or not anything moves, and over virtual addresses the hottest regions are the ones already in the fast tier and the oldest idle ones the 5 TiB already in the slow tier, so telescope-bounded's promotion tried 3.16 TB and moved 17.1 GB in 367 one-second intervals (the quota ran out in every one), and its demotion tried 1.58 TB and moved 17.1 GB; the slow tier served 20%, 60% and 80% of accesses in the three phases, where Telescope's rules, which move whole hot regions from a slow-tier start, reach 0-4%. The kernel's DAMON tiering sample avoids this by monitoring each node's physical addresses in its own context, so a region is always in the tier it is moved from; the vaddr counterpart (not charging bytes already in the destination tier) is not built";
+/// Why a claim of this reproduction fails, where it does: the runs at
+/// this commit are the first after moves were charged by the bytes they
+/// moved (at 512e7dc, before, the quotas were spent on regions already in
+/// the destination tier; docs/schemes.md has those figures), and no
+/// failure of theirs has been explained in this text yet; README,
+/// "schemes-tiering", gives what is known.
+const NOT_EXPLAINED_YET: &str = "not explained here yet: these are the first runs since moves charge their quotas by the bytes they moved (README, schemes-tiering, has the figures and what is known)";
 
 fn src(at: &'static str) -> Source {
     Source {
@@ -457,7 +468,7 @@ fn claims() -> Vec<Claim> {
                 }
                 Ok(out)
             }),
-            reason: QUOTA_SPENT_IN_PLACE,
+            reason: NOT_EXPLAINED_YET,
         },
         Claim {
             id: "schemes-tiering/every-technique-acts".into(),
@@ -490,7 +501,7 @@ fn claims() -> Vec<Claim> {
                 }
                 Ok(out)
             }),
-            reason: "measured at 512e7dc (`thermocline reproduce schemes-tiering`): telescope-bounded + rule moved nothing on redis-ycsb, where first touch had already put the hot 1% in the 64 GiB fast tier (first-touch 2.1%, the best row: every technique that moved memory there did worse, DAMON 47.4%, PEBS 21.7% after 457 GB of moves back and forth); its hottest regions were already in the fast tier and its oldest idle ones in the slow tier, and the quotas, charged by the bytes tried, ran out on them (see schemes-tiering/multiphase-near-dedicated). Moving nothing was the right outcome there; the claim asks only that the rule can make each technique act",
+            reason: NOT_EXPLAINED_YET,
         },
     ]
 }
@@ -499,7 +510,7 @@ fn claims() -> Vec<Claim> {
 pub fn reproductions() -> Vec<Reproduction> {
     vec![Reproduction {
         name: "schemes-tiering",
-        description: "Issue #24: one DAMOS-like tiering rule over DAMON, Telescope, PEBS and linear scans, beside Thermostat, kstaled, Ambix, AutoNUMA tiering, Memos, HeteroOS-LRU and Telescope's own rules, on multi-phase, key-value, Thermostat-application and NPB workloads (52 runs; NPB MG executed is most of the time)",
+        description: "Issue #24: one DAMOS-like tiering rule over DAMON, Telescope, PEBS and linear scans, beside Thermostat, kstaled, Ambix, AutoNUMA tiering, Memos, HeteroOS-LRU and Telescope's own rules, on multi-phase, key-value, Thermostat-application and NPB workloads (53 runs; NPB MG executed is most of the time)",
         runs,
         summarize,
         claims,
