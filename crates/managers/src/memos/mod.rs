@@ -165,8 +165,11 @@
 //! - A page both scanned in DRAM and counted since (it went to NVM between)
 //!   takes its count: it is newer. Adjacent pages of one count are one
 //!   region; regions are sorted by (address space, start).
-//! - Profiles come once a cycle (41 s) though each counts 5 s, so a
-//!   scheme's `min_age_s` counts 5 s per profile.
+//! - A profile comes once a cycle (41 s) but counts 5 s, its aggregation:
+//!   a scheme's `min_age_s` counts 5 s per profile (`min_age_s = 10` asks
+//!   for two profiles in a row, 41 s apart), and a quota whose charge
+//!   interval is under 41 s (`quota_reset_ms`, 1 s by default) is whole
+//!   again at each profile, the only time schemes apply.
 //! - Memos' gauges about its own moves (promoted, reclaimed, census) do not
 //!   follow the schemes' moves; the schemes' gauges and notes say those.
 //!
