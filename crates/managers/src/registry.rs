@@ -134,6 +134,7 @@ fn memos(name: &'static str, params: toml::Table, seed: u64) -> Result<Built, Ma
         parse_over(name, defaults, params)?,
         MemosParams::check,
     )?;
+    let p = checked(name, p, |p| schemes_check(&p.schemes))?;
     built(name, &p, Box::new(Memos::new(p.clone())))
 }
 

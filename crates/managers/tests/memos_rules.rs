@@ -407,3 +407,195 @@ fn bad_history_study_parameters_are_errors() {
         assert!(Memos::new(p).start(&mut b).is_err());
     }
 }
+
+// Schemes over HyMM's profile (issue #24; *Schemes* in the module docs), on
+// the exact machine: real page tables and TLBs, a TLB miss on a poisoned
+// page counted as a fault. Every access is followed by a flush, so each
+// access misses the TLB.
+
+mod exact {
+    use super::{BASE, PAGE};
+    use thermocline_backend::{Backend, Flush};
+    use thermocline_managers::memos::{Memos, MemosParams};
+    use thermocline_managers::schemes::SchemeParams;
+    use thermocline_managers::Manager;
+    use thermocline_sim::Machine;
+    use thermocline_vocab::{Access, Asid, TierId};
+
+    /// 1 MiB of 4 KiB pages; DRAM and NVM of 16 MiB each.
+    const N: u64 = 256;
+
+    fn touch(mc: &mut Machine, page: u64, times: u32) {
+        for _ in 0..times {
+            mc.access(Access {
+                va: BASE + page * PAGE,
+                asid: 0,
+                core: 0,
+                write: false,
+            });
+            mc.flush_tlb(Asid(0), Flush::All).unwrap();
+        }
+    }
+
+    fn tier(mc: &Machine, page: u64) -> TierId {
+        mc.translate(Asid(0), BASE + page * PAGE)
+            .unwrap()
+            .unwrap()
+            .tier
+    }
+
+    /// The pages in DRAM.
+    fn in_dram(mc: &Machine) -> Vec<u64> {
+        (0..N).filter(|&p| tier(mc, p) == TierId::FAST).collect()
+    }
+
+    fn schemes(text: &str) -> Vec<SchemeParams> {
+        #[derive(serde::Deserialize)]
+        struct S {
+            schemes: Vec<SchemeParams>,
+        }
+        toml::from_str::<S>(text).unwrap().schemes
+    }
+
+    /// Memos started with `p` on a fresh machine whose pages were all
+    /// touched once (so mapped, in NVM), then `seconds` ticks, each after
+    /// `each(second, machine)`.
+    fn run(p: MemosParams, seconds: u32, each: impl Fn(u32, &mut Machine)) -> (Memos, Machine) {
+        let mut mc = super::common::exact_machine(16 << 20, 16 << 20, BASE, N * PAGE, false);
+        let mut m = Memos::new(p);
+        m.start(&mut mc).unwrap();
+        for p in 0..N {
+            touch(&mut mc, p, 1);
+        }
+        assert!(in_dram(&mc).is_empty(), "application data starts in NVM");
+        for s in 0..seconds {
+            each(s, &mut mc);
+            mc.settle();
+            m.tick(&mut mc).unwrap();
+        }
+        (m, mc)
+    }
+
+    fn gauge(m: &Memos, k: &str) -> f64 {
+        m.gauges()
+            .into_iter()
+            .find(|g| g.0 == k)
+            .unwrap_or_else(|| panic!("no gauge {k}"))
+            .1
+    }
+
+    /// Pages 0-31 miss the TLB 3 times a second (15 in the 5 s counting:
+    /// 7.5% of the cap of 200), pages 32-63 once a second (5: 2.5%), the
+    /// rest never after the first touch.
+    fn hot_and_warm(_: u32, mc: &mut Machine) {
+        for p in 0..32 {
+            touch(mc, p, 3);
+        }
+        for p in 32..64 {
+            touch(mc, p, 1);
+        }
+    }
+
+    const HOT_RULE: &str = r#"
+[[schemes]]
+action = "migrate_hot"
+min_access_pct = 5
+quota_bytes = 67108864
+"#;
+
+    #[test]
+    fn without_placement_a_hot_rule_moves_the_pages_hymm_counted_hot() {
+        let p = MemosParams {
+            placement: false,
+            schemes: schemes(HOT_RULE),
+            ..MemosParams::default()
+        };
+        // The first tick starts the cycle; the sixth ends the counting.
+        let (m, mc) = run(p.clone(), 5, hot_and_warm);
+        assert!(in_dram(&mc).is_empty(), "nothing moves before the profile");
+        let (m6, mc) = run(p, 6, hot_and_warm);
+        assert_eq!(in_dram(&mc), (0..32).collect::<Vec<_>>());
+        assert_eq!(gauge(&m6, "schemes_applied_bytes"), (32 * PAGE) as f64);
+        // tried: the 32 hot pages, as one region (merged)
+        let notes = m6.notes();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("migrate_hot to tier 0")
+                && notes[0]
+                    .contains("tried on 1 regions (131072 bytes), applied to 1 (131072 bytes)"),
+            "{notes:?}"
+        );
+        // Memos itself moved nothing
+        assert_eq!(gauge(&m6, "promoted_pages_count"), 0.0);
+        assert_eq!(gauge(&m, "schemes_applied_bytes"), 0.0);
+    }
+
+    #[test]
+    fn without_placement_or_schemes_memos_moves_nothing() {
+        // Two cycles (41 s each): with its placement Memos moves the hot
+        // pages at the first action period (21 s in) ...
+        let (m, mc) = run(MemosParams::default(), 83, hot_and_warm);
+        assert!(gauge(&m, "promoted_pages_count") >= 32.0);
+        assert!(!in_dram(&mc).is_empty());
+        // ... without it, nothing moves and no scheme gauge is shown.
+        let p = MemosParams {
+            placement: false,
+            ..MemosParams::default()
+        };
+        let (m, mc) = run(p, 83, hot_and_warm);
+        assert!(in_dram(&mc).is_empty());
+        assert_eq!(mc.stats().migrated_bytes, 0);
+        assert_eq!(
+            gauge(&m, "hot_pages_count"),
+            64.0,
+            "HyMM monitors as always"
+        );
+        assert!(m.notes().is_empty());
+        assert!(!m.gauges().iter().any(|g| g.0.starts_with("schemes_")));
+    }
+
+    /// The DRAM pages' inference: a page the action period's scans never
+    /// found Accessed counts 0, so an idle rule sends it back; one found
+    /// Accessed in every scan counts at the cap and stays.
+    #[test]
+    fn an_idle_rule_finds_dram_pages_no_scan_found_accessed() {
+        let p = MemosParams {
+            placement: false,
+            schemes: schemes(&format!(
+                "{HOT_RULE}\n[[schemes]]\naction = \"migrate_cold\"\nmax_access_pct = 0\n"
+            )),
+            ..MemosParams::default()
+        };
+        // Pages 0-31 are hot through the first counting; after it, 0-15
+        // are never touched again while 16-31 go on.
+        let each = |s: u32, mc: &mut Machine| {
+            for p in 0..32 {
+                if s < 6 || p >= 16 {
+                    touch(mc, p, 3);
+                }
+            }
+        };
+        // The second counting ends 41 s after the first (tick 47).
+        let (_, mc) = run(p.clone(), 46, each);
+        assert_eq!(in_dram(&mc), (0..32).collect::<Vec<_>>());
+        let (m, mc) = run(p, 47, each);
+        assert_eq!(in_dram(&mc), (16..32).collect::<Vec<_>>());
+        let notes = m.notes();
+        assert!(
+            notes[1].contains("migrate_cold to tier 1")
+                && notes[1].contains("applied to 1 (65536 bytes)"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_bad_scheme_is_refused_when_the_parameters_are_read() {
+        let params: toml::Table =
+            toml::from_str("schemes = [{action = \"migrate_hot\", min_access_pct = 120}]").unwrap();
+        let e = thermocline_managers::registry::build("memos", params, 1)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("schemes[0]: min_access_pct (120)"), "{e}");
+    }
+}

@@ -132,6 +132,47 @@
 //! counts as cold) say where each class is. Pages first touched after a
 //! preparation began are counted from the next one.
 //!
+//! **Schemes** (issue #24; `schemes`, none by default, and `placement`,
+//! on by default). After each counting (the 5 s of 3.2/3.5) HyMM's profile
+//! goes to the DAMOS-like schemes (`crate::schemes`) through
+//! `SchemeSet::apply_known`: memory the profile leaves out is unknown to
+//! HyMM, not idle, and no scheme sees it. With `placement = false` HyMM
+//! monitors as always (application data still starts bound to NVM, 6.1,
+//! since HyMM counts NVM pages) but Memos moves nothing itself: no action
+//! period moves, no reclamation, no bank or slab placement (and so no
+//! coloured allocator); the schemes decide. The profile, and what in it is
+//! inferred:
+//! - The pages counted (NVM pages; every page for `scope` cache and
+//!   cache+bank) count their TLB misses, capped at `miss_cap`: the most a
+//!   page can count (`max_count` = `miss_cap`) in an aggregation of
+//!   `tlb_count_s` (a scheme's `min_access_pct = 5` is 10 misses, HyMM's
+//!   own hot test). Cold pages are in it with their few misses, 0 included.
+//! - DRAM pages are what HyMM does not count; Memos tracks them by their
+//!   Accessed bits every `interval_s` in the action period (4.2 (5)).
+//!   *Inferred*: with schemes that scan covers every application page in
+//!   DRAM (Memos tracks only the pages it placed, and schemes place others),
+//!   and a DRAM page counts `miss_cap` x (scans that found it Accessed /
+//!   its scans since the last profile), as DAMON counts the samples that
+//!   found a region accessed. The first scan of an action period only
+//!   clears the bits: they were set at any time since the last period's
+//!   scans, or before the page moved to DRAM (a move keeps the bit), so it
+//!   says nothing of one interval. So a page idle in every other scan of
+//!   the last action period (8 of 9 by default) counts 0 and a `migrate_cold` rule with
+//!   `max_access_pct = 0` finds it; one accessed in every scan counts as
+//!   much as a page at the miss cap. The readings are those of the last
+//!   action period, up to 7 s old at the profile (none in the first cycle:
+//!   DRAM pages are then unknown and left out).
+//! - A page both scanned in DRAM and counted since (it went to NVM between)
+//!   takes its count: it is newer. Adjacent pages of one count are one
+//!   region; regions are sorted by (address space, start).
+//! - A profile comes once a cycle (41 s) but counts 5 s, its aggregation:
+//!   a scheme's `min_age_s` counts 5 s per profile (`min_age_s = 10` asks
+//!   for two profiles in a row, 41 s apart), and a quota whose charge
+//!   interval is under 41 s (`quota_reset_ms`, 1 s by default) is whole
+//!   again at each profile, the only time schemes apply.
+//! - Memos' gauges about its own moves (promoted, reclaimed, census) do not
+//!   follow the schemes' moves; the schemes' gauges and notes say those.
+//!
 //! **Studies** (for `thermocline reproduce memos-monitor`, off by default;
 //! reports without them are unchanged):
 //! - `study`: counting is not stopped at the cap, so the misses a
@@ -161,6 +202,8 @@
 pub mod hymm;
 pub mod places;
 
+use crate::schemes::{SchemeParams, SchemeSet};
+use crate::telescope::Counted;
 use crate::{HotSet, Manager};
 use hymm::Dominance;
 use serde::{Deserialize, Serialize};
@@ -228,6 +271,13 @@ pub struct MemosParams {
     /// Future records a prediction is scored against (3.3: "stable for 10
     /// sampling intervals").
     pub history_future: u32,
+    /// Memos' own moves (action periods, reclamation, bank and slab
+    /// placement). Off: HyMM monitors as always but Memos moves nothing;
+    /// the schemes decide (see *Schemes* in the module docs).
+    pub placement: bool,
+    /// Schemes acting on HyMM's profile after each counting (none by
+    /// default).
+    pub schemes: Vec<SchemeParams>,
 }
 
 impl Default for MemosParams {
@@ -252,6 +302,8 @@ impl Default for MemosParams {
             scope: Scope::Full,
             history_max_window: 12,
             history_future: 10,
+            placement: true,
+            schemes: Vec::new(),
         }
     }
 }
@@ -444,6 +496,18 @@ pub struct Memos {
     stream_grown: usize,
     /// NVM pages by class, once a preparation has classified them.
     census: Option<Census>,
+    schemes: SchemeSet,
+    /// With schemes: DRAM pages' Accessed-bit scans since the last profile.
+    dram_seen: std::collections::BTreeMap<(Asid, u64), DramSeen>,
+}
+
+/// A DRAM page's Accessed-bit scans since the last profile (schemes only).
+#[derive(Clone, Copy, Debug)]
+struct DramSeen {
+    bytes: u64,
+    /// Scans that found it Accessed, of `scans`.
+    accessed: u32,
+    scans: u32,
 }
 
 impl Memos {
@@ -472,6 +536,8 @@ impl Memos {
             places: None,
             stream_grown: 0,
             census: None,
+            schemes: SchemeSet::default(),
+            dram_seen: std::collections::BTreeMap::new(),
         }
     }
 
@@ -952,11 +1018,21 @@ impl Memos {
         Ok(moved)
     }
 
-    /// An Accessed-bit scan of the pages in DRAM; idle ones go back.
+    /// An Accessed-bit scan of the pages in DRAM; idle ones go back. With
+    /// schemes, every application page in DRAM is scanned and recorded for
+    /// their profile (`track_dram`), not only those Memos placed.
     fn reclaim_scan(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let mut back: Vec<InDram> = Vec::new();
+        let track = !self.schemes.is_empty();
+        // What this scan read of the pages Memos placed, so that the
+        // schemes' walk neither reads a bit twice nor misses the reading.
+        let mut read: Vec<(Asid, u64, bool)> = Vec::new();
         for d in &mut self.in_dram {
-            if b.accessed(d.asid, d.va, Level::Pte, true)? {
+            let accessed = b.accessed(d.asid, d.va, Level::Pte, true)?;
+            if track {
+                read.push((d.asid, d.va, accessed));
+            }
+            if accessed {
                 d.idle = 0;
                 // Algorithm 1, lines 3-5: a DRAM page accessed in the period.
                 if let Some(t) = self.places.as_mut() {
@@ -993,7 +1069,112 @@ impl Memos {
                 self.count_reclaimed(r.pages);
             }
         }
+        if track {
+            self.track_dram(b, &mut read)?;
+        }
         self.flush_all(b)
+    }
+
+    /// Schemes: every application page now in DRAM enters `dram_seen` with
+    /// whether this scan found it Accessed (read here and cleared, or taken
+    /// from `read` for the pages Memos placed); pages Memos just sent back
+    /// to NVM by CPU copy are in NVM and left out. The first scan of an
+    /// action period is read (to clear the bits) but not recorded: its bits
+    /// were set at any time since the last period, or before a page's move
+    /// to DRAM (a move keeps the bit), not in one `interval_s`.
+    fn track_dram(
+        &mut self,
+        b: &mut dyn Backend,
+        read: &mut [(Asid, u64, bool)],
+    ) -> Result<(), BackendError> {
+        read.sort_unstable_by_key(|r| (r.0, r.1));
+        let record = self.t > self.p.preparation_s() + self.p.interval_s;
+        let regions: Vec<_> = b
+            .regions()
+            .iter()
+            .map(|r| (r.asid, r.start, r.end()))
+            .collect();
+        for (asid, start, end) in regions {
+            let mut va = start & !0xfff;
+            while let Some((base, t)) = b.next_mapped(asid, va, end)? {
+                va = base + t.size.bytes();
+                if t.tier == self.slow {
+                    continue;
+                }
+                let accessed = match read.binary_search_by_key(&(asid, base), |r| (r.0, r.1)) {
+                    Ok(i) => read[i].2,
+                    Err(_) => {
+                        let level = if t.size == PageSize::Huge {
+                            Level::Pmd
+                        } else {
+                            Level::Pte
+                        };
+                        b.accessed(asid, base, level, true)?
+                    }
+                };
+                if !record {
+                    continue;
+                }
+                let seen = self.dram_seen.entry((asid, base)).or_insert(DramSeen {
+                    bytes: t.size.bytes(),
+                    accessed: 0,
+                    scans: 0,
+                });
+                // a page split or collapsed since counts at its size now
+                seen.bytes = t.size.bytes();
+                seen.scans += 1;
+                seen.accessed += u32::from(accessed);
+            }
+        }
+        Ok(())
+    }
+
+    /// The schemes' profile at the end of a counting (see *Schemes* in the
+    /// module docs): the counted pages by their capped TLB misses, the DRAM
+    /// pages scanned since the last profile by the share of scans that
+    /// found them Accessed, scaled to `miss_cap`; sorted, not overlapping,
+    /// adjacent pages of equal count merged. Takes `dram_seen`.
+    fn scheme_profile(&mut self) -> Vec<Counted> {
+        let max = f64::from(self.p.miss_cap);
+        // (asid, start, end, count, from the DRAM scans)
+        let mut entries: Vec<(Asid, u64, u64, f64, bool)> = self
+            .pages
+            .iter()
+            .map(|p| {
+                (
+                    p.asid,
+                    p.va,
+                    p.va + size(p.huge),
+                    f64::from(p.misses),
+                    false,
+                )
+            })
+            .collect();
+        for ((asid, va), s) in std::mem::take(&mut self.dram_seen) {
+            if s.scans > 0 {
+                let count = max * f64::from(s.accessed) / f64::from(s.scans);
+                entries.push((asid, va, va + s.bytes, count, true));
+            }
+        }
+        // At one address the counted page first: a page scanned in DRAM
+        // and counted since is in NVM now, and its count is the newer.
+        entries.sort_unstable_by_key(|e| (e.0, e.1, e.4));
+        let mut out: Vec<Counted> = Vec::new();
+        for (asid, start, end, count, _) in entries {
+            match out.last_mut() {
+                // covered already (the same page, or a huge page split or
+                // collapsed between the scan and the counting)
+                Some(c) if c.asid == asid && start < c.end => {}
+                Some(c) if c.asid == asid && start == c.end && c.count == count => c.end = end,
+                _ => out.push(Counted {
+                    asid,
+                    start,
+                    end,
+                    count,
+                }),
+            }
+        }
+        out
     }
 
     /// Copies the DMA engine finished: moved pages are reclaimed, pages
@@ -1168,7 +1349,12 @@ impl Manager for Memos {
                 g.push((correct, h.correct[i] as f64));
             }
         }
+        g.extend(self.schemes.gauges());
         g
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.schemes.notes()
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
@@ -1181,6 +1367,7 @@ impl Manager for Memos {
                 "memos keeps a record per 4 KiB page (its shadow array): footprints above 256 GiB are beyond it (the paper's largest is 24 GB)".into(),
             ));
         }
+        self.schemes = SchemeSet::start(&self.p.schemes, b)?;
         let tiers = b.tiers().len();
         self.slow = TierId(tiers.saturating_sub(1) as u8);
         let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
@@ -1202,7 +1389,8 @@ impl Manager for Memos {
                 why: "memos.scope cache and cache+bank place pages by slab: they need a machine with a memory system (dram+dram-memos, dram+pcm-memos)",
             });
         }
-        if (self.p.colour_placement || self.p.scope != Scope::Full)
+        if self.p.placement
+            && (self.p.colour_placement || self.p.scope != Scope::Full)
             && !self.p.history_study
             && b.capabilities().has(Capability::Colours)
         {
@@ -1261,16 +1449,100 @@ impl Manager for Memos {
         } else if t == count {
             self.end_counting(b)?;
             hot = Some(self.hot_set());
+            if !self.schemes.is_empty() {
+                let profile = self.scheme_profile();
+                let aggregation_ns = u64::from(self.p.tlb_count_s) * 1_000_000_000;
+                self.schemes.apply_known(
+                    b,
+                    &profile,
+                    f64::from(self.p.miss_cap),
+                    aggregation_ns,
+                )?;
+            }
         } else if t <= prep && (t - count).is_multiple_of(iv) {
             let k = (t - count) / iv - 1;
             self.dirty_record(b, k)?;
             if t == prep {
                 self.build_queue();
-                self.act(b)?;
+                if self.p.placement {
+                    self.act(b)?;
+                }
             }
-        } else if t > prep && (t - prep).is_multiple_of(iv) && self.p.scope == Scope::Full {
+        } else if t > prep
+            && (t - prep).is_multiple_of(iv)
+            && self.p.scope == Scope::Full
+            && (self.p.placement || !self.schemes.is_empty())
+        {
+            // without placement Memos placed nothing: the scan is for the
+            // schemes' profile only
             self.reclaim_scan(b)?;
         }
         Ok(hot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(asid: u16, va: u64, misses: u32) -> Page {
+        Page {
+            asid: Asid(asid),
+            va,
+            huge: false,
+            misses,
+            raw: misses,
+            counting: false,
+            hot: false,
+            records: 0,
+            sub: 0,
+            very_hot: false,
+            stream: false,
+        }
+    }
+
+    fn seen(accessed: u32, scans: u32) -> DramSeen {
+        DramSeen {
+            bytes: 4096,
+            accessed,
+            scans,
+        }
+    }
+
+    /// The profile the schemes get: sorted by (address space, start), no
+    /// overlap, a page counted and scanned taking its count, adjacent
+    /// pages of one count merged, DRAM pages at `miss_cap` x their share
+    /// of Accessed scans; `dram_seen` starts again.
+    #[test]
+    fn the_schemes_profile_is_sorted_merged_and_takes_the_count_over_the_scan() {
+        let mut m = Memos::new(MemosParams::default());
+        m.pages = vec![
+            page(1, 0x1000, 3),
+            page(0, 0x1000, 15),
+            page(0, 0x2000, 15),
+            page(0, 0x3000, 15),
+        ];
+        m.dram_seen.insert((Asid(0), 0x3000), seen(8, 8));
+        m.dram_seen.insert((Asid(0), 0x4000), seen(8, 8));
+        m.dram_seen.insert((Asid(0), 0x5000), seen(4, 4));
+        m.dram_seen.insert((Asid(0), 0x6000), seen(0, 8));
+        m.dram_seen.insert((Asid(0), 0x7000), seen(2, 8));
+        m.dram_seen.insert((Asid(0), 0x9000), seen(0, 0));
+        let got: Vec<(u16, u64, u64, f64)> = m
+            .scheme_profile()
+            .into_iter()
+            .map(|c| (c.asid.0, c.start, c.end, c.count))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, 0x1000, 0x4000, 15.0),
+                (0, 0x4000, 0x6000, 200.0),
+                (0, 0x6000, 0x7000, 0.0),
+                (0, 0x7000, 0x8000, 50.0),
+                (1, 0x1000, 0x2000, 3.0),
+            ]
+        );
+        assert!(m.dram_seen.is_empty());
     }
 }
