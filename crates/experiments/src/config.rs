@@ -602,22 +602,127 @@ pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> 
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_string()));
-    let mut t = table;
-    for seg in &path[..path.len() - 1] {
-        let entry = t
-            .entry(seg.to_string())
-            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
-        t = entry
-            .as_table_mut()
-            .ok_or_else(|| bad(format!("{seg} is not a section")))?;
+    fill_default_list(table, &path);
+    let mut root = toml::Value::Table(std::mem::take(table));
+    let done = set_in(&mut root, &path, 0, parsed);
+    if let toml::Value::Table(t) = root {
+        *table = t;
     }
-    t.insert(path[path.len() - 1].to_string(), parsed);
-    Ok(())
+    done.map_err(bad)
+}
+
+/// `MANAGER.LIST.N...` where the configuration does not set LIST (a
+/// `*-tiering` manager's default schemes, say): the manager's default list
+/// goes in first, so that `--set` reaches a field of one of its entries.
+fn fill_default_list(table: &mut toml::Table, path: &[&str]) {
+    let [manager, list, index, ..] = path else {
+        return;
+    };
+    if index.parse::<usize>().is_err() || !thermocline_managers::registry::exists(manager) {
+        return;
+    }
+    let section = match table.get(*manager) {
+        Some(toml::Value::Table(t)) => t.clone(),
+        Some(_) => return,
+        None => toml::Table::new(),
+    };
+    if section.contains_key(*list) {
+        return;
+    }
+    let Ok(shown) = thermocline_managers::registry::build_shown(manager, section, 1) else {
+        return;
+    };
+    if let Some(v @ toml::Value::Array(_)) = shown.params.get(*list) {
+        let section = table
+            .entry(manager.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if let Some(t) = section.as_table_mut() {
+            t.insert(list.to_string(), v.clone());
+        }
+    }
+}
+
+/// Sets `path[i..]` below `cur` to `value`: tables by key (made as
+/// needed), lists by index (an entry that exists).
+fn set_in(
+    cur: &mut toml::Value,
+    path: &[&str],
+    i: usize,
+    value: toml::Value,
+) -> Result<(), String> {
+    let seg = path[i];
+    let last = i + 1 == path.len();
+    let next = match cur {
+        toml::Value::Table(t) => {
+            if last {
+                t.insert(seg.to_string(), value);
+                return Ok(());
+            }
+            t.entry(seg.to_string())
+                .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+        }
+        toml::Value::Array(a) => {
+            let list = path[..i].join(".");
+            let n: usize = seg
+                .parse()
+                .map_err(|_| format!("{list} is a list: give an entry's index, not {seg}"))?;
+            let len = a.len();
+            let entry = a.get_mut(n).ok_or_else(|| {
+                format!("{list} has {len} entries, so no entry {n} (--set changes an entry; to add one, give the whole list)")
+            })?;
+            if last {
+                *entry = value;
+                return Ok(());
+            }
+            entry
+        }
+        _ => return Err(format!("{} is not a section", path[..i].join("."))),
+    };
+    if !matches!(next, toml::Value::Table(_) | toml::Value::Array(_)) {
+        return Err(format!("{} is not a section", path[..=i].join(".")));
+    }
+    set_in(next, path, i + 1, value)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_set_reaches_one_field_of_one_listed_entry_and_defaults_lists() {
+        let text = "[[damon-moderate.schemes]]\naction = \"stat\"\n\n[[damon-moderate.schemes]]\naction = \"migrate_hot\"\n";
+        let cfg = load(
+            Some(("c.toml", text)),
+            &["damon-moderate.schemes.1.quota_bytes=4096".into()],
+        )
+        .unwrap();
+        let schemes = cfg.manager_params("damon-moderate")["schemes"].clone();
+        let list = schemes.as_array().unwrap();
+        assert_eq!(list[1]["quota_bytes"].as_integer(), Some(4096));
+        assert_eq!(list[1]["action"].as_str(), Some("migrate_hot"));
+        assert!(list[0].get("quota_bytes").is_none());
+        // out of range, or not an index: the --set's error
+        for (set, want) in [
+            (
+                "damon-moderate.schemes.2.quota_bytes=1",
+                "has 2 entries, so no entry 2",
+            ),
+            (
+                "damon-moderate.schemes.x.quota_bytes=1",
+                "give an entry's index, not x",
+            ),
+        ] {
+            let e = load(Some(("c.toml", text)), &[set.into()]).unwrap_err();
+            assert!(e.to_string().contains(want), "{e}");
+        }
+        // a list the file does not set: the manager's defaults, one changed
+        let cfg = load(None, &["damon-tiering.schemes.1.quota_bytes=4096".into()]).unwrap();
+        let p = cfg.manager_params("damon-tiering");
+        let list = p["schemes"].as_array().unwrap();
+        assert_eq!(list.len(), 2, "{p:?}");
+        assert_eq!(list[0]["action"].as_str(), Some("migrate_hot"));
+        assert_eq!(list[1]["quota_bytes"].as_integer(), Some(4096));
+    }
 
     #[test]
     fn a_parameter_is_found_at_its_line_or_its_set() {
