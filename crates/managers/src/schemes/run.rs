@@ -6,6 +6,7 @@ use super::config::{Configured, SchemeParams};
 use super::{
     Action, Actuator, Applied, Engine, GoalMetric, Profile, Region, Stats, Traits, WatermarkMetric,
 };
+use crate::telescope::intervals::{rescale_age, rescale_nr_accesses};
 use crate::telescope::Counted;
 use thermocline_backend::{Backend, BackendError, Capability};
 use thermocline_vocab::{Asid, PageSize, PageType, TierId};
@@ -22,6 +23,9 @@ pub struct SchemeSet {
     /// The tiers' access counts when the slow-access goal was last read.
     last_accesses: Vec<u64>,
     regions: Vec<Region>,
+    /// The aggregation interval (ns) and most count of the last profile:
+    /// when the intervals change, the last ages and counts are rescaled.
+    last_scale: Option<(u64, u32)>,
 }
 
 impl SchemeSet {
@@ -176,6 +180,7 @@ impl SchemeSet {
             self.engine
                 .set_pattern(i, c.scheme_for(max, aggregation_ns).pattern);
         }
+        self.rescale(aggregation_ns, max);
         self.age(b, profile, max, fill_gaps);
         let mut act = BackendActuator {
             b,
@@ -204,6 +209,21 @@ impl SchemeSet {
             }
         }
         Ok(changed)
+    }
+
+    /// The last profile's ages and counts in the units of one aggregated
+    /// over `aggregation_ns` with at most `max` (DAMON's damon_set_attrs
+    /// rescaling, when intervals auto-tuning changes the intervals).
+    fn rescale(&mut self, aggregation_ns: u64, max: u32) {
+        if let Some((old_ns, old_max)) = self.last_scale {
+            if (old_ns, old_max) != (aggregation_ns, max) {
+                for l in &mut self.last {
+                    l.3 = rescale_nr_accesses(l.3, old_max, max);
+                    l.4 = rescale_age(l.4, old_ns, aggregation_ns);
+                }
+            }
+        }
+        self.last_scale = Some((aggregation_ns, max));
     }
 
     /// Sets `self.regions` from the profile, with the memory it leaves out
@@ -437,5 +457,31 @@ impl Actuator for BackendActuator<'_> {
             WatermarkMetric::None => 0.0,
             WatermarkMetric::FreeMemRate(t) => self.share(t, true) * 1000.0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_and_counts_follow_the_intervals_as_damon_rescales_them() {
+        let mut s = SchemeSet {
+            last: vec![(Asid(0), 0, 4096, 10, 30), (Asid(0), 4096, 8192, 20, 7)],
+            ..SchemeSet::default()
+        };
+        s.rescale(100_000_000, 20);
+        assert_eq!(
+            s.last[0],
+            (Asid(0), 0, 4096, 10, 30),
+            "the first profile sets the scale"
+        );
+        // aggregations twice as long, samples per aggregation doubled:
+        // half the ages, the same share of samples
+        s.rescale(200_000_000, 40);
+        assert_eq!((s.last[0].3, s.last[0].4), (20, 15));
+        assert_eq!((s.last[1].3, s.last[1].4), (40, 3));
+        s.rescale(200_000_000, 40);
+        assert_eq!((s.last[1].3, s.last[1].4), (40, 3), "unchanged intervals");
     }
 }

@@ -56,11 +56,9 @@
 //! - Sums are in 128 bits: the kernel's `unsigned long` products would wrap
 //!   for a few PiB of regions times their samples; below that the results
 //!   are the kernel's.
-//! - The schemes' own region ages ([`crate::schemes::SchemeSet`] keeps one
-//!   per region, in aggregations) are not rescaled when the intervals
-//!   change; their age ranges are converted to aggregations with the
-//!   current aggregation interval. The monitor's own ages (used by its
-//!   merges) are rescaled as the kernel does.
+//! - The schemes' own region ages and counts ([`crate::schemes::SchemeSet`]
+//!   keeps them per region) are rescaled with the same two functions when
+//!   the intervals change, as are the monitor's own.
 //! - The intervals go to the runner as [`crate::Manager::tick_ns`], which
 //!   it reads again after every tick; the kernel's `kdamond_usleep` sleeps
 //!   the new interval likewise from the next sample on.
