@@ -213,10 +213,12 @@ impl SchemeSet {
 
     /// The last profile's ages and counts in the units of one aggregated
     /// over `aggregation_ns` with at most `max` (DAMON's damon_set_attrs
-    /// rescaling, when intervals auto-tuning changes the intervals).
+    /// rescaling), when the aggregation interval changed (intervals
+    /// auto-tuning). A most that changes alone is a technique's own scale
+    /// (PEBS-like samples: the window's busiest unit) and rescales nothing.
     fn rescale(&mut self, aggregation_ns: u64, max: u32) {
         if let Some((old_ns, old_max)) = self.last_scale {
-            if (old_ns, old_max) != (aggregation_ns, max) {
+            if old_ns != aggregation_ns {
                 for l in &mut self.last {
                     l.3 = rescale_nr_accesses(l.3, old_max, max);
                     l.4 = rescale_age(l.4, old_ns, aggregation_ns);
@@ -481,7 +483,7 @@ mod tests {
         s.rescale(200_000_000, 40);
         assert_eq!((s.last[0].3, s.last[0].4), (20, 15));
         assert_eq!((s.last[1].3, s.last[1].4), (40, 3));
-        s.rescale(200_000_000, 40);
-        assert_eq!((s.last[1].3, s.last[1].4), (40, 3), "unchanged intervals");
+        s.rescale(200_000_000, 80);
+        assert_eq!((s.last[1].3, s.last[1].4), (40, 3), "the same aggregation");
     }
 }
