@@ -317,7 +317,9 @@ impl RunConfig {
     /// file has: the scheme's own line when the field is a default).
     /// `None` when neither wrote any of it (a default).
     pub fn at_param(&self, manager: &str, path: &[String], msg: String) -> Option<ConfigError> {
-        let full: Vec<&str> = std::iter::once(manager)
+        // a dotted section (`manager.params`, the daemon's) is its path
+        let full: Vec<&str> = manager
+            .split('.')
             .chain(path.iter().map(String::as_str))
             .collect();
         let reaches = |set: &&String| {

@@ -174,7 +174,41 @@ pub fn parse_for(path: &str, text: &str, pid: Option<i32>) -> Result<DaemonConfi
         return Err(in_file("[target] exec is an empty command".into()));
     }
     check(&cfg).map_err(in_file)?;
+    check_manager(path, text, &cfg)?;
     Ok(cfg)
+}
+
+/// Builds the manager once with the file's parameters, so that a bad one
+/// (a scheme that can never match, an unknown field) is an error at its
+/// line before the daemon touches the host: `[NAME]` of a `thermocline
+/// run` config, `[manager.params]` of the daemon's own.
+fn check_manager(path: &str, text: &str, cfg: &DaemonConfig) -> Result<(), ConfigError> {
+    let m = &cfg.manager;
+    let Err(e) = thermocline_managers::registry::build(&m.name, m.params.clone(), m.seed) else {
+        return Ok(());
+    };
+    let run_config = text
+        .parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("run"));
+    let section = if run_config {
+        m.name.clone()
+    } else {
+        "manager.params".to_string()
+    };
+    let located = crate::config::RunConfig {
+        managers: [(section.clone(), m.params.clone())].into_iter().collect(),
+        origin: crate::config::Origin {
+            file: Some((path.to_string(), text.to_string())),
+            sets: Vec::new(),
+        },
+        ..Default::default()
+    };
+    Err(
+        match crate::validate::manager_error(&located, &section, e) {
+            crate::RunError::Config(c) => c,
+            other => ConfigError::invalid("[manager]", other.to_string()),
+        },
+    )
 }
 
 fn deserialize(path: &str, text: &str) -> Result<DaemonConfig, ConfigError> {
@@ -483,6 +517,16 @@ dry_run = true
 
     /// examples/damon-tiering.toml, a `thermocline run` config, as the
     /// daemon reads it with `--pid`: the same manager and schemes.
+    #[test]
+    fn a_bad_scheme_is_an_error_at_its_line_in_either_form() {
+        let own = "[target]\npid = 1\n\n[manager]\nname = \"damon-moderate\"\n\n[[manager.params.schemes]]\naction = \"stat\"\n\n[[manager.params.schemes]]\naction = \"migrate_hot\"\nmin_access_pct = 50\nmax_access_pct = 10\n";
+        let run = "[run]\nmanager = \"damon-moderate\"\n\n[[damon-moderate.schemes]]\naction = \"migrate_cold\"\nbogus = 1\n";
+        for (text, want) in [(own, "d.toml:12: "), (run, "d.toml:6: ")] {
+            let e = parse_for("d.toml", text, Some(42)).unwrap_err().to_string();
+            assert!(e.starts_with(want), "{e}");
+        }
+    }
+
     #[test]
     fn a_run_config_is_the_daemons_with_its_manager_and_schemes() {
         let text = include_str!("../../../../examples/damon-tiering.toml");
