@@ -198,12 +198,15 @@ impl SchemeSet {
             &mut act,
         )?;
         let changed = act.changed;
-        // the kernel starts a region's age again once an action changed it
+        // the kernel starts a region's age again once an action changed it;
+        // `last` is sorted and its regions do not overlap, so each range
+        // finds its first region by bisection (a walk over millions of
+        // page-sized regions touches most of them)
         for (asid, s, e) in touched {
-            for l in self
-                .last
+            let first = self.last.partition_point(|l| (l.0, l.2) <= (asid, s));
+            for l in self.last[first..]
                 .iter_mut()
-                .filter(|l| l.0 == asid && l.1 < e && s < l.2)
+                .take_while(|l| l.0 == asid && l.1 < e)
             {
                 l.4 = 0;
             }
