@@ -543,8 +543,16 @@ fn print_table(reports: &[Report]) {
         print_memory_system(r);
         print_tenants(r);
     }
-    for note in reports.iter().flat_map(|r| &r.notes) {
-        println!("note: {note}");
+    // beside other managers' rows, a note says whose it is
+    let several = reports.len() > 1;
+    for r in reports {
+        for note in &r.notes {
+            if several && !note.starts_with(&format!("{}:", r.manager)) {
+                println!("note: {}: {note}", r.manager);
+            } else {
+                println!("note: {note}");
+            }
+        }
     }
 }
 

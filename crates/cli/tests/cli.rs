@@ -746,6 +746,43 @@ fn schemes_that_can_never_match_warn_and_the_run_goes_on() {
     );
 }
 
+/// The `*-tiering` managers and the damon-tiering example run through
+/// `run` and `compare`, their scheme notes named by manager in `compare`.
+#[test]
+fn the_tiering_examples_run_through_run_and_compare() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/damon-tiering.toml"
+    );
+    let (code, out, err) = thermocline(&["run", "--config", example, "--duration", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("note: scheme 1 (migrate_cold to tier 1)"),
+        "{out}"
+    );
+    let tiering = "damon-moderate,damon-tiering,telescope-tiering,pebs-tiering,linear-scan-tiering";
+    let (code, out, err) = thermocline(&[
+        "compare",
+        "--config",
+        example,
+        "--managers",
+        tiering,
+        "--duration",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for m in tiering.split(',') {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("{m} "))),
+            "{m}: {out}"
+        );
+        assert!(
+            out.contains(&format!("note: {m}: scheme 0 (migrate_hot to tier 0)")),
+            "{m}: {out}"
+        );
+    }
+}
+
 #[test]
 fn config_show_reads_back_unchanged_and_runs_the_same() {
     let example = concat!(
