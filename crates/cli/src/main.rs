@@ -109,10 +109,10 @@ enum Cmd {
         #[arg(long)]
         out: String,
         /// Image width in pixels.
-        #[arg(long, default_value_t = 800)]
+        #[arg(long, default_value_t = 800, value_parser = at_least_one)]
         width: usize,
         /// Image height in pixels (address bins).
-        #[arg(long, default_value_t = 400)]
+        #[arg(long, default_value_t = 400, value_parser = at_least_one)]
         height: usize,
     },
     /// Regenerate a paper's figures and tables from scratch (`--list` shows
@@ -749,6 +749,15 @@ fn one_line_usage_error(rendered: &str, sub: Option<&str>) -> String {
     format!("{} (see {help})", parts.join("; "))
 }
 
+/// A count of pixels or bins: a whole number of at least 1.
+fn at_least_one(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.cmd {
         Cmd::List => {
@@ -764,6 +773,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             for (i, m) in catalogue::machines().iter().enumerate() {
                 let d = if i == 0 { " (default)" } else { "" };
                 println!("  {:<24} {}{d}", m.name, m.description);
+            }
+            println!("reproductions (thermocline reproduce NAME):");
+            for r in catalogue::reproductions() {
+                println!("  {:<24} {}", r.name, r.description);
             }
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,

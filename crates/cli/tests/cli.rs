@@ -949,3 +949,33 @@ fn the_proactive_reclaim_example_pages_out_under_its_stall_goal() {
     );
     assert!(paged < paged_without && faults < faults_without);
 }
+
+/// `list` shows every reproduction `reproduce --list` shows (issue #25),
+/// and a heatmap of no pixels is refused before anything runs.
+#[test]
+fn list_shows_every_reproduction_and_heatmap_refuses_zero_sizes() {
+    let (code, list, err) = thermocline(&["list"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, repro, err) = thermocline(&["reproduce", "--list"]);
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<&str> = repro
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        names.contains(&"ambix-iwb") && names.contains(&"ambix-pb"),
+        "{repro}"
+    );
+    for n in &names {
+        assert!(
+            list.lines().any(|l| l.split_whitespace().next() == Some(n)),
+            "{n} missing from list"
+        );
+    }
+    for flag in ["--width", "--height"] {
+        let (code, _, err) = thermocline(&["heatmap", flag, "0", "--out", "never.png"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("must be at least 1"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
