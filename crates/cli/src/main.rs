@@ -54,6 +54,11 @@ enum Cmd {
         /// Write the JSON (a list of reports) here.
         #[arg(long)]
         json: Option<String>,
+        /// Runs in parallel [default: one per core]; the reports are the same whatever the number.
+        #[arg(long, value_parser = at_least_one)]
+        jobs: Option<usize>,
+        #[command(flatten)]
+        chatter: Chatter,
     },
     /// What this Linux host offers a tiering daemon (NUMA nodes, memory tiers, pagemap, soft-dirty, DAMON, swap...), tried on this process's own memory.
     Probe {
@@ -162,6 +167,17 @@ enum ShowFormat {
     Toml,
     /// JSON (output only).
     Json,
+}
+
+/// How much a long command says on stderr besides its results.
+#[derive(Args, Clone, Copy)]
+struct Chatter {
+    /// No progress and no per-run lines: only results, warnings and errors.
+    #[arg(long, conflicts_with = "verbose")]
+    quiet: bool,
+    /// A line per finished run (its wall time), also when stderr is not a terminal.
+    #[arg(long)]
+    verbose: bool,
 }
 
 #[derive(Args, Clone)]
@@ -418,6 +434,9 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         }
     }
     let repros = reproduce::find(&names)?;
+    for p in json.iter().chain(&markdown) {
+        check_writable(p)?;
+    }
     let opts = reproduce::Options {
         duration_s: duration,
         seed,
@@ -493,6 +512,118 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         if not_held > 0 {
             return Err(ClaimsNotHeld { not_held, total }.into());
         }
+    }
+    Ok(())
+}
+
+/// `thermocline compare`: every name and output path checked first, then
+/// the runs in parallel under one progress line.
+fn compare_cmd(
+    common: &Common,
+    managers: Vec<String>,
+    json: Option<String>,
+    jobs: Option<usize>,
+    chatter: Chatter,
+) -> anyhow::Result<()> {
+    use thermocline_experiments::{compare, parallel};
+    let base = common.load(None)?;
+    let names: Vec<String> = if managers.is_empty() {
+        catalogue::simulated_managers()
+            .iter()
+            .map(|m| m.name.to_string())
+            .collect()
+    } else {
+        managers
+    };
+    if let Some(p) = &json {
+        check_writable(p)?;
+    }
+    let cfgs = compare::configs(&base, &names);
+    compare::preflight(&cfgs)?;
+    let jobs = jobs.unwrap_or_else(parallel::default_threads);
+    let started = Instant::now();
+    let bar = if chatter.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(cfgs.len() as u64), ProgressDrawTarget::stderr())
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "compare: run {pos}/{len} [{bar:30}] {elapsed} elapsed, ~{eta} left: {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let running = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let show_running = |set: &std::collections::BTreeSet<usize>| {
+        let names: Vec<&str> = set.iter().map(|&i| names[i].as_str()).collect();
+        bar.set_message(names.join(", "));
+    };
+    let reports = compare::run_all(
+        &cfgs,
+        jobs,
+        &|manager, w| bar.suspend(|| eprintln!("warning: {manager}: {w}")),
+        &|i| {
+            let mut set = running.lock().unwrap_or_else(|e| e.into_inner());
+            set.insert(i);
+            show_running(&set);
+        },
+        &|f| {
+            let mut set = running.lock().unwrap_or_else(|e| e.into_inner());
+            set.remove(&f.index);
+            show_running(&set);
+            bar.inc(1);
+            if chatter.verbose {
+                // indicatif holds the bar's state while suspended: read first
+                let line = format!(
+                    "[{}/{}] {} done at {:.1} s",
+                    bar.position(),
+                    cfgs.len(),
+                    f.report.manager,
+                    started.elapsed().as_secs_f64()
+                );
+                bar.suspend(|| eprintln!("{line}"));
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    if !chatter.quiet {
+        eprintln!(
+            "compare: {} runs in {:.1} s on {jobs} thread(s)",
+            reports.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    println!(
+        "workload {} on {} (fast tier: {})",
+        base.run.workload,
+        reports.first().map_or("-", |r| r.machine.as_str()),
+        base.run
+            .fast_capacity
+            .as_deref()
+            .unwrap_or("manager default, else 50% of footprint")
+    );
+    print_table(&reports);
+    if let Some(p) = json {
+        let mut s = serde_json::to_string_pretty(&reports)?;
+        s.push('\n');
+        write_file(&p, &s)?;
+    }
+    Ok(())
+}
+
+/// Fails now, before any run, if `path` cannot be written later: its
+/// folder is missing or read-only, or it is a directory. Leaves no file
+/// behind that was not there.
+fn check_writable(path: &str) -> anyhow::Result<()> {
+    let existed = std::path::Path::new(path).exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("{path}: cannot write: {e}"))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
     }
     Ok(())
 }
@@ -829,6 +960,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             json,
         } => {
             let cfg = common.load(manager.as_deref())?;
+            if let Some(p) = &json {
+                check_writable(p)?;
+            }
             let r = run_one(&cfg)?;
             print_table(std::slice::from_ref(&r));
             if let Some(p) = json {
@@ -839,38 +973,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             common,
             managers,
             json,
-        } => {
-            let base = common.load(None)?;
-            let names: Vec<String> = if managers.is_empty() {
-                catalogue::simulated_managers()
-                    .iter()
-                    .map(|m| m.name.to_string())
-                    .collect()
-            } else {
-                managers
-            };
-            let mut reports = Vec::new();
-            for name in &names {
-                let mut cfg = base.clone();
-                cfg.run.manager = name.clone();
-                reports.push(run_one(&cfg)?);
-            }
-            println!(
-                "workload {} on {} (fast tier: {})",
-                base.run.workload,
-                reports.first().map_or("-", |r| r.machine.as_str()),
-                base.run
-                    .fast_capacity
-                    .as_deref()
-                    .unwrap_or("manager default, else 50% of footprint")
-            );
-            print_table(&reports);
-            if let Some(p) = json {
-                let mut s = serde_json::to_string_pretty(&reports)?;
-                s.push('\n');
-                write_file(&p, &s)?;
-            }
-        }
+            jobs,
+            chatter,
+        } => compare_cmd(&common, managers, json, jobs, chatter)?,
         Cmd::Heatmap {
             common,
             manager,
@@ -882,6 +987,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             if manager.is_none() && common.config.is_none() {
                 cfg.run.manager = "first-touch".into();
             }
+            check_writable(&out)?;
             let mut p = Progress::new("heatmap");
             let (obs, r) = heatmap::record(&cfg, height, width, &mut |d, t| p.update(d, t))?;
             p.finish();

@@ -979,3 +979,113 @@ fn list_shows_every_reproduction_and_heatmap_refuses_zero_sizes() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// compare checks every name and the output path before it runs anything:
+/// the mistake is reported at once, in one line, and nothing ran.
+#[test]
+fn compare_finds_a_bad_name_or_output_before_any_run() {
+    let (code, out, err) =
+        thermocline(&["compare", "--managers", "first-touch,ambix,no-such-manager"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no-such-manager") && out.is_empty(), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    for cmd in ["run", "compare"] {
+        let (code, out, err) = thermocline(
+            &[
+                cmd,
+                "--managers",
+                "first-touch",
+                "--json",
+                "/nonexistent-dir/r.json",
+            ]
+            .into_iter()
+            .filter(|a| cmd == "compare" || !a.starts_with("--managers") && *a != "first-touch")
+            .collect::<Vec<_>>(),
+        );
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(
+            out.is_empty(),
+            "{cmd} ran before checking its output: {out}"
+        );
+        assert!(
+            err.contains("/nonexistent-dir/r.json: cannot write"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = thermocline(&["compare", "--managers", "kernel-tiering"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("live host"), "{err}");
+}
+
+/// --jobs does not change a byte of compare's JSON; --quiet leaves stderr
+/// empty when nothing is wrong.
+#[test]
+fn compare_json_is_the_same_whatever_the_jobs() {
+    let json = |jobs: &str| {
+        let p = tmp(&format!("jobs{jobs}.json"), "");
+        let (code, _, err) = thermocline(&[
+            "compare",
+            "--managers",
+            "first-touch,kstaled,damon-tiering",
+            "--duration",
+            "0.05",
+            "--jobs",
+            jobs,
+            "--quiet",
+            "--json",
+            &p,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.is_empty(), "--quiet printed: {err}");
+        std::fs::read_to_string(p).unwrap()
+    };
+    assert_eq!(json("1"), json("3"));
+    let (code, _, err) = thermocline(&["compare", "--jobs", "0"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Sizes beyond what a machine can have, and fast tiers beyond the
+/// footprint.
+#[test]
+fn impossible_sizes_are_refused_and_oversized_fast_tiers_warned() {
+    for size in ["18446744073709551615", "1e30", "100000000TiB"] {
+        let (code, _, err) = thermocline(&["run", "--fast-capacity", size]);
+        assert_eq!(code, 2, "{size}: {err}");
+        assert!(err.contains("too large: at most 8 EiB"), "{size}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    for size in ["150%", "1TiB"] {
+        let (code, _, err) = thermocline(&["run", "--fast-capacity", size, "--duration", "0.01"]);
+        assert_eq!(code, 0, "{size}: {err}");
+        assert!(
+            err.contains("warning: fast capacity") && err.contains("nothing to tier"),
+            "{size}: {err}"
+        );
+    }
+    let (code, _, err) = thermocline(&[
+        "run",
+        "--manager",
+        "thermostat",
+        "--set",
+        "thermostat.slowdown=-1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "said once: {err}");
+}
+
+/// A lackey file cut mid-line is an error naming the file and line.
+#[test]
+fn a_truncated_lackey_trace_is_refused_at_its_line() {
+    let p = tmp(
+        "cut.lk",
+        "==1== Lackey\n L 1ffefffd70,8\n S 1ffefffd68,8\n L 1ffe",
+    );
+    let spec = format!("lackey:{p}");
+    let (code, _, err) = thermocline(&["run", "--workload", &spec]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{p}:4:")) && err.contains("truncated"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}

@@ -108,42 +108,26 @@ pub fn run_specs(
             None => todo.push(i),
         }
     }
-    let next = Mutex::new(0usize);
-    let results = Mutex::new(stored);
-    let failure = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, todo.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().expect("no poisoned lock");
-                    if *n >= todo.len() || failure.lock().expect("lock").is_some() {
-                        return;
-                    }
-                    *n += 1;
-                    todo[*n - 1]
-                };
-                let outcome = runner::run(&configs[i], &mut |_, _| {}).and_then(|r| {
-                    cache.map_or(Ok(()), |c| c.store(&specs[i], o, &r))?;
-                    Ok(r)
-                });
-                match outcome {
-                    Ok(r) => {
-                        let mut res = results.lock().expect("lock");
-                        res.insert(specs[i].clone(), r);
-                        progress(res.len(), specs.len(), &specs[i], Source::Ran);
-                    }
-                    Err(e) => {
-                        *failure.lock().expect("lock") = Some(e);
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = failure.into_inner().expect("lock") {
-        return Err(e);
+    let finished = Mutex::new(stored.len());
+    let ran = crate::parallel::map_in_order(
+        todo.len(),
+        jobs,
+        |k| {
+            let i = todo[k];
+            let r = runner::run(&configs[i], &mut |_, _| {})?;
+            cache.map_or(Ok(()), |c| c.store(&specs[i], o, &r))?;
+            Ok::<_, RunError>(r)
+        },
+        |k, _| {
+            let mut n = finished.lock().unwrap_or_else(|e| e.into_inner());
+            *n += 1;
+            progress(*n, specs.len(), &specs[todo[k]], Source::Ran);
+        },
+    )?;
+    for (k, r) in ran.into_iter().enumerate() {
+        stored.insert(specs[todo[k]].clone(), r);
     }
-    Ok(results.into_inner().expect("lock"))
+    Ok(stored)
 }
 
 /// What one reproduction produced and how its claims fared.

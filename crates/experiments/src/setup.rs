@@ -355,7 +355,15 @@ pub(crate) fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         regions: &workload.regions,
         duration_s: limit as f64 / (workload.access_rate * workload.threads.max(1) as f64),
     };
-    let warnings = validate::never_matching(cfg, &r.manager, &schemes, &shape);
+    let mut warnings = validate::never_matching(cfg, &r.manager, &schemes, &shape);
+    let whole = default_slow_capacity(&workload.regions);
+    if fast > whole {
+        warnings.push(format!(
+            "fast capacity {} is more than the {} footprint: every page fits in the fast tier, so there is nothing to tier",
+            thermocline_vocab::ByteSize(fast),
+            thermocline_vocab::ByteSize(footprint)
+        ));
+    }
     Ok(Setup {
         params,
         schemes,

@@ -40,6 +40,16 @@ pub fn parse_size(text: &str) -> Result<ByteSize, SizeError> {
         why,
     };
     let t = text.trim();
+    // "1e30": a plain number in any notation Rust reads, in bytes.
+    if let Ok(v) = t.parse::<f64>() {
+        if !v.is_finite() {
+            return Err(err("not a number"));
+        }
+        if v < 0.0 {
+            return Err(err("negative"));
+        }
+        return bytes_of(v, 1, err);
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -56,9 +66,19 @@ pub fn parse_size(text: &str) -> Result<ByteSize, SizeError> {
         "t" | "tb" | "tib" => 1 << 40,
         _ => return Err(err("unknown unit")),
     };
+    bytes_of(value, mult, err)
+}
+
+/// `value` units of `mult` bytes, refused above 8 EiB (half of u64, so
+/// that sums of a few sizes cannot overflow).
+fn bytes_of(
+    value: f64,
+    mult: u64,
+    err: impl Fn(&'static str) -> SizeError,
+) -> Result<ByteSize, SizeError> {
     let bytes = value * mult as f64;
-    if !bytes.is_finite() || bytes > u64::MAX as f64 / 2.0 {
-        return Err(err("too large"));
+    if !bytes.is_finite() || bytes > (u64::MAX / 2) as f64 {
+        return Err(err("too large: at most 8 EiB"));
     }
     Ok(ByteSize(bytes.round() as u64))
 }
@@ -113,6 +133,23 @@ mod tests {
         assert_eq!(parse_size("2 TB").unwrap().0, 2 << 40);
         assert!(parse_size("lots").is_err());
         assert!(parse_size("3 parsecs").is_err());
+        assert_eq!(parse_size("1e6").unwrap().0, 1_000_000);
+        for huge in ["1e30", "18446744073709551615", "9EiB", "10000000T"] {
+            let e = parse_size(huge).unwrap_err().to_string();
+            assert!(
+                e.contains("too large: at most 8 EiB") || e.contains("unknown unit"),
+                "{huge}: {e}"
+            );
+        }
+        assert!(parse_size("1e30")
+            .unwrap_err()
+            .to_string()
+            .contains("too large"));
+        assert!(parse_size("-5")
+            .unwrap_err()
+            .to_string()
+            .contains("negative"));
+        assert!(parse_size("nan").is_err() && parse_size("inf").is_err());
         assert_eq!(CapacitySpec::parse("50%").unwrap().resolve(1000), 500);
         assert!(CapacitySpec::parse("-5%").is_err());
     }

@@ -27,11 +27,18 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Access>, WorkloadError> {
         let t = line.trim_start();
         // The first character, which need not be one byte in a corrupt file.
         let (kind, rest) = t.split_at(t.chars().next().map_or(0, char::len_utf8));
-        let addr_text = rest
-            .trim()
-            .split(',')
-            .next()
-            .ok_or_else(|| err(format!("expected `KIND addr,size`, got {line:?}")))?;
+        // Every lackey line has both fields; one without its size is where
+        // a cut (truncated) file ends, or a corrupt line.
+        let (addr_text, size_text) = rest.trim().split_once(',').ok_or_else(|| {
+            err(format!(
+                "expected `KIND addr,size`, got {line:?} (a truncated file?)"
+            ))
+        })?;
+        if !matches!(size_text.trim().parse::<u32>(), Ok(n) if n > 0) {
+            return Err(err(format!(
+                "bad access size {size_text:?} in {line:?} (a truncated file?)"
+            )));
+        }
         let parse_addr = || {
             let a = u64::from_str_radix(addr_text.trim(), 16)
                 .map_err(|_| err(format!("bad address {addr_text:?}")))?;
@@ -108,6 +115,21 @@ mod tests {
         let e = parse("I  0400,3\n X zz\n", "t.lk").unwrap_err().to_string();
         assert!(e.starts_with("t.lk:2:"), "{e}");
         assert!(parse(" L nothex,8\n", "t").is_err());
+    }
+
+    /// A file cut in the middle of a line is refused at that line, whether
+    /// the cut falls in the address or in the size.
+    #[test]
+    fn a_truncated_file_is_an_error_at_its_last_line() {
+        let whole = "==1== Lackey\n L 1ffefffd70,8\n S 1ffefffd68,8\n";
+        for cut in [" L 1ffe", " L 1ffefffd70", " L 1ffefffd70,"] {
+            let text = format!("{whole}{cut}");
+            let e = parse(&text, "t.lk").unwrap_err().to_string();
+            assert!(
+                e.starts_with("t.lk:4:") && e.contains("truncated"),
+                "{cut:?}: {e}"
+            );
+        }
     }
 
     /// The last user address of 4-level paging is accepted; the next one,
