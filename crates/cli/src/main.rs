@@ -36,10 +36,10 @@ enum Cmd {
     Run {
         #[command(flatten)]
         common: Common,
-        /// Manager (see `list`).
+        /// Manager (see `list`) [default: first-touch].
         #[arg(long)]
         manager: Option<String>,
-        /// Write the JSON report here.
+        /// Write the JSON report here (docs/report-schema.md).
         #[arg(long)]
         json: Option<String>,
     },
@@ -51,7 +51,7 @@ enum Cmd {
         /// Comma-separated managers; default: every one the simulated machines run (not the live-only kernel-tiering and damon-kernel).
         #[arg(long, value_delimiter = ',')]
         managers: Vec<String>,
-        /// Write the JSON (a list of reports) here.
+        /// Write the JSON (a list of reports, docs/report-schema.md) here.
         #[arg(long)]
         json: Option<String>,
         /// Runs in parallel [default: one per core]; the reports are the same whatever the number.
@@ -182,23 +182,23 @@ struct Chatter {
 
 #[derive(Args, Clone)]
 struct Common {
-    /// Workload: preset name, MASIM config path, lackey:PATH or trace:PATH.
+    /// Workload: preset name, MASIM config path, lackey:PATH or trace:PATH [default: multiphase; the config file's, if it names one].
     #[arg(long)]
     workload: Option<String>,
-    /// Machine preset (default dram+dcpmm).
+    /// Machine preset [default: the manager's own machine if it has one, else dram+dcpmm].
     #[arg(long)]
     machine: Option<String>,
-    /// Fast-tier capacity: a size (512MiB) or a percentage of the footprint (50%).
+    /// Fast-tier capacity: a size (512MiB) or a percentage of the footprint (50%) [default: the manager's own, else the machine preset's, else 50%].
     #[arg(long)]
     fast_capacity: Option<String>,
-    /// Stop after this many seconds of nominal workload time.
+    /// Stop after this many seconds of nominal workload time [default: the whole workload].
     #[arg(long)]
     duration: Option<f64>,
-    /// The one seed.
+    /// The one seed [default: 1].
     #[arg(long)]
     seed: Option<u64>,
     /// Machine backend: exact (access by access), rate (from access rates, for
-    /// terabyte footprints) or auto (rate above 64 GiB when the workload has rates).
+    /// terabyte footprints) or auto (rate above 64 GiB when the workload has rates) [default: auto].
     #[arg(long)]
     backend: Option<String>,
     /// TOML configuration file.
@@ -636,6 +636,9 @@ fn gib(b: f64) -> String {
     format!("{:.2}", b / (1u64 << 30) as f64)
 }
 
+/// What the table's columns mean, printed under it.
+const LEGEND: &str = "(slowdown: simulated time over the same run with every page fast; fast GiB: time-weighted mean resident in the fast tier; mgr CPU: the manager's CPU time in % of one core; recall: mean share of the truly hot pages its hot sets named, - if it names none)";
+
 fn print_table(reports: &[Report]) {
     println!(
         "{:<24} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
@@ -648,7 +651,12 @@ fn print_table(reports: &[Report]) {
         "mgr CPU",
         "recall"
     );
-    for r in reports {
+    let mut rows: Vec<&Report> = reports.iter().collect();
+    if rows.len() > 1 {
+        // least slowdown first; the sort is stable, so ties keep list order
+        rows.sort_by(|a, b| a.slowdown.total_cmp(&b.slowdown));
+    }
+    for r in rows {
         let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
         let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
         println!(
@@ -669,6 +677,11 @@ fn print_table(reports: &[Report]) {
             r.manager_cpu_util * 100.0,
             r.mean_recall.map_or("-".to_string(), |x| format!("{x:.2}")),
         );
+    }
+    if reports.len() > 1 {
+        println!("{}; rows by slowdown)", LEGEND.trim_end_matches(')'));
+    } else {
+        println!("{LEGEND}");
     }
     for r in reports {
         print_memory_system(r);

@@ -1089,3 +1089,43 @@ fn a_truncated_lackey_trace_is_refused_at_its_line() {
     );
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
 }
+
+/// Every field a report writes is in docs/report-schema.md, and the report
+/// says which version of that document it follows.
+#[test]
+fn the_report_schema_documents_every_field() {
+    let p = tmp("schema.json", "");
+    let (code, _, err) = thermocline(&["run", "--duration", "0.02", "--json", &p]);
+    assert_eq!(code, 0, "{err}");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    assert_eq!(r["schema_version"], 1);
+    let doc = include_str!("../../../docs/report-schema.md");
+    assert!(doc.contains("schema version 1"));
+    for key in r.as_object().unwrap().keys() {
+        assert!(
+            doc.contains(&format!("`{key}`")),
+            "docs/report-schema.md does not name `{key}`"
+        );
+    }
+}
+
+/// --help names the default of every option that has one.
+#[test]
+fn help_shows_the_defaults() {
+    let (code, run, _) = thermocline(&["run", "--help"]);
+    assert_eq!(code, 0);
+    for d in [
+        "[default: multiphase",
+        "else dram+dcpmm]",
+        "else 50%]",
+        "[default: 1]",
+        "[default: auto]",
+        "[default: first-touch]",
+    ] {
+        assert!(run.contains(d), "run --help lacks {d}: {run}");
+    }
+    let (_, compare, _) = thermocline(&["compare", "--help"]);
+    assert!(compare.contains("[default: one per core"), "{compare}");
+    let (_, heatmap, _) = thermocline(&["heatmap", "--help"]);
+    assert!(heatmap.contains("[default: 800]"), "{heatmap}");
+}

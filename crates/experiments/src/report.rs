@@ -67,9 +67,29 @@ pub struct Window {
     pub manager: BTreeMap<String, f64>,
 }
 
+/// The version of the report's JSON layout (docs/report-schema.md). It
+/// changes only when a field is renamed, removed or changes meaning; new
+/// fields may appear without it changing.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A report's `schema_version`: [`SCHEMA_VERSION`] unless read from an
+/// older file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SchemaVersion(pub u32);
+
+impl Default for SchemaVersion {
+    fn default() -> Self {
+        SchemaVersion(SCHEMA_VERSION)
+    }
+}
+
 /// The report of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
+    /// [`SCHEMA_VERSION`] of the code that wrote it.
+    #[serde(default)]
+    pub schema_version: SchemaVersion,
     /// Workload as given.
     pub workload: String,
     /// Manager name.

@@ -315,6 +315,7 @@ fn build_report(
         memory_system_report(&m, run.tiers, &caps, &traffic, sim_s)
     });
     Report {
+        schema_version: Default::default(),
         workload: run.workload.clone(),
         manager: cfg.run.manager.clone(),
         machine: run.machine.clone(),
