@@ -120,6 +120,17 @@ enum Cmd {
         #[arg(long, default_value_t = 400, value_parser = at_least_one)]
         height: usize,
     },
+    /// Parse a trace once: valgrind-lackey text to the compact binary trace
+    /// (`convert lackey:IN OUT.trace`, then `--workload trace:OUT.trace`
+    /// replays it without parsing), or a binary trace back to lackey-style
+    /// text (`convert trace:IN OUT.lackey`). Streams: memory stays bounded
+    /// whatever the trace's size.
+    Convert {
+        /// lackey:PATH or trace:PATH.
+        input: String,
+        /// The file to write.
+        out: String,
+    },
     /// Regenerate a paper's figures and tables from scratch (`--list` shows
     /// them). Several names share their runs.
     Reproduce(ReproduceArgs),
@@ -539,6 +550,7 @@ fn compare_cmd(
         check_writable(p)?;
     }
     let cfgs = compare::configs(&base, &names);
+    prescan(&base.run.workload)?;
     compare::preflight(&cfgs)?;
     let jobs = jobs.unwrap_or_else(parallel::default_threads);
     let started = Instant::now();
@@ -609,6 +621,54 @@ fn compare_cmd(
         s.push('\n');
         write_file(&p, &s)?;
     }
+    Ok(())
+}
+
+/// A byte or access counter on stderr, drawn only on a terminal.
+fn counter_bar(template: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Reads a lackey trace's first pass (checks and page set) under a progress
+/// bar, so that the runs after it find it done.
+fn prescan(workload: &str) -> anyhow::Result<()> {
+    let Some(path) = workload.strip_prefix("lackey:") else {
+        return Ok(());
+    };
+    let bar = counter_bar("reading {msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)");
+    bar.set_message(path.to_string());
+    thermocline_experiments::traces::scan_lackey(path, &mut |done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+fn convert_cmd(input: &str, out: &str) -> anyhow::Result<()> {
+    check_writable(out)?;
+    let started = Instant::now();
+    let bar = counter_bar("{msg} [{bar:30}] {pos}/{len} ({eta} left)");
+    let n = thermocline_experiments::traces::convert(input, out, &mut |phase, done, total| {
+        if bar.message() != phase {
+            bar.set_message(phase.to_string());
+        }
+        bar.set_length(total);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
+    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "{out}: {n} accesses, {:.1} MB, in {:.1} s",
+        bytes as f64 / 1e6,
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -924,6 +984,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
+        Cmd::Convert { input, out } => convert_cmd(&input, &out)?,
         Cmd::Config {
             cmd:
                 ConfigCmd::Show {
@@ -976,6 +1037,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             if let Some(p) = &json {
                 check_writable(p)?;
             }
+            prescan(&cfg.run.workload)?;
             let r = run_one(&cfg)?;
             print_table(std::slice::from_ref(&r));
             if let Some(p) = json {
@@ -1001,6 +1063,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 cfg.run.manager = "first-touch".into();
             }
             check_writable(&out)?;
+            prescan(&cfg.run.workload)?;
             let mut p = Progress::new("heatmap");
             let (obs, r) = heatmap::record(&cfg, height, width, &mut |d, t| p.update(d, t))?;
             p.finish();

@@ -1129,3 +1129,76 @@ fn help_shows_the_defaults() {
     let (_, heatmap, _) = thermocline(&["heatmap", "--help"]);
     assert!(heatmap.contains("[default: 800]"), "{heatmap}");
 }
+
+/// convert parses a lackey trace once into the binary trace, which replays
+/// to the same report; and back to text.
+#[test]
+fn convert_turns_lackey_into_a_trace_that_replays_the_same() {
+    let mut text = String::from("==1== Lackey\n");
+    for i in 0..3000u64 {
+        text += &format!(
+            "I  0400{:04x},3\n L {:x},8\n",
+            i % 4096,
+            0x0001_ffe0_0000_u64 + i * 200
+        );
+        if i % 3 == 0 {
+            text += &format!(" M {:x},4\n", 0x5000_0000u64 + i * 64);
+        }
+    }
+    text += "==1== the end\n";
+    let lk = tmp("conv.lk", &text);
+    let tr = tmp("conv.trace", "");
+    let back = tmp("conv-back.lk", "");
+    let (code, _, err) = thermocline(&["convert", &format!("lackey:{lk}"), &tr]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("5000 accesses"), "{err}");
+    let report = |spec: String| {
+        let j = tmp("conv.json", "");
+        let (code, _, err) = thermocline(&[
+            "run",
+            "--workload",
+            &spec,
+            "--manager",
+            "ambix",
+            "--json",
+            &j,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let mut r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(j).unwrap()).unwrap();
+        r.as_object_mut().unwrap().remove("workload");
+        r
+    };
+    assert_eq!(
+        report(format!("lackey:{lk}")),
+        report(format!("trace:{tr}"))
+    );
+    let (code, _, err) = thermocline(&["convert", &format!("trace:{tr}"), &back]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        report(format!("lackey:{back}")),
+        report(format!("trace:{tr}"))
+    );
+    for bad in [
+        vec!["convert", "zipf-1g", &tr],
+        vec![
+            "convert",
+            &format!("lackey:{lk}"),
+            "/nonexistent-dir/x.trace",
+        ],
+    ] {
+        let (code, _, err) = thermocline(&bad);
+        assert_eq!(code, 2, "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    // a binary trace cut mid-record names the byte where the cut is
+    let bytes = std::fs::read(&tr).unwrap();
+    let cut = tmp("conv-cut.trace", "");
+    std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
+    let (code, _, err) = thermocline(&["run", "--workload", &format!("trace:{cut}")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("truncated at byte {}", bytes.len() - 8)),
+        "{err}"
+    );
+}

@@ -70,3 +70,10 @@ mod validate;
 pub use driver::{NoObserver, Observer};
 pub use error::{ConfigError, RunError};
 pub use setup::{BackendKind, DEFAULT_MACHINE, RATE_THRESHOLD_BYTES};
+
+/// Traces on disk: the lackey first pass (checked once per process) and
+/// `thermocline convert`.
+pub mod traces {
+    pub use thermocline_workloads::convert::convert;
+    pub use thermocline_workloads::lackey::scanned_with_progress as scan_lackey;
+}

@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod ambix;
+pub mod convert;
 pub mod heteroos;
 pub mod lackey;
 pub mod masim;
@@ -105,6 +106,8 @@ pub enum Stream {
     Sweep(sweep::SweepStream),
     /// A binary trace file.
     Trace(trace::TraceReader),
+    /// A valgrind-lackey text trace, streamed from disk.
+    Lackey(Box<lackey::LackeyReader>),
     /// Accesses held in memory (imported lackey traces, tests).
     Memory(MemoryStream),
     /// A rate profile replayed access by access.
@@ -127,6 +130,7 @@ impl Stream {
             Stream::Model(s) => Ok(s.fill(buf)),
             Stream::Sweep(s) => Ok(s.fill(buf)),
             Stream::Trace(s) => s.fill(buf),
+            Stream::Lackey(s) => s.fill(buf),
             Stream::Memory(s) => Ok(s.fill(buf)),
             Stream::Rate(s) => Ok(s.fill(buf)),
             Stream::Npb(s) => Ok(s.fill(buf)),

@@ -13,9 +13,7 @@ use crate::synthetic::{Distribution, SyntheticSpec, SyntheticStream};
 use crate::telescope;
 use crate::telescope::kv::{self, KvSpec};
 use crate::thermostat;
-use crate::{
-    lackey, lay_out, masim, trace, MemoryStream, PhaseMark, Stream, Workload, WorkloadError,
-};
+use crate::{lackey, lay_out, masim, trace, PhaseMark, Stream, Workload, WorkloadError};
 
 /// How to build a workload.
 #[derive(Clone, Debug, PartialEq)]
@@ -639,21 +637,19 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         return masim_workload(spec, masim::parse(&text?, spec)?, o, compute);
     }
     if let Some(path) = spec.strip_prefix("lackey:") {
-        let accesses = lackey::load(path)?;
-        let regions = trace::regions_of(&accesses);
-        let n = accesses.len() as u64;
+        let scanned = lackey::scanned(path)?;
         return Ok(Workload {
             name: spec.to_string(),
-            regions,
+            regions: scanned.regions,
             threads: 1,
             access_rate: rate,
             compute_ns: compute,
-            total_accesses: n,
+            total_accesses: scanned.accesses,
             phases: vec![PhaseMark {
                 name: "trace".into(),
                 first_access: 0,
             }],
-            stream: Stream::Memory(MemoryStream::new(accesses)),
+            stream: Stream::Lackey(Box::new(lackey::LackeyReader::open(path)?)),
             rates: None,
         });
     }

@@ -44,27 +44,64 @@ pub fn write(path: &str, regions: &[RegionInfo], accesses: &[Access]) -> Result<
         .map(|a| a.core.min(63) + 1)
         .max()
         .unwrap_or(1);
-    let io = |e: std::io::Error| WorkloadError::File {
-        file: path.to_string(),
-        msg: format!("cannot write: {e}"),
-    };
-    let mut w = BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    w.write_all(MAGIC).map_err(io)?;
-    w.write_all(&threads.to_le_bytes()).map_err(io)?;
-    w.write_all(&(regions.len() as u32).to_le_bytes())
-        .map_err(io)?;
-    for r in regions {
-        w.write_all(&r.start.to_le_bytes()).map_err(io)?;
-        w.write_all(&r.len.to_le_bytes()).map_err(io)?;
-        w.write_all(&r.asid.0.to_le_bytes()).map_err(io)?;
-        let name = &r.name.as_bytes()[..r.name.len().min(255)];
-        w.write_all(&[name.len() as u8]).map_err(io)?;
-        w.write_all(name).map_err(io)?;
-    }
+    let mut w = TraceWriter::create(path, regions, threads)?;
     for a in accesses {
-        w.write_all(&encode(a).to_le_bytes()).map_err(io)?;
+        w.push(a)?;
     }
-    w.flush().map_err(io)
+    w.finish()
+}
+
+/// Writes a trace record by record, for traces too large to hold.
+pub struct TraceWriter {
+    path: String,
+    w: BufWriter<std::fs::File>,
+}
+
+impl TraceWriter {
+    /// Creates `path` with the header: `regions`, and `threads` (1-64).
+    pub fn create(path: &str, regions: &[RegionInfo], threads: u16) -> Result<Self, WorkloadError> {
+        let io = |e: std::io::Error| WorkloadError::File {
+            file: path.to_string(),
+            msg: format!("cannot write: {e}"),
+        };
+        let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(path).map_err(io)?);
+        w.write_all(MAGIC).map_err(io)?;
+        w.write_all(&threads.clamp(1, 64).to_le_bytes())
+            .map_err(io)?;
+        w.write_all(&(regions.len() as u32).to_le_bytes())
+            .map_err(io)?;
+        for r in regions {
+            w.write_all(&r.start.to_le_bytes()).map_err(io)?;
+            w.write_all(&r.len.to_le_bytes()).map_err(io)?;
+            w.write_all(&r.asid.0.to_le_bytes()).map_err(io)?;
+            let name = &r.name.as_bytes()[..r.name.len().min(255)];
+            w.write_all(&[name.len() as u8]).map_err(io)?;
+            w.write_all(name).map_err(io)?;
+        }
+        Ok(TraceWriter {
+            path: path.to_string(),
+            w,
+        })
+    }
+
+    fn io(&self, e: std::io::Error) -> WorkloadError {
+        WorkloadError::File {
+            file: self.path.clone(),
+            msg: format!("cannot write: {e}"),
+        }
+    }
+
+    /// Appends one record.
+    pub fn push(&mut self, a: &Access) -> Result<(), WorkloadError> {
+        self.w
+            .write_all(&encode(a).to_le_bytes())
+            .map_err(|e| self.io(e))
+    }
+
+    /// Flushes the file; a trace not finished may lack its last records.
+    pub fn finish(mut self) -> Result<(), WorkloadError> {
+        self.w.flush().map_err(|e| self.io(e))
+    }
 }
 
 /// Streams a trace file.
@@ -158,7 +195,8 @@ impl TraceReader {
         let body = len - header;
         if !body.is_multiple_of(8) {
             return Err(bad(format!(
-                "truncated: {} bytes after the last whole record",
+                "truncated at byte {}: {} bytes after the last whole record",
+                len - body % 8,
                 body % 8
             )));
         }
@@ -226,25 +264,52 @@ impl TraceReader {
 /// Regions covering the pages `accesses` touch: runs of touched pages, joined
 /// across gaps shorter than 2 MiB.
 pub fn regions_of(accesses: &[Access]) -> Vec<RegionInfo> {
-    let mut pages: Vec<u64> = accesses.iter().map(|a| a.va >> 12).collect();
-    pages.sort_unstable();
-    pages.dedup();
-    let mut out: Vec<RegionInfo> = Vec::new();
-    for p in pages {
-        let va = p << 12;
-        match out.last_mut() {
-            Some(r) if va <= r.end() + (2 << 20) => r.len = va + 4096 - r.start,
-            _ => out.push(RegionInfo {
-                asid: Asid(0),
-                name: format!("r{}", out.len()),
-                start: va,
-                len: 4096,
-                page_type: PageType::Anon,
-                thp: false,
-            }),
+    let mut pages = PageSet::default();
+    for a in accesses {
+        pages.insert(a.va);
+    }
+    pages.regions()
+}
+
+/// The distinct 4 KiB pages a stream of accesses touches, in memory
+/// proportional to the pages, not to the accesses.
+#[derive(Default)]
+pub struct PageSet {
+    pages: std::collections::BTreeSet<u64>,
+    /// The page inserted last: most accesses repeat it.
+    last: Option<u64>,
+}
+
+impl PageSet {
+    /// Notes the page of `va`.
+    pub fn insert(&mut self, va: u64) {
+        let page = va >> 12;
+        if self.last != Some(page) {
+            self.pages.insert(page);
+            self.last = Some(page);
         }
     }
-    out
+
+    /// Regions covering the pages: runs of touched pages, joined across
+    /// gaps shorter than 2 MiB.
+    pub fn regions(&self) -> Vec<RegionInfo> {
+        let mut out: Vec<RegionInfo> = Vec::new();
+        for &p in &self.pages {
+            let va = p << 12;
+            match out.last_mut() {
+                Some(r) if va <= r.end() + (2 << 20) => r.len = va + 4096 - r.start,
+                _ => out.push(RegionInfo {
+                    asid: Asid(0),
+                    name: format!("r{}", out.len()),
+                    start: va,
+                    len: 4096,
+                    page_type: PageType::Anon,
+                    thp: false,
+                }),
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
