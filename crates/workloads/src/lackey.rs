@@ -16,7 +16,7 @@
 //! convert` writes the binary trace once, which replays without parsing.
 
 use crate::{Access, WorkloadError};
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use thermocline_vocab::RegionInfo;
 
 /// One past the highest user address of 4-level paging.
@@ -46,7 +46,41 @@ fn data(va: u64, write: bool) -> Access {
 }
 
 /// Parses one line (without its newline), allocating nothing.
+#[inline]
 fn parse_line(line: &[u8]) -> Result<Line, String> {
+    // Lackey's own layout, "I  addr,size" or " K addr,size": taken without
+    // trimming or searching; anything else goes the careful way.
+    if let Some(parsed) = parse_usual(line) {
+        return Ok(parsed);
+    }
+    parse_any(line)
+}
+
+/// [`parse_line`] for a line in exactly lackey's layout with a size of one
+/// or two digits; `None` for anything else (errors included).
+#[inline]
+fn parse_usual(line: &[u8]) -> Option<Line> {
+    let (kind, rest) = match line {
+        [b'I', b' ', b' ', rest @ ..] => (b'I', rest),
+        [b' ', k @ (b'L' | b'S' | b'M'), b' ', rest @ ..] => (*k, rest),
+        _ => return None,
+    };
+    let addr = match rest {
+        [a @ .., b',', d] if d.is_ascii_digit() && *d != b'0' => a,
+        [a @ .., b',', d, e] if d.is_ascii_digit() && *d != b'0' && e.is_ascii_digit() => a,
+        _ => return None,
+    };
+    let va = hex(addr).filter(|&va| va < USER_VA_END)?;
+    Some(match kind {
+        b'I' => Line::Nothing,
+        b'L' => Line::One(data(va, false)),
+        b'S' => Line::One(data(va, true)),
+        _ => Line::LoadStore(va),
+    })
+}
+
+/// [`parse_line`] for any spacing, with the reason a line is refused.
+fn parse_any(line: &[u8]) -> Result<Line, String> {
     if line.starts_with(b"==") || line.starts_with(b"--") {
         return Ok(Line::Nothing);
     }
@@ -98,57 +132,118 @@ fn parse_line(line: &[u8]) -> Result<Line, String> {
     })
 }
 
+/// The value of each hexadecimal digit; `NOT_HEX` for other bytes.
+const HEX: [u8; 256] = {
+    let mut t = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+const NOT_HEX: u8 = 0xff;
+
 /// A hexadecimal number of 1 to 16 digits.
 fn hex(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 16 {
         return None;
     }
-    s.iter().try_fold(0u64, |v, &b| {
-        let d = (b as char).to_digit(16)?;
-        Some(v << 4 | u64::from(d))
-    })
+    let mut v = 0u64;
+    for &b in s {
+        let d = HEX[b as usize];
+        if d == NOT_HEX {
+            return None;
+        }
+        v = v << 4 | u64::from(d);
+    }
+    Some(v)
 }
 
-/// Lines of a lackey file, each with its number, read through one reused
-/// buffer.
+/// Lines of a lackey file, each with its number, cut out of one large
+/// buffer in place (a line is copied only when it straddles two reads).
 struct Lines<R> {
     reader: R,
-    line: Vec<u8>,
+    data: Vec<u8>,
+    /// The unread bytes are `data[at..end]`.
+    at: usize,
+    end: usize,
+    eof: bool,
     number: u64,
     bytes: u64,
 }
 
-impl<R: BufRead> Lines<R> {
+impl<R: Read> Lines<R> {
     fn new(reader: R) -> Self {
         Lines {
             reader,
-            line: Vec::with_capacity(128),
+            data: vec![0; BUF_BYTES],
+            at: 0,
+            end: 0,
+            eof: false,
             number: 0,
             bytes: 0,
         }
     }
 
-    /// The next line parsed, `None` at the end of the file.
-    fn next(&mut self, file: &str) -> Result<Option<Line>, WorkloadError> {
-        self.line.clear();
-        let n = self
-            .reader
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| WorkloadError::File {
-                file: file.to_string(),
-                msg: format!("read failed after line {}: {e}", self.number),
-            })?;
-        if n == 0 {
-            return Ok(None);
+    /// The next line, without its newline, and its number; `None` at the
+    /// end of the file.
+    fn raw(&mut self, file: &str) -> Result<Option<(std::ops::Range<usize>, u64)>, WorkloadError> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.data[self.at..self.end]) {
+                let line = self.at..self.at + i;
+                self.at += i + 1;
+                self.bytes += i as u64 + 1;
+                self.number += 1;
+                return Ok(Some((line, self.number)));
+            }
+            if self.eof {
+                if self.at == self.end {
+                    return Ok(None);
+                }
+                // the last line, without a newline
+                let line = self.at..self.end;
+                self.bytes += (self.end - self.at) as u64;
+                self.at = self.end;
+                self.number += 1;
+                return Ok(Some((line, self.number)));
+            }
+            // keep the partial line, read more after it
+            self.data.copy_within(self.at..self.end, 0);
+            self.end -= self.at;
+            self.at = 0;
+            if self.end == self.data.len() {
+                let grown = self.data.len() * 2;
+                self.data.resize(grown, 0);
+            }
+            let n =
+                self.reader
+                    .read(&mut self.data[self.end..])
+                    .map_err(|e| WorkloadError::File {
+                        file: file.to_string(),
+                        msg: format!("read failed after line {}: {e}", self.number),
+                    })?;
+            self.eof = n == 0;
+            self.end += n;
         }
-        self.number += 1;
-        self.bytes += n as u64;
-        let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        parse_line(text)
+    }
+
+    /// The next line parsed and checked, `None` at the end of the file.
+    fn next(&mut self, file: &str) -> Result<Option<Line>, WorkloadError> {
+        let Some((range, number)) = self.raw(file)? else {
+            return Ok(None);
+        };
+        parse_line(&self.data[range])
             .map(Some)
             .map_err(|msg| WorkloadError::AtLine {
                 file: file.to_string(),
-                line: self.number as usize,
+                line: number as usize,
                 msg,
             })
     }
@@ -169,16 +264,11 @@ pub struct Scan {
 pub fn scan(path: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Scan, WorkloadError> {
     let file = open(path)?;
     let total = file.metadata().map(|m| m.len()).unwrap_or(0);
-    scan_from(
-        BufReader::with_capacity(BUF_BYTES, file),
-        path,
-        total,
-        progress,
-    )
+    scan_from(file, path, total, progress)
 }
 
 fn scan_from(
-    reader: impl BufRead,
+    reader: impl Read,
     path: &str,
     total: u64,
     progress: &mut dyn FnMut(u64, u64),
@@ -269,7 +359,7 @@ fn open(path: &str) -> Result<std::fs::File, WorkloadError> {
 /// Streams the data accesses of a lackey file (checked by [`scan`] first).
 pub struct LackeyReader {
     path: String,
-    lines: Lines<BufReader<std::fs::File>>,
+    lines: Lines<std::fs::File>,
     /// The store half of a modify that did not fit the last buffer.
     pending: Option<Access>,
 }
@@ -279,7 +369,7 @@ impl LackeyReader {
     pub fn open(path: &str) -> Result<Self, WorkloadError> {
         Ok(LackeyReader {
             path: path.to_string(),
-            lines: Lines::new(BufReader::with_capacity(BUF_BYTES, open(path)?)),
+            lines: Lines::new(open(path)?),
             pending: None,
         })
     }
@@ -295,14 +385,27 @@ impl LackeyReader {
             n = 1;
         }
         while n < buf.len() {
-            match self.lines.next(&self.path)? {
-                None => break,
-                Some(Line::Nothing) => {}
-                Some(Line::One(a)) => {
+            // The scan checked every line: instruction fetches, most of a
+            // trace, are skipped unread here.
+            let Some((range, number)) = self.lines.raw(&self.path)? else {
+                break;
+            };
+            let line = &self.lines.data[range];
+            if line.first() == Some(&b'I') {
+                continue;
+            }
+            let parsed = parse_line(line).map_err(|msg| WorkloadError::AtLine {
+                file: self.path.clone(),
+                line: number as usize,
+                msg,
+            })?;
+            match parsed {
+                Line::Nothing => {}
+                Line::One(a) => {
                     buf[n] = a;
                     n += 1;
                 }
-                Some(Line::LoadStore(va)) => {
+                Line::LoadStore(va) => {
                     buf[n] = data(va, false);
                     n += 1;
                     if n < buf.len() {
@@ -409,6 +512,21 @@ mod tests {
     }
 
     proptest! {
+        /// The fast path takes only lines the careful parser takes, and
+        /// reads them the same.
+        #[test]
+        fn the_fast_path_agrees_with_the_careful_parser(
+            line in prop_oneof![
+                line_strategy(),
+                "[ IL SM,0-9a-fA-F=x-]{0,24}",
+                (0u64..u64::MAX, 0u32..200).prop_map(|(a, s)| format!(" L {a:x},{s}")),
+            ]
+        ) {
+            if let Some(fast) = parse_usual(line.as_bytes()) {
+                prop_assert_eq!(Ok(fast), parse_any(line.as_bytes()));
+            }
+        }
+
         /// Streaming through any buffer size gives the accesses that parsing
         /// the whole text gives, and the scan counts them and covers every
         /// page they touch.
