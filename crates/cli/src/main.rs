@@ -54,6 +54,9 @@ enum Cmd {
         /// Write the JSON (a list of reports, docs/report-schema.md) here.
         #[arg(long)]
         json: Option<String>,
+        /// Write a Pareto chart here (.svg): slowdown against fast-tier GiB-seconds, one point per manager, the frontier joined.
+        #[arg(long)]
+        plot: Option<String>,
         /// Runs in parallel [default: one per core]; the reports are the same whatever the number.
         #[arg(long, value_parser = at_least_one)]
         jobs: Option<usize>,
@@ -103,22 +106,25 @@ enum Cmd {
         #[arg(long)]
         no_page_out: bool,
     },
-    /// Draw accesses over time x address as a PNG (like damo's report heatmap).
+    /// Draw accesses over time x address (like damo's report heatmap): a PNG or SVG with time and address axes and a colour scale.
     Heatmap {
         #[command(flatten)]
         common: Common,
-        /// Manager to run while recording (default first-touch).
+        /// Manager to run while recording [default: first-touch].
         #[arg(long)]
         manager: Option<String>,
-        /// Output PNG.
+        /// Output file: .png or .svg.
         #[arg(long)]
         out: String,
-        /// Image width in pixels.
+        /// Image width in pixels (at least 320); also the number of time bins.
         #[arg(long, default_value_t = 800, value_parser = at_least_one)]
         width: usize,
-        /// Image height in pixels (address bins).
-        #[arg(long, default_value_t = 400, value_parser = at_least_one)]
+        /// Image height in pixels (at least 240).
+        #[arg(long, default_value_t = 480, value_parser = at_least_one)]
         height: usize,
+        /// Address bins (rows of the heatmap).
+        #[arg(long, default_value_t = 400, value_parser = at_least_one)]
+        bins: usize,
     },
     /// Parse a trace once: valgrind-lackey text to the compact binary trace
     /// (`convert lackey:IN OUT.trace`, then `--workload trace:OUT.trace`
@@ -533,6 +539,7 @@ fn compare_cmd(
     common: &Common,
     managers: Vec<String>,
     json: Option<String>,
+    plot: Option<String>,
     jobs: Option<usize>,
     chatter: Chatter,
 ) -> anyhow::Result<()> {
@@ -547,6 +554,12 @@ fn compare_cmd(
         managers
     };
     if let Some(p) = &json {
+        check_writable(p)?;
+    }
+    if let Some(p) = &plot {
+        if !p.to_ascii_lowercase().ends_with(".svg") {
+            anyhow::bail!("{p}: --plot writes SVG: the name must end in .svg");
+        }
         check_writable(p)?;
     }
     let cfgs = compare::configs(&base, &names);
@@ -621,7 +634,26 @@ fn compare_cmd(
         s.push('\n');
         write_file(&p, &s)?;
     }
+    if let Some(p) = plot {
+        write_file(
+            &p,
+            &thermocline_experiments::plot::pareto_of(&reports).to_svg(),
+        )?;
+        if !chatter.quiet {
+            eprintln!("wrote {p}");
+        }
+    }
     Ok(())
+}
+
+/// A chart's file must be one the chart writers know, said before the run.
+fn check_chart_path(path: &str) -> anyhow::Result<()> {
+    let lower = path.to_ascii_lowercase();
+    if lower.ends_with(".png") || lower.ends_with(".svg") {
+        Ok(())
+    } else {
+        anyhow::bail!("{path}: a chart is written as .png or .svg: name the file so")
+    }
 }
 
 /// A byte or access counter on stderr, drawn only on a terminal.
@@ -1048,31 +1080,34 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             common,
             managers,
             json,
+            plot,
             jobs,
             chatter,
-        } => compare_cmd(&common, managers, json, jobs, chatter)?,
+        } => compare_cmd(&common, managers, json, plot, jobs, chatter)?,
         Cmd::Heatmap {
             common,
             manager,
             out,
             width,
             height,
+            bins,
         } => {
             let mut cfg = common.load(Some(manager.as_deref().unwrap_or("first-touch")))?;
             if manager.is_none() && common.config.is_none() {
                 cfg.run.manager = "first-touch".into();
             }
+            check_chart_path(&out)?;
             check_writable(&out)?;
             prescan(&cfg.run.workload)?;
             let mut p = Progress::new("heatmap");
-            let (obs, r) = heatmap::record(&cfg, height, width, &mut |d, t| p.update(d, t))?;
+            let (obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;
             p.finish();
-            obs.write_png(&out, width)?;
+            obs.write_chart(&out, width, height)?;
             eprintln!(
                 "{out}: {} accesses over {:.3} s simulated, {} address bins",
                 obs.total(),
                 r.sim_time_s,
-                height
+                bins
             );
         }
     }

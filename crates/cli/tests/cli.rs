@@ -972,7 +972,7 @@ fn list_shows_every_reproduction_and_heatmap_refuses_zero_sizes() {
             "{n} missing from list"
         );
     }
-    for flag in ["--width", "--height"] {
+    for flag in ["--width", "--height", "--bins"] {
         let (code, _, err) = thermocline(&["heatmap", flag, "0", "--out", "never.png"]);
         assert_eq!(code, 2, "{err}");
         assert!(err.contains("must be at least 1"), "{err}");
@@ -1201,4 +1201,86 @@ fn convert_turns_lackey_into_a_trace_that_replays_the_same() {
         err.contains(&format!("truncated at byte {}", bytes.len() - 8)),
         "{err}"
     );
+}
+
+/// The charts a user asks for are drawn with axes, labels and a scale, at
+/// the size asked; a name that is neither .png nor .svg is refused before
+/// the run.
+#[test]
+fn heatmap_and_pareto_charts_have_axes_labels_and_the_asked_size() {
+    let svg = tmp("heat.svg", "");
+    let (code, _, err) = thermocline(&[
+        "heatmap",
+        "--duration",
+        "0.05",
+        "--out",
+        &svg,
+        "--width",
+        "400",
+        "--height",
+        "300",
+        "--bins",
+        "32",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains(r#"width="400""#) && text.contains(r#"height="300""#),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    for label in [
+        "time (s)",
+        "address offset",
+        "accesses per cell (log)",
+        "accesses per time and address",
+    ] {
+        assert!(text.contains(label), "heatmap SVG lacks {label}");
+    }
+    let png = tmp("heat.png", "");
+    let (code, _, err) = thermocline(&[
+        "heatmap",
+        "--duration",
+        "0.05",
+        "--out",
+        &png,
+        "--width",
+        "320",
+        "--height",
+        "240",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 320);
+    assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 240);
+    let (code, out, err) = thermocline(&["heatmap", "--out", "heat.gif"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty() && err.contains(".png or .svg"), "{err}");
+
+    let plot = tmp("pareto.svg", "");
+    let (code, _, err) = thermocline(&[
+        "compare",
+        "--managers",
+        "first-touch,all-slow,ambix",
+        "--duration",
+        "0.2",
+        "--plot",
+        &plot,
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&plot).unwrap();
+    for label in [
+        "first-touch",
+        "all-slow",
+        "ambix",
+        "slowdown (%)",
+        "GiB-s",
+        "Pareto frontier",
+    ] {
+        assert!(text.contains(label), "Pareto SVG lacks {label}");
+    }
+    let (code, _, err) = thermocline(&["compare", "--managers", "random", "--plot", "p.png"]);
+    assert_eq!(code, 2, "{err}");
 }
