@@ -166,87 +166,176 @@ fn hex(s: &[u8]) -> Option<u64> {
     Some(v)
 }
 
-/// Lines of a lackey file, each with its number, cut out of one large
-/// buffer in place (a line is copied only when it straddles two reads).
-struct Lines<R> {
+/// A file read in large chunks of whole lines: a line is copied only when
+/// it straddles two reads, and lines are found a chunk at a time.
+struct Chunks<R> {
     reader: R,
     data: Vec<u8>,
-    /// The unread bytes are `data[at..end]`.
-    at: usize,
+    /// `data[cut..end]` is the start of a line not yet handed out.
+    cut: usize,
     end: usize,
     eof: bool,
-    number: u64,
-    bytes: u64,
 }
 
-impl<R: Read> Lines<R> {
+impl<R: Read> Chunks<R> {
     fn new(reader: R) -> Self {
-        Lines {
+        Self::with_capacity(reader, BUF_BYTES)
+    }
+
+    fn with_capacity(reader: R, bytes: usize) -> Self {
+        Chunks {
             reader,
-            data: vec![0; BUF_BYTES],
-            at: 0,
+            data: vec![0; bytes.max(1)],
+            cut: 0,
             end: 0,
             eof: false,
-            number: 0,
-            bytes: 0,
         }
     }
 
-    /// The next line, without its newline, and its number; `None` at the
-    /// end of the file.
-    fn raw(&mut self, file: &str) -> Result<Option<(std::ops::Range<usize>, u64)>, WorkloadError> {
+    /// The next run of whole lines, each ending in a newline but perhaps
+    /// the file's last; `None` at the end of the file.
+    fn next(&mut self, file: &str) -> Result<Option<&[u8]>, WorkloadError> {
+        self.data.copy_within(self.cut..self.end, 0);
+        self.end -= self.cut;
+        self.cut = 0;
         loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.data[self.at..self.end]) {
-                let line = self.at..self.at + i;
-                self.at += i + 1;
-                self.bytes += i as u64 + 1;
-                self.number += 1;
-                return Ok(Some((line, self.number)));
-            }
             if self.eof {
-                if self.at == self.end {
+                if self.end == 0 {
                     return Ok(None);
                 }
-                // the last line, without a newline
-                let line = self.at..self.end;
-                self.bytes += (self.end - self.at) as u64;
-                self.at = self.end;
-                self.number += 1;
-                return Ok(Some((line, self.number)));
+                self.cut = self.end;
+                return Ok(Some(&self.data[..self.end]));
             }
-            // keep the partial line, read more after it
-            self.data.copy_within(self.at..self.end, 0);
-            self.end -= self.at;
-            self.at = 0;
             if self.end == self.data.len() {
+                // a line longer than the buffer: a corrupt file, most likely
                 let grown = self.data.len() * 2;
                 self.data.resize(grown, 0);
             }
-            let n =
-                self.reader
-                    .read(&mut self.data[self.end..])
-                    .map_err(|e| WorkloadError::File {
-                        file: file.to_string(),
-                        msg: format!("read failed after line {}: {e}", self.number),
-                    })?;
-            self.eof = n == 0;
+            let n = self
+                .reader
+                .read(&mut self.data[self.end..])
+                .map_err(|e| WorkloadError::File {
+                    file: file.to_string(),
+                    msg: format!("read failed: {e}"),
+                })?;
+            let had = self.end;
             self.end += n;
+            self.eof = n == 0;
+            if let Some(i) = memchr::memrchr(b'\n', &self.data[had..self.end]) {
+                self.cut = had + i + 1;
+                return Ok(Some(&self.data[..self.cut]));
+            }
         }
     }
+}
 
-    /// The next line parsed and checked, `None` at the end of the file.
-    fn next(&mut self, file: &str) -> Result<Option<Line>, WorkloadError> {
-        let Some((range, number)) = self.raw(file)? else {
-            return Ok(None);
-        };
-        parse_line(&self.data[range])
-            .map(Some)
-            .map_err(|msg| WorkloadError::AtLine {
-                file: file.to_string(),
-                line: number as usize,
-                msg,
-            })
+/// Calls `f(line)` for every line of `chunk` (without its newline) and
+/// returns the lines seen (the tests' model of [`each_parsed`]); stops at the first error, naming its line
+/// (`first` is the number of the chunk's first line).
+#[cfg(test)]
+fn each_line(
+    chunk: &[u8],
+    first: u64,
+    file: &str,
+    mut f: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Result<u64, WorkloadError> {
+    let mut start = 0;
+    let mut seen = 0u64;
+    let at = |seen: u64, msg: String| WorkloadError::AtLine {
+        file: file.to_string(),
+        line: (first + seen) as usize,
+        msg,
+    };
+    for nl in memchr::memchr_iter(b'\n', chunk) {
+        f(&chunk[start..nl]).map_err(|m| at(seen, m))?;
+        seen += 1;
+        start = nl + 1;
     }
+    if start < chunk.len() {
+        f(&chunk[start..]).map_err(|m| at(seen, m))?;
+        seen += 1;
+    }
+    Ok(seen)
+}
+
+/// Calls `f` with every parsed line of `chunk` and returns the lines seen;
+/// stops at the first error, naming its line (`first` is the number of
+/// the chunk's first line). Lines in lackey's usual layout are parsed in
+/// one pass over their bytes; any other goes through [`parse_line`].
+fn each_parsed(
+    chunk: &[u8],
+    first: u64,
+    file: &str,
+    mut f: impl FnMut(Line),
+) -> Result<u64, WorkloadError> {
+    let mut i = 0;
+    let mut seen = 0u64;
+    while i < chunk.len() {
+        if let Some((line, used)) = usual_prefix(&chunk[i..]) {
+            f(line);
+            i += used;
+        } else {
+            let end = memchr::memchr(b'\n', &chunk[i..]).map_or(chunk.len(), |e| i + e);
+            let line = parse_line(&chunk[i..end]).map_err(|msg| WorkloadError::AtLine {
+                file: file.to_string(),
+                line: (first + seen) as usize,
+                msg,
+            })?;
+            f(line);
+            i = end + 1;
+        }
+        seen += 1;
+    }
+    Ok(seen)
+}
+
+/// The line at the start of `bytes` if it is in lackey's usual layout
+/// ("I  addr,size" or " K addr,size", a size of one or two digits) and
+/// ends in a newline or at the end of `bytes`, with the bytes it took
+/// (newline included); `None` for anything else.
+#[inline]
+fn usual_prefix(bytes: &[u8]) -> Option<(Line, usize)> {
+    let kind = match bytes.get(..3)? {
+        [b'I', b' ', b' '] => b'I',
+        [b' ', k @ (b'L' | b'S' | b'M'), b' '] => *k,
+        _ => return None,
+    };
+    let mut i = 3;
+    let mut va = 0u64;
+    while let Some(&b) = bytes.get(i) {
+        let d = HEX[b as usize];
+        if d == NOT_HEX {
+            break;
+        }
+        va = va << 4 | u64::from(d);
+        i += 1;
+    }
+    let digits = i - 3;
+    if !(1..=16).contains(&digits) || bytes.get(i) != Some(&b',') || va >= USER_VA_END {
+        return None;
+    }
+    i += 1;
+    match bytes.get(i) {
+        Some(d) if d.is_ascii_digit() && *d != b'0' => i += 1,
+        _ => return None,
+    }
+    if bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    match bytes.get(i) {
+        Some(b'\n') => i += 1,
+        None => {}
+        Some(_) => return None,
+    }
+    Some((
+        match kind {
+            b'I' => Line::Nothing,
+            b'L' => Line::One(data(va, false)),
+            b'S' => Line::One(data(va, true)),
+            _ => Line::LoadStore(va),
+        },
+        i,
+    ))
 }
 
 /// What a first pass over a lackey file found.
@@ -262,39 +351,83 @@ pub struct Scan {
 /// collects the pages it touches. `progress(bytes read, file bytes)` is
 /// called every few megabytes.
 pub fn scan(path: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Scan, WorkloadError> {
-    let file = open(path)?;
-    let total = file.metadata().map(|m| m.len()).unwrap_or(0);
-    scan_from(file, path, total, progress)
+    let total = open(path)?
+        .metadata()
+        .map_err(|e| WorkloadError::File {
+            file: path.to_string(),
+            msg: format!("cannot read: {e}"),
+        })?
+        .len();
+    // Large files are scanned in parts, one per core, cut at line ends.
+    let parts = if total < 64 << 20 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    scan_in_parts(path, total, parts, progress)
 }
 
-fn scan_from(
-    reader: impl Read,
+/// [`scan`] in `parts` parts read at once.
+fn scan_in_parts(
     path: &str,
     total: u64,
+    parts: usize,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Scan, WorkloadError> {
-    let mut lines = Lines::new(reader);
-    let mut pages = crate::trace::PageSet::default();
-    let mut accesses = 0u64;
-    let mut reported = 0u64;
-    while let Some(line) = lines.next(path)? {
-        match line {
-            Line::Nothing => {}
-            Line::One(a) => {
-                pages.insert(a.va);
-                accesses += 1;
-            }
-            Line::LoadStore(va) => {
-                pages.insert(va);
-                accesses += 2;
-            }
-        }
-        if lines.bytes - reported >= 8 << 20 {
-            reported = lines.bytes;
-            progress(reported, total);
+    let mut cuts = vec![0u64];
+    for k in 1..parts {
+        let at = next_line_start(path, total * k as u64 / parts as u64)?;
+        if at > *cuts.last().expect("starts with 0") && at < total {
+            cuts.push(at);
         }
     }
-    progress(lines.bytes, total.max(lines.bytes));
+    cuts.push(total);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<Result<Part, WorkloadError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = cuts
+            .windows(2)
+            .map(|w| {
+                let (from, to) = (w[0], w[1]);
+                let (done, finished) = (&done, &finished);
+                scope.spawn(move || {
+                    let part = scan_part(path, from, to, done);
+                    finished.fetch_add(1, std::sync::atomic::Ordering::Release);
+                    part
+                })
+            })
+            .collect();
+        let n = workers.len();
+        while finished.load(std::sync::atomic::Ordering::Acquire) < n {
+            progress(done.load(std::sync::atomic::Ordering::Relaxed), total);
+            std::thread::sleep(std::time::Duration::from_millis(if n > 1 { 50 } else { 1 }));
+        }
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a scan part does not panic"))
+            .collect()
+    });
+    progress(total, total);
+    let mut pages = crate::trace::PageSet::default();
+    let (mut accesses, mut lines) = (0u64, 0u64);
+    for r in results {
+        match r {
+            Ok(part) => {
+                pages.merge(part.pages);
+                accesses += part.accesses;
+                lines += part.lines;
+            }
+            // a part numbers its lines from 1: the parts before it are whole
+            Err(WorkloadError::AtLine { file, line, msg }) => {
+                return Err(WorkloadError::AtLine {
+                    file,
+                    line: line + lines as usize,
+                    msg,
+                })
+            }
+            Err(e) => return Err(e),
+        }
+    }
     if accesses == 0 {
         return Err(WorkloadError::File {
             file: path.to_string(),
@@ -305,6 +438,78 @@ fn scan_from(
         regions: pages.regions(),
         accesses,
     })
+}
+
+/// The first byte at or after `at` that starts a line.
+fn next_line_start(path: &str, at: u64) -> Result<u64, WorkloadError> {
+    use std::io::{Seek, SeekFrom};
+    let io = |e: std::io::Error| WorkloadError::File {
+        file: path.to_string(),
+        msg: format!("cannot read: {e}"),
+    };
+    if at == 0 {
+        return Ok(0);
+    }
+    let mut f = open(path)?;
+    f.seek(SeekFrom::Start(at - 1)).map_err(io)?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut pos = at - 1;
+    loop {
+        let n = f.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            return Ok(pos);
+        }
+        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+            return Ok(pos + i as u64 + 1);
+        }
+        pos += n as u64;
+    }
+}
+
+/// What one part of a file holds.
+struct Part {
+    pages: crate::trace::PageSet,
+    accesses: u64,
+    lines: u64,
+}
+
+/// Scans bytes `from..to` of `path` (whole lines), adding the bytes read to
+/// `done`.
+fn scan_part(
+    path: &str,
+    from: u64,
+    to: u64,
+    done: &std::sync::atomic::AtomicU64,
+) -> Result<Part, WorkloadError> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = open(path)?;
+    f.seek(SeekFrom::Start(from))
+        .map_err(|e| WorkloadError::File {
+            file: path.to_string(),
+            msg: format!("cannot read: {e}"),
+        })?;
+    let mut chunks = Chunks::new(f.take(to - from));
+    let mut part = Part {
+        pages: crate::trace::PageSet::default(),
+        accesses: 0,
+        lines: 0,
+    };
+    while let Some(chunk) = chunks.next(path)? {
+        let (pages, accesses) = (&mut part.pages, &mut part.accesses);
+        part.lines += each_parsed(chunk, part.lines + 1, path, |line| match line {
+            Line::Nothing => {}
+            Line::One(a) => {
+                pages.insert(a.va);
+                *accesses += 1;
+            }
+            Line::LoadStore(va) => {
+                pages.insert(va);
+                *accesses += 2;
+            }
+        })?;
+        done.fetch_add(chunk.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+    Ok(part)
 }
 
 /// Scans already done in this process, by path, size and modification
@@ -359,9 +564,12 @@ fn open(path: &str) -> Result<std::fs::File, WorkloadError> {
 /// Streams the data accesses of a lackey file (checked by [`scan`] first).
 pub struct LackeyReader {
     path: String,
-    lines: Lines<std::fs::File>,
-    /// The store half of a modify that did not fit the last buffer.
-    pending: Option<Access>,
+    chunks: Chunks<std::fs::File>,
+    /// The accesses of the last chunk, `queue[at..]` not yet handed out.
+    queue: Vec<Access>,
+    at: usize,
+    /// Lines before the next chunk.
+    lines: u64,
 }
 
 impl LackeyReader {
@@ -369,53 +577,39 @@ impl LackeyReader {
     pub fn open(path: &str) -> Result<Self, WorkloadError> {
         Ok(LackeyReader {
             path: path.to_string(),
-            lines: Lines::new(open(path)?),
-            pending: None,
+            chunks: Chunks::new(open(path)?),
+            queue: Vec::new(),
+            at: 0,
+            lines: 0,
         })
+    }
+
+    /// Parses the next chunk into the queue; false at the end of the file.
+    fn refill(&mut self) -> Result<bool, WorkloadError> {
+        self.queue.clear();
+        self.at = 0;
+        let Some(chunk) = self.chunks.next(&self.path)? else {
+            return Ok(false);
+        };
+        let queue = &mut self.queue;
+        self.lines += each_parsed(chunk, self.lines + 1, &self.path, |line| match line {
+            Line::Nothing => {}
+            Line::One(a) => queue.push(a),
+            Line::LoadStore(va) => queue.extend([data(va, false), data(va, true)]),
+        })?;
+        Ok(true)
     }
 
     pub(crate) fn fill(&mut self, buf: &mut [Access]) -> Result<usize, WorkloadError> {
         let mut n = 0;
-        if let Some(a) = self.pending.take() {
-            if buf.is_empty() {
-                self.pending = Some(a);
-                return Ok(0);
-            }
-            buf[0] = a;
-            n = 1;
-        }
         while n < buf.len() {
-            // The scan checked every line: instruction fetches, most of a
-            // trace, are skipped unread here.
-            let Some((range, number)) = self.lines.raw(&self.path)? else {
+            if self.at == self.queue.len() && !self.refill()? {
                 break;
-            };
-            let line = &self.lines.data[range];
-            if line.first() == Some(&b'I') {
-                continue;
             }
-            let parsed = parse_line(line).map_err(|msg| WorkloadError::AtLine {
-                file: self.path.clone(),
-                line: number as usize,
-                msg,
-            })?;
-            match parsed {
-                Line::Nothing => {}
-                Line::One(a) => {
-                    buf[n] = a;
-                    n += 1;
-                }
-                Line::LoadStore(va) => {
-                    buf[n] = data(va, false);
-                    n += 1;
-                    if n < buf.len() {
-                        buf[n] = data(va, true);
-                        n += 1;
-                    } else {
-                        self.pending = Some(data(va, true));
-                    }
-                }
-            }
+            let take = (buf.len() - n).min(self.queue.len() - self.at);
+            buf[n..n + take].copy_from_slice(&self.queue[self.at..self.at + take]);
+            n += take;
+            self.at += take;
         }
         Ok(n)
     }
@@ -423,15 +617,12 @@ impl LackeyReader {
 
 /// Parses lackey output held in memory; `file` names it in errors.
 pub fn parse(text: &str, file: &str) -> Result<Vec<Access>, WorkloadError> {
-    let mut lines = Lines::new(text.as_bytes());
     let mut out = Vec::new();
-    while let Some(line) = lines.next(file)? {
-        match line {
-            Line::Nothing => {}
-            Line::One(a) => out.push(a),
-            Line::LoadStore(va) => out.extend([data(va, false), data(va, true)]),
-        }
-    }
+    each_parsed(text.as_bytes(), 1, file, |line| match line {
+        Line::Nothing => {}
+        Line::One(a) => out.push(a),
+        Line::LoadStore(va) => out.extend([data(va, false), data(va, true)]),
+    })?;
     if out.is_empty() {
         return Err(WorkloadError::File {
             file: file.to_string(),
@@ -458,6 +649,31 @@ pub fn load(path: &str) -> Result<Vec<Access>, WorkloadError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A file scanned in parts gives what one pass gives, and an error in
+    /// a later part is numbered from the file's first line.
+    #[test]
+    fn scanning_in_parts_is_scanning_once() {
+        let mut text = String::from("==1== Lackey\n");
+        for i in 0..500u64 {
+            text += &format!("I  0400{i:04x},3\n L {:x},8\n M {:x},4\n", 0x10_0000 + i * 4096, 0x90_0000 + i * 64);
+        }
+        let path = std::env::temp_dir().join(format!("tc-lk-parts-{}", std::process::id()));
+        let path = path.to_str().unwrap();
+        std::fs::write(path, &text).unwrap();
+        let total = text.len() as u64;
+        let one = scan_in_parts(path, total, 1, &mut |_, _| {}).unwrap();
+        for parts in [2, 3, 7] {
+            assert_eq!(scan_in_parts(path, total, parts, &mut |_, _| {}).unwrap(), one);
+        }
+        let bad = text.clone() + " L 1000,8\n S zz,8\n L 2000,8\n";
+        std::fs::write(path, &bad).unwrap();
+        for parts in [1, 2, 3] {
+            let e = scan_in_parts(path, bad.len() as u64, parts, &mut |_, _| {}).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("{path}:1503:")), "{parts}: {e}");
+        }
+        std::fs::remove_file(path).unwrap();
+    }
 
     #[test]
     fn parses_lackey_lines() {
@@ -512,6 +728,34 @@ mod tests {
     }
 
     proptest! {
+        /// Chunks of any buffer size hand out every line once, in order,
+        /// numbered as the file numbers them, whether or not the file ends
+        /// in a newline.
+        #[test]
+        fn chunks_cut_the_file_into_its_lines(
+            text in "[a-c\n]{0,200}",
+            capacity in 1usize..40,
+        ) {
+            let mut chunks = Chunks::with_capacity(text.as_bytes(), capacity);
+            let mut got: Vec<(u64, String)> = Vec::new();
+            let mut lines = 0;
+            while let Some(chunk) = chunks.next("t").unwrap() {
+                let first = lines + 1;
+                let mut k = 0;
+                lines += each_line(chunk, first, "t", |l| {
+                    got.push((first + k, String::from_utf8(l.to_vec()).unwrap()));
+                    k += 1;
+                    Ok(())
+                }).unwrap();
+            }
+            let want: Vec<(u64, String)> = text
+                .lines()
+                .enumerate()
+                .map(|(i, l)| (i as u64 + 1, l.to_string()))
+                .collect();
+            prop_assert_eq!(got, want);
+        }
+
         /// The fast path takes only lines the careful parser takes, and
         /// reads them the same.
         #[test]
@@ -524,6 +768,13 @@ mod tests {
         ) {
             if let Some(fast) = parse_usual(line.as_bytes()) {
                 prop_assert_eq!(Ok(fast), parse_any(line.as_bytes()));
+            }
+            for ending in ["", "\n", "\nI  0400,3\n"] {
+                let text = format!("{line}{ending}");
+                if let Some((fast, used)) = usual_prefix(text.as_bytes()) {
+                    prop_assert_eq!(Ok(fast), parse_any(line.as_bytes()));
+                    prop_assert_eq!(used, line.len() + ending.len().min(1));
+                }
             }
         }
 

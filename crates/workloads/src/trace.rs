@@ -290,6 +290,11 @@ impl PageSet {
         }
     }
 
+    /// Adds every page of `other`.
+    pub fn merge(&mut self, mut other: PageSet) {
+        self.pages.append(&mut other.pages);
+    }
+
     /// Regions covering the pages: runs of touched pages, joined across
     /// gaps shorter than 2 MiB.
     pub fn regions(&self) -> Vec<RegionInfo> {
