@@ -211,13 +211,13 @@ impl<R: Read> Chunks<R> {
                 let grown = self.data.len() * 2;
                 self.data.resize(grown, 0);
             }
-            let n = self
-                .reader
-                .read(&mut self.data[self.end..])
-                .map_err(|e| WorkloadError::File {
-                    file: file.to_string(),
-                    msg: format!("read failed: {e}"),
-                })?;
+            let n =
+                self.reader
+                    .read(&mut self.data[self.end..])
+                    .map_err(|e| WorkloadError::File {
+                        file: file.to_string(),
+                        msg: format!("read failed: {e}"),
+                    })?;
             let had = self.end;
             self.end += n;
             self.eof = n == 0;
@@ -656,7 +656,11 @@ mod tests {
     fn scanning_in_parts_is_scanning_once() {
         let mut text = String::from("==1== Lackey\n");
         for i in 0..500u64 {
-            text += &format!("I  0400{i:04x},3\n L {:x},8\n M {:x},4\n", 0x10_0000 + i * 4096, 0x90_0000 + i * 64);
+            text += &format!(
+                "I  0400{i:04x},3\n L {:x},8\n M {:x},4\n",
+                0x10_0000 + i * 4096,
+                0x90_0000 + i * 64
+            );
         }
         let path = std::env::temp_dir().join(format!("tc-lk-parts-{}", std::process::id()));
         let path = path.to_str().unwrap();
@@ -664,13 +668,19 @@ mod tests {
         let total = text.len() as u64;
         let one = scan_in_parts(path, total, 1, &mut |_, _| {}).unwrap();
         for parts in [2, 3, 7] {
-            assert_eq!(scan_in_parts(path, total, parts, &mut |_, _| {}).unwrap(), one);
+            assert_eq!(
+                scan_in_parts(path, total, parts, &mut |_, _| {}).unwrap(),
+                one
+            );
         }
         let bad = text.clone() + " L 1000,8\n S zz,8\n L 2000,8\n";
         std::fs::write(path, &bad).unwrap();
         for parts in [1, 2, 3] {
             let e = scan_in_parts(path, bad.len() as u64, parts, &mut |_, _| {}).unwrap_err();
-            assert!(e.to_string().starts_with(&format!("{path}:1503:")), "{parts}: {e}");
+            assert!(
+                e.to_string().starts_with(&format!("{path}:1503:")),
+                "{parts}: {e}"
+            );
         }
         std::fs::remove_file(path).unwrap();
     }
