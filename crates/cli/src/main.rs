@@ -126,6 +126,34 @@ enum Cmd {
         #[arg(long, default_value_t = 400, value_parser = at_least_one)]
         bins: usize,
     },
+    /// Record DAMON's view of a run (like damo record): the run's report with DAMON's regions at every aggregation interval, for `report`.
+    Record {
+        #[command(flatten)]
+        common: Common,
+        /// A manager that keeps DAMON-style regions [default: damon-moderate].
+        #[arg(long)]
+        manager: Option<String>,
+        /// The recording to write (JSON).
+        #[arg(long)]
+        out: String,
+    },
+    /// Views of a recording (like damo report): `heatmap` (time x address, the access frequency DAMON saw), `wss` (the working-set-size distribution) or `access` (the regions at one moment).
+    Report {
+        /// A recording: `record --out`'s file, or any `run --json` with DAMON's regions (simulated or on the guest).
+        file: String,
+        /// heatmap, wss or access.
+        #[arg(value_enum)]
+        view: ReportView,
+        /// heatmap: the chart to write (.png or .svg).
+        #[arg(long)]
+        out: Option<String>,
+        /// heatmap: address bins.
+        #[arg(long, default_value_t = 256, value_parser = at_least_one)]
+        bins: usize,
+        /// access: the moment (s); the last snapshot at or before it [default: the last snapshot].
+        #[arg(long)]
+        at: Option<f64>,
+    },
     /// Parse a trace once: valgrind-lackey text to the compact binary trace
     /// (`convert lackey:IN OUT.trace`, then `--workload trace:OUT.trace`
     /// replays it without parsing), or a binary trace back to lackey-style
@@ -175,6 +203,17 @@ enum ConfigCmd {
         #[arg(long, value_enum, default_value_t = ShowFormat::Toml)]
         format: ShowFormat,
     },
+}
+
+/// `report`'s views.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ReportView {
+    /// Time x address, coloured by access frequency.
+    Heatmap,
+    /// The working-set-size distribution (percentiles over the snapshots).
+    Wss,
+    /// The regions of one snapshot.
+    Access,
 }
 
 /// `config show --format`.
@@ -646,6 +685,79 @@ fn compare_cmd(
     Ok(())
 }
 
+/// `thermocline report FILE VIEW`.
+fn report_cmd(
+    file: &str,
+    view: ReportView,
+    out: Option<&str>,
+    bins: usize,
+    at: Option<f64>,
+) -> anyhow::Result<()> {
+    use thermocline_experiments::recording;
+    if matches!(view, ReportView::Heatmap) {
+        let Some(out) = out else {
+            anyhow::bail!("report heatmap draws a chart: name it with --out FILE.png or FILE.svg");
+        };
+        check_chart_path(out)?;
+        check_writable(out)?;
+    }
+    let (report, trace) = recording::read(file)?;
+    match view {
+        ReportView::Heatmap => {
+            let out = out.expect("checked above");
+            let chart = recording::heatmap(&report, &trace, bins);
+            chart.write(out)?;
+            eprintln!(
+                "{out}: {} snapshots x {bins} address bins",
+                trace.snapshots.len()
+            );
+        }
+        ReportView::Wss => {
+            println!(
+                "# working set: bytes of regions DAMON saw accessed, over {} snapshots ({} under {})",
+                trace.snapshots.len(),
+                report.workload,
+                report.manager
+            );
+            println!("# {:>10} {:>14}", "percentile", "wss");
+            for (p, bytes) in recording::wss_percentiles(&trace, &[0, 25, 50, 75, 100]) {
+                println!("  {p:>10} {:>14}", thermocline_vocab_size(bytes));
+            }
+        }
+        ReportView::Access => {
+            let snap = recording::snapshot_at(&trace, at);
+            let max = trace.max_nr_accesses.max(1);
+            println!(
+                "# DAMON's regions at {:.3} s ({} under {}); access: nr_accesses of {max} samples",
+                snap.t_s, report.workload, report.manager
+            );
+            println!(
+                "# {:>3} {:>16} {:>16} {:>12} {:>8}",
+                "i", "start", "end", "size", "access"
+            );
+            for (i, [start, end, nr]) in snap.regions.iter().enumerate() {
+                println!(
+                    "  {i:>3} {start:>#16x} {end:>#16x} {:>12} {:>7.0}%",
+                    thermocline_vocab_size(end - start),
+                    *nr as f64 * 100.0 / f64::from(max)
+                );
+            }
+            println!(
+                "# total {} in {} regions, working set {}",
+                thermocline_vocab_size(snap.regions.iter().map(|r| r[1] - r[0]).sum()),
+                snap.regions.len(),
+                thermocline_vocab_size(recording::working_set(snap))
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A byte count as people read it (1.5 GiB).
+fn thermocline_vocab_size(bytes: u64) -> String {
+    thermocline_experiments::report::human_bytes(bytes)
+}
+
 /// A chart's file must be one the chart writers know, said before the run.
 fn check_chart_path(path: &str) -> anyhow::Result<()> {
     let lower = path.to_ascii_lowercase();
@@ -870,6 +982,12 @@ fn main() {
     // A panic is thermocline's bug, never the input's: say so, say what
     // reproduces it (runs are deterministic), and exit 1.
     std::panic::set_hook(Box::new(|info| {
+        // A reader that stopped reading (`| head`) is not a failure: stop
+        // quietly, as a program killed by SIGPIPE would.
+        let message = info.to_string();
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
         let args: Vec<String> = std::env::args().collect();
         eprintln!(
             "internal error: {info}\nthis is a bug in thermocline, not in your input; reproduce with: {}",
@@ -1017,6 +1135,39 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Reproduce(a) => reproduce_cmd(a)?,
         Cmd::Convert { input, out } => convert_cmd(&input, &out)?,
+        Cmd::Record {
+            common,
+            manager,
+            out,
+        } => {
+            let mut cfg = common.load(Some(manager.as_deref().unwrap_or("damon-moderate")))?;
+            if manager.is_none() && common.config.is_none() {
+                cfg.run.manager = "damon-moderate".into();
+            }
+            cfg.metrics.damon_regions = true;
+            check_writable(&out)?;
+            prescan(&cfg.run.workload)?;
+            let r = run_one(&cfg)?;
+            let snapshots = r.damon.as_ref().map_or(0, |d| d.snapshots.len());
+            if snapshots == 0 {
+                anyhow::bail!(
+                    "manager {} recorded no DAMON regions: record with a DAMON-style manager (damon-moderate, damon-aggressive, damon-tiering...) over a run longer than one aggregation interval",
+                    cfg.run.manager
+                );
+            }
+            write_file(&out, &r.to_json())?;
+            eprintln!(
+                "{out}: {snapshots} snapshots of DAMON's regions ({} on {})",
+                r.manager, r.workload
+            );
+        }
+        Cmd::Report {
+            file,
+            view,
+            out,
+            bins,
+            at,
+        } => report_cmd(&file, view, out.as_deref(), bins, at)?,
         Cmd::Config {
             cmd:
                 ConfigCmd::Show {

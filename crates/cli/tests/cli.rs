@@ -1284,3 +1284,93 @@ fn heatmap_and_pareto_charts_have_axes_labels_and_the_asked_size() {
     let (code, _, err) = thermocline(&["compare", "--managers", "random", "--plot", "p.png"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// record writes DAMON's view of a run; report draws and lists it as damo
+/// does; a file without DAMON's regions, or a heatmap without --out, is a
+/// one-line error.
+#[test]
+fn record_then_report_heatmap_wss_and_access() {
+    let rec = tmp("rec.json", "");
+    let (code, _, err) = thermocline(&["record", "--duration", "1", "--out", &rec]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("snapshots of DAMON's regions"), "{err}");
+    let (code, wss, err) = thermocline(&["report", &rec, "wss"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        wss.contains("percentile")
+            && wss
+                .lines()
+                .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                .count()
+                == 5,
+        "{wss}"
+    );
+    let (code, access, err) = thermocline(&["report", &rec, "access", "--at", "0.5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        access.contains("start") && access.contains("0x") && access.contains("# total"),
+        "{access}"
+    );
+    let svg = tmp("rec-heat.svg", "");
+    let (code, _, err) = thermocline(&["report", &rec, "heatmap", "--out", &svg]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    for label in [
+        "time (s)",
+        "heap offset",
+        "access frequency",
+        "damon-moderate",
+    ] {
+        assert!(text.contains(label), "report heatmap lacks {label}");
+    }
+    let (code, _, err) = thermocline(&["report", &rec, "heatmap"]);
+    assert_eq!(code, 2, "{err}");
+    let plain = tmp("plain.json", "");
+    let (code, _, err) = thermocline(&["run", "--duration", "0.02", "--json", &plain]);
+    assert_eq!(code, 0, "{err}");
+    for (file, says) in [
+        (plain.as_str(), "no DAMON regions"),
+        ("/nonexistent/r.json", "cannot read"),
+    ] {
+        let (code, _, err) = thermocline(&["report", file, "wss"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(says) && err.trim_end().lines().count() == 1,
+            "{err}"
+        );
+    }
+    let (code, _, err) = thermocline(&[
+        "record",
+        "--manager",
+        "first-touch",
+        "--duration",
+        "0.1",
+        "--out",
+        &rec,
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("recorded no DAMON regions"), "{err}");
+}
+
+/// A reader that stops reading (`| head`) ends the command quietly.
+#[test]
+fn a_closed_pipe_is_not_an_internal_error() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_thermocline"))
+        .arg("list")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("internal error"), "{err}");
+    assert!(status.success(), "{status:?}: {err}");
+}

@@ -51,6 +51,7 @@ mod memos_steps;
 pub mod parallel;
 pub mod plot;
 mod rate_driver;
+pub mod recording;
 pub mod report;
 pub mod reproduce;
 mod reproduction;

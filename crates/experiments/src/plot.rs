@@ -598,6 +598,8 @@ pub struct HotMapChart {
     pub columns: Vec<Vec<f32>>,
     /// Times (s) to mark with a dashed line (phase changes).
     pub marks_s: Vec<f64>,
+    /// What a cell's value is, beside the colour scale.
+    pub scale_label: String,
 }
 
 /// The colour of a hot share in tenths (1..=10): red over white, more
@@ -618,6 +620,27 @@ impl HotMapChart {
     /// The image size.
     pub fn size(&self) -> (u32, u32) {
         (780, 380)
+    }
+
+    /// Writes the chart to `path`: a PNG when it ends in .png, an SVG when
+    /// it ends in .svg.
+    pub fn write(&self, path: &str) -> Result<(), crate::RunError> {
+        let out_err = |msg: String| crate::RunError::Output {
+            path: path.to_string(),
+            msg,
+        };
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".svg") {
+            std::fs::write(path, self.to_svg()).map_err(|e| out_err(format!("cannot write: {e}")))
+        } else if lower.ends_with(".png") {
+            fonts();
+            let root = plotters::prelude::BitMapBackend::new(path, self.size()).into_drawing_area();
+            self.draw(&root)
+                .and_then(|()| root.present())
+                .map_err(|e| out_err(e.to_string()))
+        } else {
+            Err(out_err("must end in .png or .svg".into()))
+        }
     }
 
     /// The chart as an SVG document. Runs of equal (tenth-quantized) cells
@@ -702,7 +725,7 @@ impl HotMapChart {
         draw_colour_bar(
             &side,
             (12, X_LABEL_AREA),
-            "share of bin reported hot",
+            &self.scale_label,
             vec![0.1, 0.5, 1.0],
             &|l| hot_colour((l * 10.0).ceil().max(1.0) as u8),
             &|l| format!("{:.0}%", l * 100.0),
@@ -975,6 +998,7 @@ pub(crate) mod tests {
         };
         assert!(has_text(&t.to_svg(), "empty"));
         let m = HotMapChart {
+            scale_label: "share of bin reported hot".into(),
             title: "cold".into(),
             column_s: 0.0,
             span_bytes: 0,
@@ -1034,6 +1058,7 @@ pub(crate) mod tests {
     #[test]
     fn hot_map_has_time_and_offset_axes_marks_and_scale() {
         let m = HotMapChart {
+            scale_label: "share of bin reported hot".into(),
             title: "hot set reported".into(),
             column_s: 0.5,
             span_bytes: 3 << 30,

@@ -84,6 +84,11 @@ impl Default for SchemaVersion {
     }
 }
 
+/// A byte count as people read it ("1.5 GiB", "4096 B").
+pub fn human_bytes(bytes: u64) -> String {
+    thermocline_vocab::ByteSize(bytes).to_string()
+}
+
 /// The report of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {

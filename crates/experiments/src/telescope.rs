@@ -160,6 +160,7 @@ fn hot_map_chart(title: String, r: &Report) -> Option<String> {
     let column_s = r.windows.first().map_or(1.0, |w| w.t_s);
     Some(
         HotMapChart {
+            scale_label: "share of bin reported hot".into(),
             title,
             column_s,
             span_bytes: m.hi - m.lo,
