@@ -488,6 +488,9 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         if !(d.is_finite() && d > 0.0) {
             anyhow::bail!("--duration must be a positive number of seconds");
         }
+        eprintln!(
+            "warning: --duration {d} caps every run at {d} simulated seconds: a manager whose first period is longer (Thermostat's is 30 s, kstaled's 10 s) does nothing, and its rows read as zeros; the paper's figures need the full runs (no --duration)"
+        );
     }
     let repros = reproduce::find(&names)?;
     for p in json.iter().chain(&markdown) {
@@ -668,6 +671,9 @@ fn compare_cmd(
             .unwrap_or("manager default, else 50% of footprint")
     );
     print_table(&reports);
+    for line in compare::explanations(&reports) {
+        println!("why: {line}");
+    }
     if let Some(p) = json {
         let mut s = serde_json::to_string_pretty(&reports)?;
         s.push('\n');

@@ -435,6 +435,10 @@ fn reproduce_check_prints_each_claim_and_exits_1_when_one_fails() {
         "--markdown",
         md,
     ]);
+    assert!(
+        err.contains("warning: --duration 0.5 caps every run"),
+        "a capped reproduction says what it leaves out: {err}"
+    );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
     let claims = r["ambix-iwb"]["claims"].as_array().unwrap();

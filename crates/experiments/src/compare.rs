@@ -131,3 +131,125 @@ mod tests {
         assert_eq!(json(1), json(3));
     }
 }
+
+/// Why a row looks wrong, from the reports' own time breakdowns: a manager
+/// slower than leaving everything in the slow tier (all-slow), or one that
+/// migrates and still ends slower than first-touch's placement. One line
+/// per such row; nothing when the baselines are not in the table.
+pub fn explanations(reports: &[Report]) -> Vec<String> {
+    let find = |name: &str| reports.iter().find(|r| r.manager == name);
+    let slow_share = |r: &Report| {
+        let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
+        let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
+        slow as f64 * 100.0 / all.max(1) as f64
+    };
+    let mut out = Vec::new();
+    for r in reports {
+        let Some(t) = &r.time_breakdown else {
+            continue;
+        };
+        let overhead = t.sampling_s + t.monitor_shootdown_s + t.migration_shootdown_s;
+        let costs = format!(
+            "{:.2} s of monitoring faults and samples, {:.2} s of TLB shootdowns for monitoring, {:.2} s for migrations",
+            t.sampling_s, t.monitor_shootdown_s, t.migration_shootdown_s
+        );
+        if let Some(base) = find("all-slow").filter(|b| b.manager != r.manager) {
+            let base_memory = base.time_breakdown.as_ref().map_or(0.0, |b| b.memory_s);
+            if r.sim_time_s > base.sim_time_s && overhead > 0.0 {
+                out.push(format!(
+                    "{} is slower than all-slow ({:.3} s against {:.3} s) although its memory time is {:.2} s against {:.2} s: its monitoring and moving cost {costs}",
+                    r.manager, r.sim_time_s, base.sim_time_s, t.memory_s, base_memory
+                ));
+                continue;
+            }
+        }
+        if let Some(base) = find("first-touch").filter(|b| b.manager != r.manager) {
+            let base_memory = base.time_breakdown.as_ref().map_or(0.0, |b| b.memory_s);
+            if r.migrations.bytes > 0 && r.sim_time_s > base.sim_time_s {
+                let why = if t.memory_s > base_memory {
+                    format!(
+                        "its placement serves more from the slow tiers ({:.1}% of accesses against first-touch's {:.1}%; memory time {:.2} s against {:.2} s)",
+                        slow_share(r),
+                        slow_share(base),
+                        t.memory_s,
+                        base_memory
+                    )
+                } else {
+                    format!("its placement saves memory time ({:.2} s against {:.2} s) but its monitoring and moving cost more: {costs}", t.memory_s, base_memory)
+                };
+                out.push(format!(
+                    "{} migrates and is still slower than first-touch ({:.3} s against {:.3} s): {why}",
+                    r.manager, r.sim_time_s, base.sim_time_s
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod explanation_tests {
+    use super::*;
+    use crate::report::{TierReport, TimeBreakdown};
+
+    fn report(
+        manager: &str,
+        sim: f64,
+        memory: f64,
+        shootdowns: f64,
+        moved: u64,
+        slow_reads: u64,
+    ) -> Report {
+        let mut r = Report {
+            manager: manager.into(),
+            sim_time_s: sim,
+            ..Report::default()
+        };
+        r.migrations.bytes = moved;
+        r.tiers = vec![
+            TierReport {
+                reads: 100 - slow_reads,
+                ..TierReport::default()
+            },
+            TierReport {
+                reads: slow_reads,
+                ..TierReport::default()
+            },
+        ];
+        r.time_breakdown = Some(TimeBreakdown {
+            memory_s: memory,
+            monitor_shootdown_s: shootdowns,
+            ..TimeBreakdown::default()
+        });
+        r
+    }
+
+    #[test]
+    fn rows_slower_than_their_baselines_are_explained_by_their_own_times() {
+        let reports = vec![
+            report("first-touch", 10.0, 3.5, 0.0, 0, 50),
+            report("all-slow", 10.7, 4.3, 0.0, 0, 100),
+            report("autonuma-tiering", 11.3, 3.5, 1.2, 1 << 20, 50),
+            report("memos-placement", 10.1, 3.6, 0.0, 1 << 20, 64),
+            report("ambix", 9.8, 3.0, 0.1, 1 << 20, 20),
+        ];
+        let e = explanations(&reports);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert!(
+            e[0].starts_with("autonuma-tiering is slower than all-slow")
+                && e[0].contains("1.20 s of TLB shootdowns"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with("memos-placement migrates and is still slower than first-touch")
+                && e[1].contains("64.0% of accesses"),
+            "{}",
+            e[1]
+        );
+        assert!(
+            explanations(&reports[2..]).is_empty(),
+            "no baselines, nothing to explain against"
+        );
+    }
+}
