@@ -847,19 +847,21 @@ fn gib(b: f64) -> String {
 }
 
 /// What the table's columns mean, printed under it.
-const LEGEND: &str = "(slowdown: simulated time over the same run with every page fast; fast GiB: time-weighted mean resident in the fast tier; mgr CPU: the manager's CPU time in % of one core; recall: mean share of the truly hot pages its hot sets named, - if it names none)";
+const LEGEND: &str = "(slowdown: simulated time over the same run with every page fast; fast GiB: time-weighted mean resident in the fast tier, GiB-s: that times the simulated time; mgr CPU: the manager's CPU time in % of one core; recall, precision: mean share of the truly hot pages its hot sets named, and of the named pages truly hot, - if it names none)";
 
 fn print_table(reports: &[Report]) {
     println!(
-        "{:<24} {:>9} {:>10} {:>11} {:>12} {:>12} {:>9} {:>7}",
+        "{:<24} {:>9} {:>10} {:>11} {:>10} {:>12} {:>12} {:>9} {:>7} {:>9}",
         "manager",
         "slowdown",
         "sim time",
         "fast GiB",
+        "fast GiB-s",
         "slow acc %",
         "migrated MB",
         "mgr CPU",
-        "recall"
+        "recall",
+        "precision"
     );
     let mut rows: Vec<&Report> = reports.iter().collect();
     if rows.len() > 1 {
@@ -870,7 +872,7 @@ fn print_table(reports: &[Report]) {
         let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
         let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
         println!(
-            "{:<24} {:>8.1}% {:>9.3}s {:>11} {:>11.1}% {:>12.1} {:>8.3}% {:>7}",
+            "{:<24} {:>8.1}% {:>9.3}s {:>11} {:>10} {:>11.1}% {:>12.1} {:>8.3}% {:>7} {:>9}",
             r.manager,
             r.slowdown * 100.0,
             r.sim_time_s,
@@ -878,6 +880,12 @@ fn print_table(reports: &[Report]) {
             r.tiers
                 .first()
                 .map_or("-".to_string(), |t| gib(t.avg_resident_bytes)),
+            r.tiers.first().map_or("-".to_string(), |t| {
+                format!(
+                    "{:.2}",
+                    t.avg_resident_bytes / (1u64 << 30) as f64 * r.sim_time_s
+                )
+            }),
             if all > 0 {
                 slow as f64 * 100.0 / all as f64
             } else {
@@ -886,6 +894,8 @@ fn print_table(reports: &[Report]) {
             r.migrations.bytes as f64 / 1e6,
             r.manager_cpu_util * 100.0,
             r.mean_recall.map_or("-".to_string(), |x| format!("{x:.2}")),
+            r.mean_precision
+                .map_or("-".to_string(), |x| format!("{x:.2}")),
         );
     }
     if reports.len() > 1 {
