@@ -340,9 +340,7 @@ impl LineChart {
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn<DB> {
         let body = titled(root, &self.title)?;
         let legend = self.legend();
-        let lw = legend_width(legend.iter().map(|e| e.1)).clamp(120, 800);
-        let (w, _) = body.dim_in_pixel();
-        let (plot, side) = body.split_horizontally(w.saturating_sub(lw));
+        let (plot, side) = beside_legend(&body, &legend);
         let pts = || {
             self.series
                 .iter()
@@ -613,6 +611,17 @@ fn hot_colour(level: u8) -> RGBColor {
     RGBColor(mix(220.0), mix(30.0), mix(30.0))
 }
 
+/// The plot area and, at its right, a column wide enough for `legend`'s
+/// names.
+fn beside_legend<DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    legend: &[(Mark, &str)],
+) -> (DrawingArea<DB, Shift>, DrawingArea<DB, Shift>) {
+    let lw = legend_width(legend.iter().map(|e| e.1)).clamp(120, 800);
+    let (w, _) = body.dim_in_pixel();
+    body.split_horizontally(w.saturating_sub(lw))
+}
+
 /// The colour-scale column beside a plot.
 pub(crate) const BAR_AREA: u32 = 118;
 
@@ -841,9 +850,7 @@ impl ParetoChart {
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn<DB> {
         let body = titled(root, &self.title)?;
         let legend = self.legend();
-        let lw = legend_width(legend.iter().map(|e| e.1)).clamp(120, 800);
-        let (w, _) = body.dim_in_pixel();
-        let (plot, side) = body.split_horizontally(w.saturating_sub(lw));
+        let (plot, side) = beside_legend(&body, &legend);
         let (x0, x1) = finite_range(self.finite().map(|(_, p)| p.fast_gib_s));
         let (y0, y1) = finite_range(self.finite().map(|(_, p)| p.slowdown * 100.0));
         // From 0 (no fast memory, no slowdown), with room for the names.
