@@ -42,6 +42,8 @@ enum Cmd {
         /// Write the JSON report here (docs/report-schema.md).
         #[arg(long)]
         json: Option<String>,
+        #[command(flatten)]
+        chatter: Chatter,
     },
     /// Run one workload under several managers: one table, one JSON.
     /// With no options: the built-in multi-phase workload, every manager.
@@ -125,6 +127,8 @@ enum Cmd {
         /// Address bins (rows of the heatmap).
         #[arg(long, default_value_t = 400, value_parser = at_least_one)]
         bins: usize,
+        #[command(flatten)]
+        chatter: Chatter,
     },
     /// Record DAMON's view of a run (like damo record): the run's report with DAMON's regions at every aggregation interval, for `report`.
     Record {
@@ -136,6 +140,8 @@ enum Cmd {
         /// The recording to write (JSON).
         #[arg(long)]
         out: String,
+        #[command(flatten)]
+        chatter: Chatter,
     },
     /// Views of a recording (like damo report): `heatmap` (time x address, the access frequency DAMON saw), `wss` (the working-set-size distribution) or `access` (the regions at one moment).
     Report {
@@ -307,10 +313,11 @@ struct Progress {
     bar: ProgressBar,
     started: Instant,
     label: String,
+    quiet: bool,
 }
 
 impl Progress {
-    fn new(label: &str) -> Self {
+    fn new(label: &str, chatter: Chatter) -> Self {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template("{msg} [{bar:40}] {percent}% ({eta} left)")
@@ -322,19 +329,23 @@ impl Progress {
             bar,
             started: Instant::now(),
             label: label.to_string(),
+            quiet: chatter.quiet,
         }
     }
 
     fn update(&mut self, done: u64, total: u64) {
         self.bar.set_length(total.max(1));
         self.bar.set_position(done);
-        if self.bar.is_hidden() && self.started.elapsed() > Duration::from_secs(2) {
+        if !self.quiet && self.bar.is_hidden() && self.started.elapsed() > Duration::from_secs(2) {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
         }
     }
 
     fn finish(self) {
         self.bar.finish_and_clear();
+        if self.quiet {
+            return;
+        }
         eprintln!(
             "{}: {:.1} s wall",
             self.label,
@@ -343,8 +354,11 @@ impl Progress {
     }
 }
 
-fn run_one(cfg: &RunConfig) -> anyhow::Result<Report> {
-    let mut p = Progress::new(&format!("{} on {}", cfg.run.manager, cfg.run.workload));
+fn run_one(cfg: &RunConfig, chatter: Chatter) -> anyhow::Result<Report> {
+    let mut p = Progress::new(
+        &format!("{} on {}", cfg.run.manager, cfg.run.workload),
+        chatter,
+    );
     let r = runner::run_warned(cfg, &mut |d, t| p.update(d, t), &mut |w| {
         eprintln!("warning: {w}");
     })?;
@@ -1155,6 +1169,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             common,
             manager,
             out,
+            chatter,
         } => {
             let mut cfg = common.load(Some(manager.as_deref().unwrap_or("damon-moderate")))?;
             if manager.is_none() && common.config.is_none() {
@@ -1163,7 +1178,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             cfg.metrics.damon_regions = true;
             check_writable(&out)?;
             prescan(&cfg.run.workload)?;
-            let r = run_one(&cfg)?;
+            let r = run_one(&cfg, chatter)?;
             let snapshots = r.damon.as_ref().map_or(0, |d| d.snapshots.len());
             if snapshots == 0 {
                 anyhow::bail!(
@@ -1172,10 +1187,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                 );
             }
             write_file(&out, &r.to_json())?;
-            eprintln!(
-                "{out}: {snapshots} snapshots of DAMON's regions ({} on {})",
-                r.manager, r.workload
-            );
+            if !chatter.quiet {
+                eprintln!(
+                    "{out}: {snapshots} snapshots of DAMON's regions ({} on {})",
+                    r.manager, r.workload
+                );
+            }
         }
         Cmd::Report {
             file,
@@ -1231,13 +1248,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             common,
             manager,
             json,
+            chatter,
         } => {
             let cfg = common.load(manager.as_deref())?;
             if let Some(p) = &json {
                 check_writable(p)?;
             }
             prescan(&cfg.run.workload)?;
-            let r = run_one(&cfg)?;
+            let r = run_one(&cfg, chatter)?;
             print_table(std::slice::from_ref(&r));
             if let Some(p) = json {
                 write_file(&p, &r.to_json())?;
@@ -1258,6 +1276,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             width,
             height,
             bins,
+            chatter,
         } => {
             let mut cfg = common.load(Some(manager.as_deref().unwrap_or("first-touch")))?;
             if manager.is_none() && common.config.is_none() {
@@ -1266,16 +1285,18 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             check_chart_path(&out)?;
             check_writable(&out)?;
             prescan(&cfg.run.workload)?;
-            let mut p = Progress::new("heatmap");
+            let mut p = Progress::new("heatmap", chatter);
             let (obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;
             p.finish();
             obs.write_chart(&out, width, height)?;
-            eprintln!(
-                "{out}: {} accesses over {:.3} s simulated, {} address bins",
-                obs.total(),
-                r.sim_time_s,
-                bins
-            );
+            if !chatter.quiet {
+                eprintln!(
+                    "{out}: {} accesses over {:.3} s simulated, {} address bins",
+                    obs.total(),
+                    r.sim_time_s,
+                    bins
+                );
+            }
         }
     }
     Ok(())

@@ -1378,3 +1378,24 @@ fn a_closed_pipe_is_not_an_internal_error() {
     assert!(!err.contains("internal error"), "{err}");
     assert!(status.success(), "{status:?}: {err}");
 }
+
+/// --quiet leaves stderr to warnings and errors on every long command;
+/// without it, a run names its wall time.
+#[test]
+fn quiet_commands_say_nothing_but_their_results() {
+    let rec = tmp("quiet-rec.json", "");
+    let png = tmp("quiet.png", "");
+    for args in [
+        vec!["run", "--duration", "0.02"],
+        vec!["record", "--duration", "0.5", "--out", &rec],
+        vec!["heatmap", "--duration", "0.02", "--out", &png],
+    ] {
+        let (code, _, err) = thermocline(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!err.is_empty(), "{args:?} says what it did without --quiet");
+        let quiet: Vec<&str> = args.iter().copied().chain(["--quiet"]).collect();
+        let (code, _, err) = thermocline(&quiet);
+        assert_eq!(code, 0, "{quiet:?}: {err}");
+        assert!(err.is_empty(), "{quiet:?} printed: {err}");
+    }
+}
