@@ -56,7 +56,7 @@ enum Cmd {
         /// Write the JSON (a list of reports, docs/report-schema.md) here.
         #[arg(long)]
         json: Option<String>,
-        /// Write a Pareto chart here (.svg): slowdown against fast-tier GiB-seconds, one point per manager, the frontier joined.
+        /// Write a Pareto chart here (.png or .svg): slowdown against fast-tier GiB-seconds, one point per manager, the frontier joined.
         #[arg(long)]
         plot: Option<String>,
         /// Runs in parallel [default: one per core]; the reports are the same whatever the number.
@@ -613,9 +613,7 @@ fn compare_cmd(
         check_writable(p)?;
     }
     if let Some(p) = &plot {
-        if !p.to_ascii_lowercase().ends_with(".svg") {
-            anyhow::bail!("{p}: --plot writes SVG: the name must end in .svg");
-        }
+        check_chart_path(p)?;
         check_writable(p)?;
     }
     let cfgs = compare::configs(&base, &names);
@@ -694,10 +692,8 @@ fn compare_cmd(
         write_file(&p, &s)?;
     }
     if let Some(p) = plot {
-        write_file(
-            &p,
-            &thermocline_experiments::plot::pareto_of(&reports).to_svg(),
-        )?;
+        let chart = thermocline_experiments::plot::pareto_of(&reports);
+        thermocline_experiments::plot::write(&chart, &p)?;
         if !chatter.quiet {
             eprintln!("wrote {p}");
         }
@@ -726,7 +722,7 @@ fn report_cmd(
         ReportView::Heatmap => {
             let out = out.expect("checked above");
             let chart = recording::heatmap(&report, &trace, bins);
-            chart.write(out)?;
+            thermocline_experiments::plot::write(&chart, out)?;
             eprintln!(
                 "{out}: {} snapshots x {bins} address bins",
                 trace.snapshots.len()

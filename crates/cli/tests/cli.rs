@@ -1285,8 +1285,22 @@ fn heatmap_and_pareto_charts_have_axes_labels_and_the_asked_size() {
     ] {
         assert!(text.contains(label), "Pareto SVG lacks {label}");
     }
-    let (code, _, err) = thermocline(&["compare", "--managers", "random", "--plot", "p.png"]);
+    let (code, out, err) = thermocline(&["compare", "--managers", "random", "--plot", "p.gif"]);
     assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty() && err.contains(".png or .svg"), "{err}");
+    let png = tmp("pareto.png", "");
+    let (code, _, err) = thermocline(&[
+        "compare",
+        "--managers",
+        "first-touch,all-slow",
+        "--duration",
+        "0.1",
+        "--plot",
+        &png,
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
 }
 
 /// record writes DAMON's view of a run; report draws and lists it as damo

@@ -46,6 +46,52 @@ fn svg_of(
     s
 }
 
+/// A chart that can be drawn on any plotters backend: written as PNG or
+/// SVG by [`write`].
+pub trait Chart {
+    /// The image size in pixels.
+    fn size(&self) -> (u32, u32);
+    /// Draws the chart on `root`.
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn<DB>;
+}
+
+macro_rules! chart {
+    ($($t:ty),*) => {$(
+        impl Chart for $t {
+            fn size(&self) -> (u32, u32) {
+                <$t>::size(self)
+            }
+            fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn<DB> {
+                <$t>::draw(self, root)
+            }
+        }
+    )*};
+}
+chart!(LineChart, HeatTable, HotMapChart, ParetoChart);
+
+/// Writes `chart` to `path`: a PNG when the name ends in .png, an SVG when
+/// it ends in .svg (any case); another name is an error saying so.
+pub fn write(chart: &impl Chart, path: &str) -> Result<(), crate::RunError> {
+    let out_err = |msg: String| crate::RunError::Output {
+        path: path.to_string(),
+        msg,
+    };
+    let lower = path.to_ascii_lowercase();
+    if lower.ends_with(".svg") {
+        let svg = svg_of(chart.size(), |root| chart.draw(root));
+        std::fs::write(path, svg).map_err(|e| out_err(format!("cannot write: {e}")))
+    } else if lower.ends_with(".png") {
+        fonts();
+        let root = BitMapBackend::new(path, chart.size()).into_drawing_area();
+        chart
+            .draw(&root)
+            .and_then(|()| root.present())
+            .map_err(|e| out_err(e.to_string()))
+    } else {
+        Err(out_err("must end in .png or .svg".into()))
+    }
+}
+
 /// Width and height in pixels of `text` in `size`-pixel type (an
 /// estimate when the font is missing).
 fn text_size(text: &str, size: f64) -> (u32, u32) {
@@ -629,27 +675,6 @@ impl HotMapChart {
     /// The image size.
     pub fn size(&self) -> (u32, u32) {
         (780, 380)
-    }
-
-    /// Writes the chart to `path`: a PNG when it ends in .png, an SVG when
-    /// it ends in .svg.
-    pub fn write(&self, path: &str) -> Result<(), crate::RunError> {
-        let out_err = |msg: String| crate::RunError::Output {
-            path: path.to_string(),
-            msg,
-        };
-        let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".svg") {
-            std::fs::write(path, self.to_svg()).map_err(|e| out_err(format!("cannot write: {e}")))
-        } else if lower.ends_with(".png") {
-            fonts();
-            let root = plotters::prelude::BitMapBackend::new(path, self.size()).into_drawing_area();
-            self.draw(&root)
-                .and_then(|()| root.present())
-                .map_err(|e| out_err(e.to_string()))
-        } else {
-            Err(out_err("must end in .png or .svg".into()))
-        }
     }
 
     /// The chart as an SVG document. Runs of equal (tenth-quantized) cells
