@@ -21,7 +21,9 @@ run() { # $1: mode, $2: seconds
   COLD=$(sed -n 's/^masim: region cold at //p' /tmp/masim.out)
   thermocline daemon --config /tmp/k.toml --pid $M > /tmp/daemon.out 2> /tmp/daemon.log &
   D=$!
-  while ! grep -q '"event":"attached"' /tmp/daemon.log; do sleep 0.2; done
+  # the settings change (and the kdamond starts) just after attaching, at
+  # the "kernel tiering" event: sampling at "attached" raced it
+  while ! grep -q '"event":"kernel tiering"' /tmp/daemon.log; do sleep 0.2; done
   echo "$1-DURING" numa_balancing=$(cat /proc/sys/kernel/numa_balancing) demotion_enabled=$(cat /sys/kernel/mm/numa/demotion_enabled) kdamonds=$(cat $S/nr_kdamonds)
   sleep "$2"
   echo "$1-PLACE-BEGIN"; thermocline probe --pid "$M" --range "$HOT" --range "$COLD" --json; echo "$1-PLACE-END"
