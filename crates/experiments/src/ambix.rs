@@ -14,6 +14,7 @@
 //! Workload sizes are scaled 1/32 (`thermocline_workloads::ambix_bench`);
 //! throughput is accesses of the measured phase over its simulated time.
 
+use crate::plot::Chart as _;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -30,6 +30,7 @@
 //! 1/4 and 1/8 give FastMem of 50%, 25% and 12.5% of it.
 
 use crate::heteroos_claims::MODELS;
+use crate::plot::Chart as _;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -49,6 +49,7 @@ use crate::heteroos_drf_setup::{
     scale_mib_per_gb, scaled_mib, CONFIGS, PAPER_HEAPS_GB, PAPER_MACHINE_GB, PAPER_RESERVATIONS_GB,
     VMS,
 };
+use crate::plot::Chart as _;
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -86,6 +86,7 @@
 //!   much as the models.
 
 use crate::heteroos_sensitivity_setup::{slow_configs, EVAL_PRESET, PAGE_TABLES, RATIOS, REMOTE};
+use crate::plot::Chart as _;
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -74,6 +74,7 @@
 
 use crate::heteroos::{gain, spec};
 use crate::heteroos_vmm_setup::{FIG12_MODELS, FIG8_INTERVALS_MS, MODELS, PAPER_T6, RATIOS};
+use crate::plot::Chart as _;
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -62,6 +62,7 @@
 //! Accessed-bit scanners (3-6 s for several to 24 GB) spend far more per
 //! page than our 20 ns entry read (their walks, flushes and reverse maps).
 
+use crate::plot::Chart as _;
 use crate::plot::{LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

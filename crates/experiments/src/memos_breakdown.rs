@@ -24,6 +24,7 @@
 //! simulated time (the simulated application does not wait for it).
 
 use crate::memos_setup::{spec, System, CLOUD, DRAM_GB, MEMOS, RANDOM};
+use crate::plot::Chart as _;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -41,6 +41,7 @@ use crate::memos_setup::{
     spec, System, ALL_DRAM_128, ALL_DRAM_32, CLOUD, ENERGY, FIG10, FIG12, MEMOS, MEMOS_128, RANDOM,
     TABLE2,
 };
+use crate::plot::Chart as _;
 use crate::plot::{HeatTable, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -31,6 +31,7 @@
 //! most (the default fast capacity).
 
 use crate::memos_setup::MIXES;
+use crate::plot::Chart as _;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -53,6 +53,11 @@ pub trait Chart {
     fn size(&self) -> (u32, u32);
     /// Draws the chart on `root`.
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn<DB>;
+
+    /// The chart as an SVG document.
+    fn to_svg(&self) -> String {
+        svg_of(self.size(), |root| self.draw(root))
+    }
 }
 
 macro_rules! chart {
@@ -78,7 +83,7 @@ pub fn write(chart: &impl Chart, path: &str) -> Result<(), crate::RunError> {
     };
     let lower = path.to_ascii_lowercase();
     if lower.ends_with(".svg") {
-        let svg = svg_of(chart.size(), |root| chart.draw(root));
+        let svg = chart.to_svg();
         std::fs::write(path, svg).map_err(|e| out_err(format!("cannot write: {e}")))
     } else if lower.ends_with(".png") {
         fonts();
@@ -377,11 +382,6 @@ impl LineChart {
         )
     }
 
-    /// The chart as an SVG document.
-    pub fn to_svg(&self) -> String {
-        svg_of(self.size(), |root| self.draw(root))
-    }
-
     /// Draws the chart on `root`.
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Drawn<DB> {
         let body = titled(root, &self.title)?;
@@ -497,11 +497,6 @@ impl HeatTable {
             w.max(Self::scale_width() + 20),
             40 + plot_h + X_LABEL_AREA + 4 + SCALE_STRIP,
         )
-    }
-
-    /// The table as an SVG document.
-    pub fn to_svg(&self) -> String {
-        svg_of(self.size(), |root| self.draw(root))
     }
 
     /// Draws the table on `root`.
@@ -675,12 +670,6 @@ impl HotMapChart {
     /// The image size.
     pub fn size(&self) -> (u32, u32) {
         (780, 380)
-    }
-
-    /// The chart as an SVG document. Runs of equal (tenth-quantized) cells
-    /// along time are drawn as one rectangle, so a mostly cold map is small.
-    pub fn to_svg(&self) -> String {
-        svg_of(self.size(), |root| self.draw(root))
     }
 
     /// Draws the chart on `root`.
@@ -864,11 +853,6 @@ impl ParetoChart {
         let legend = legend_width(self.legend().into_iter().map(|e| e.1)).max(120);
         let h = 480.max(60 + 20 * (self.points.len() as u32 + 1));
         (560 + legend.min(800), h)
-    }
-
-    /// The chart as an SVG document.
-    pub fn to_svg(&self) -> String {
-        svg_of(self.size(), |root| self.draw(root))
     }
 
     /// Draws the chart on `root`.

@@ -142,6 +142,7 @@ pub fn snapshot_at(trace: &DamonTrace, t_s: Option<f64>) -> &DamonSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plot::Chart as _;
 
     fn trace() -> DamonTrace {
         DamonTrace {

@@ -43,6 +43,7 @@
 //!   (80 s of host CPU a run; ambix.rs).
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit};
+use crate::plot::Chart as _;
 use crate::plot::HeatTable;
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

@@ -23,6 +23,7 @@
 //! which something was hot but nothing was reported counts as precision 0,
 //! as the paper's plots show DAMON.
 
+use crate::plot::Chart as _;
 use crate::plot::{HotMapChart, LineChart, Series};
 use crate::report::Report;
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};

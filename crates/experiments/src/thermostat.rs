@@ -21,6 +21,7 @@
 //! time-average over the run of slow-tier bytes / resident bytes, as the paper
 //! quotes "the average cold memory fraction over the benchmark's runtime".
 
+use crate::plot::Chart as _;
 use crate::plot::{LineChart, Series};
 use crate::report::{Report, Window};
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
