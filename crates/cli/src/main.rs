@@ -46,11 +46,11 @@ enum Cmd {
         chatter: Chatter,
     },
     /// Run one workload under several managers: one table, one JSON.
-    /// With no options: the built-in multi-phase workload, every manager.
+    /// With no options, the main job: the built-in 2-minute multiphase-2min workload on the rate machine at a 50% fast tier, under every manager that acts.
     Compare {
         #[command(flatten)]
         common: Common,
-        /// Comma-separated managers; default: every one the simulated machines run (not the live-only kernel-tiering and damon-kernel).
+        /// Comma-separated managers; default: every one the simulated machines run (not the live-only kernel-tiering and damon-kernel), or with neither --workload nor --config the main job's (every one that acts by itself; the rest are listed under the table)
         #[arg(long, value_delimiter = ',')]
         managers: Vec<String>,
         /// Write the JSON (a list of reports, docs/report-schema.md) here.
@@ -600,12 +600,26 @@ fn compare_cmd(
     chatter: Chatter,
 ) -> anyhow::Result<()> {
     use thermocline_experiments::{compare, parallel};
-    let base = common.load(None)?;
+    let mut base = common.load(None)?;
+    // With neither a workload nor a configuration file, the main job.
+    let main_job = common.workload.is_none() && common.config.is_none();
+    if main_job {
+        base.run.workload = catalogue::MAIN_JOB_WORKLOAD.to_string();
+        base.run
+            .backend
+            .get_or_insert(catalogue::MAIN_JOB_BACKEND.to_string());
+        base.run
+            .fast_capacity
+            .get_or_insert(catalogue::MAIN_JOB_FAST_CAPACITY.to_string());
+    }
+    let left_out = main_job && managers.is_empty();
     let names: Vec<String> = if managers.is_empty() {
-        catalogue::simulated_managers()
-            .iter()
-            .map(|m| m.name.to_string())
-            .collect()
+        let all = if main_job {
+            catalogue::main_job_managers()
+        } else {
+            catalogue::simulated_managers()
+        };
+        all.iter().map(|m| m.name.to_string()).collect()
     } else {
         managers
     };
@@ -685,6 +699,11 @@ fn compare_cmd(
     print_table(&reports);
     for line in compare::explanations(&reports) {
         println!("why: {line}");
+    }
+    if left_out {
+        for (name, why) in catalogue::MAIN_JOB_LEFT_OUT {
+            println!("left out: {name}: {why}");
+        }
     }
     if let Some(p) = json {
         let mut s = serde_json::to_string_pretty(&reports)?;

@@ -1413,3 +1413,70 @@ fn quiet_commands_say_nothing_but_their_results() {
         assert!(err.is_empty(), "{quiet:?} printed: {err}");
     }
 }
+
+#[test]
+fn compare_with_no_workload_is_the_main_job_on_the_rate_machine() {
+    // Two seconds of it: every manager of the main job runs on the rate
+    // machine (a missing primitive would fail the run), and the ones left
+    // out are named with a reason.
+    let json = tmp("main-job.json", "");
+    let (code, out, err) = thermocline(&["compare", "--duration", "2", "--quiet", "--json", &json]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("workload multiphase-2min on dram+dcpmm (fast tier: 50%)"),
+        "{out}"
+    );
+    let (_, list, _) = thermocline(&["list"]);
+    let managers: Vec<&str> = list
+        .lines()
+        .skip_while(|l| !l.starts_with("managers:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|m| !["kernel-tiering", "damon-kernel"].contains(m))
+        .collect();
+    assert!(managers.len() > 30, "{list}");
+    for m in managers {
+        let row = out.lines().any(|l| l.starts_with(&format!("{m} ")));
+        let left_out = out.contains(&format!("left out: {m}: "));
+        assert!(row != left_out, "{m}: a row or a reason, once: {out}");
+    }
+    let reports = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        reports.matches("\"schema_version\"").count() >= 20,
+        "{reports}"
+    );
+    assert_eq!(
+        reports.matches("\"backend\": \"rate\"").count(),
+        reports.matches("\"schema_version\"").count(),
+        "every run on the rate machine"
+    );
+    // Named managers: the main job's workload and machine, no left-out list.
+    let (code, out, err) = thermocline(&[
+        "compare",
+        "--managers",
+        "first-touch,memory-mode",
+        "--duration",
+        "1",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("workload multiphase-2min"), "{out}");
+    assert!(!out.contains("left out:"), "{out}");
+    // A workload named: not the main job.
+    let (code, out, err) = thermocline(&[
+        "compare",
+        "--workload",
+        "multiphase",
+        "--managers",
+        "first-touch",
+        "--duration",
+        "0.1",
+        "--quiet",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("workload multiphase on dram+dcpmm (fast tier: manager default"),
+        "{out}"
+    );
+}

@@ -32,6 +32,81 @@ pub fn simulated_managers() -> Vec<Named> {
         .collect()
 }
 
+/// The main job's workload: `compare` with neither a workload nor a
+/// configuration file.
+pub const MAIN_JOB_WORKLOAD: &str = "multiphase-2min";
+/// The main job's machine backend: the rate machine runs the 2-minute
+/// workload in seconds per manager.
+pub const MAIN_JOB_BACKEND: &str = "rate";
+/// The main job's fast tier, the same for every manager.
+pub const MAIN_JOB_FAST_CAPACITY: &str = "50%";
+
+/// Managers the main job leaves out, and why (printed under its table).
+pub const MAIN_JOB_LEFT_OUT: &[(&str, &str)] = &[
+    (
+        "all-fast",
+        "the slowdown reference: every row's slowdown is against it",
+    ),
+    (
+        "damon-moderate",
+        "telemetry alone: damon-tiering acts on it",
+    ),
+    (
+        "damon-aggressive",
+        "telemetry alone: damon-tiering acts on damon-moderate",
+    ),
+    (
+        "damon-paddr",
+        "telemetry alone, and the rate machine's frames are not physical",
+    ),
+    (
+        "linear-scan-aggressive",
+        "telemetry alone: linear-scan-tiering acts on linear-scan-moderate",
+    ),
+    (
+        "linear-scan-moderate",
+        "telemetry alone: linear-scan-tiering acts on it",
+    ),
+    (
+        "linear-scan-conservative",
+        "telemetry alone: linear-scan-tiering acts on linear-scan-moderate",
+    ),
+    ("pebs-5khz", "telemetry alone: pebs-tiering acts on it"),
+    (
+        "pebs-10khz",
+        "telemetry alone: pebs-tiering acts on pebs-5khz",
+    ),
+    (
+        "telescope-bounded",
+        "telemetry alone: telescope-tiering acts on it",
+    ),
+    (
+        "telescope-flex",
+        "telemetry alone: telescope-tiering acts on telescope-bounded",
+    ),
+];
+
+/// The managers of the main job: every simulated one that acts by itself
+/// (telemetry techniques through their `*-tiering` schemes), the costliest
+/// first so that parallel runs end together.
+pub fn main_job_managers() -> Vec<Named> {
+    let mut ms: Vec<Named> = simulated_managers()
+        .into_iter()
+        .filter(|m| !MAIN_JOB_LEFT_OUT.iter().any(|(n, _)| *n == m.name))
+        .collect();
+    ms.sort_by_key(|m| !MAIN_JOB_COSTLY.contains(&m.name));
+    ms
+}
+
+/// The main job's managers that take the most wall time on its workload
+/// (measured with `compare --verbose --jobs 1`), started first.
+const MAIN_JOB_COSTLY: &[&str] = &[
+    "linear-scan-tiering",
+    "heteroos-coordinated",
+    "heteroos-vmm-exclusive",
+    "heteroos-vms",
+];
+
 /// Managers, in the order `compare` runs them.
 pub fn managers() -> Vec<Named> {
     thermocline_managers::registry::MANAGERS

@@ -132,10 +132,26 @@ mod tests {
     }
 }
 
+/// Managers that place pages once by a fixed rule and never move them:
+/// the baselines, for which ending as first-touch needs no explanation.
+const FIXED_PLACEMENTS: &[&str] = &[
+    "all-fast",
+    "all-slow",
+    "first-touch",
+    "interleave",
+    "random",
+    "adm-default",
+    "memory-mode",
+];
+
 /// Why a row looks wrong, from the reports' own time breakdowns: a manager
-/// slower than leaving everything in the slow tier (all-slow), or one that
-/// migrates and still ends slower than first-touch's placement. One line
-/// per such row; nothing when the baselines are not in the table.
+/// that ended exactly as first-touch without being one of the fixed
+/// placements, a manager
+/// that ran on another machine than the baselines (its slowdown is against
+/// all-fast there), one slower than leaving everything in the slow tier
+/// (all-slow), or one that migrates and still ends slower than
+/// first-touch's placement. One line per such row; nothing when the
+/// baselines are not in the table.
 pub fn explanations(reports: &[Report]) -> Vec<String> {
     let find = |name: &str| reports.iter().find(|r| r.manager == name);
     let slow_share = |r: &Report| {
@@ -143,6 +159,7 @@ pub fn explanations(reports: &[Report]) -> Vec<String> {
         let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
         slow as f64 * 100.0 / all.max(1) as f64
     };
+    let memory = |r: &Report| r.time_breakdown.as_ref().map_or(0.0, |b| b.memory_s);
     let mut out = Vec::new();
     for r in reports {
         let Some(t) = &r.time_breakdown else {
@@ -153,29 +170,53 @@ pub fn explanations(reports: &[Report]) -> Vec<String> {
             "{:.2} s of monitoring faults and samples, {:.2} s of TLB shootdowns for monitoring, {:.2} s for migrations",
             t.sampling_s, t.monitor_shootdown_s, t.migration_shootdown_s
         );
+        let baseline = find("first-touch").or_else(|| find("all-slow"));
+        if let Some(base) = baseline.filter(|b| b.machine != r.machine) {
+            out.push(format!(
+                "{} ran on its own machine, {}, the baselines on {}: its slowdown is against all-fast on {} (memory time {:.2} s, {:.1}% of accesses to the slow tier), not comparable with the other rows",
+                r.manager, r.machine, base.machine, r.machine, t.memory_s, slow_share(r)
+            ));
+            continue;
+        }
         if let Some(base) = find("all-slow").filter(|b| b.manager != r.manager) {
-            let base_memory = base.time_breakdown.as_ref().map_or(0.0, |b| b.memory_s);
             if r.sim_time_s > base.sim_time_s && overhead > 0.0 {
+                let relation = if t.memory_s < memory(base) {
+                    "although its memory time is"
+                } else {
+                    "with a memory time of"
+                };
                 out.push(format!(
-                    "{} is slower than all-slow ({:.3} s against {:.3} s) although its memory time is {:.2} s against {:.2} s: its monitoring and moving cost {costs}",
-                    r.manager, r.sim_time_s, base.sim_time_s, t.memory_s, base_memory
+                    "{} is slower than all-slow ({:.3} s against {:.3} s) {relation} {:.2} s against {:.2} s: its monitoring and moving cost {costs}",
+                    r.manager, r.sim_time_s, base.sim_time_s, t.memory_s, memory(base)
                 ));
                 continue;
             }
         }
         if let Some(base) = find("first-touch").filter(|b| b.manager != r.manager) {
-            let base_memory = base.time_breakdown.as_ref().map_or(0.0, |b| b.memory_s);
+            if r.migrations.bytes == 0
+                && !FIXED_PLACEMENTS.contains(&r.manager.as_str())
+                && r.sim_time_s == base.sim_time_s
+                && r.tiers == base.tiers
+            {
+                out.push(format!(
+                    "{} ended exactly as first-touch: it placed every page where first-touch did and moved none",
+                    r.manager
+                ));
+                continue;
+            }
             if r.migrations.bytes > 0 && r.sim_time_s > base.sim_time_s {
-                let why = if t.memory_s > base_memory {
+                let (mine, theirs) = (t.memory_s, memory(base));
+                let moved = r.migrations.bytes as f64 / 1e6;
+                let why = if mine > theirs * 1.001 {
                     format!(
-                        "its placement serves more from the slow tiers ({:.1}% of accesses against first-touch's {:.1}%; memory time {:.2} s against {:.2} s)",
+                        "its placement serves more from the slow tiers ({:.1}% of accesses against first-touch's {:.1}%; memory time {mine:.2} s against {theirs:.2} s)",
                         slow_share(r),
                         slow_share(base),
-                        t.memory_s,
-                        base_memory
                     )
+                } else if mine < theirs * 0.999 {
+                    format!("its placement saves memory time ({mine:.2} s against {theirs:.2} s) but its monitoring and moving cost more: {costs}")
                 } else {
-                    format!("its placement saves memory time ({:.2} s against {:.2} s) but its monitoring and moving cost more: {costs}", t.memory_s, base_memory)
+                    format!("it moved {moved:.1} MB, too little to change the memory time ({mine:.2} s against {theirs:.2} s), and its monitoring and moving cost {costs}")
                 };
                 out.push(format!(
                     "{} migrates and is still slower than first-touch ({:.3} s against {:.3} s): {why}",
@@ -250,6 +291,33 @@ mod explanation_tests {
         assert!(
             explanations(&reports[2..]).is_empty(),
             "no baselines, nothing to explain against"
+        );
+    }
+
+    #[test]
+    fn a_row_on_another_machine_or_ending_as_first_touch_is_named() {
+        let mut own = report("thermostat-badgertrap", 40.0, 30.0, 0.0, 1 << 20, 40);
+        own.machine = "dram+badgertrap".into();
+        let mut reports = vec![
+            report("first-touch", 10.0, 3.5, 0.0, 0, 50),
+            report("adm-default", 10.0, 3.5, 0.0, 0, 50),
+            report("heteroos-heap-io-slab-od", 10.0, 3.5, 0.0, 0, 50),
+            own,
+        ];
+        for r in &mut reports[..3] {
+            r.machine = "dram+dcpmm".into();
+        }
+        let e = explanations(&reports);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert!(
+            e[0].starts_with("heteroos-heap-io-slab-od ended exactly as first-touch"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with("thermostat-badgertrap ran on its own machine, dram+badgertrap"),
+            "{}",
+            e[1]
         );
     }
 }

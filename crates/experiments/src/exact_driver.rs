@@ -156,17 +156,11 @@ impl<O: Observer> Driver for ExactDriver<'_, O> {
 
     fn time_breakdown(&self) -> Option<crate::report::TimeBreakdown> {
         let m = &self.machine;
-        let p = m.time_parts();
-        let (migration_cpu, migration_stall) = m.migration_costs_ns();
-        Some(crate::report::TimeBreakdown {
-            compute_s: p.compute_ns / 1e9,
-            memory_s: p.memory_ns / 1e9,
-            sampling_s: p.sampling_ns / 1e9,
-            monitor_shootdown_s: (p.shootdown_ns - migration_stall).max(0.0) / 1e9,
-            migration_shootdown_s: migration_stall.min(p.shootdown_ns) / 1e9,
-            monitor_cpu_s: (m.manager_ns() - migration_cpu).max(0.0) / 1e9,
-            migration_cpu_s: migration_cpu / 1e9,
-        })
+        Some(crate::report::TimeBreakdown::of(
+            &m.time_parts(),
+            m.manager_ns(),
+            m.migration_costs_ns(),
+        ))
     }
 
     fn tenants(&mut self) -> Vec<crate::report::TenantReport> {

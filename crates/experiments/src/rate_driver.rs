@@ -94,6 +94,15 @@ impl Driver for RateDriver {
         self.machine.ideal_time_ns()
     }
 
+    fn time_breakdown(&self) -> Option<crate::report::TimeBreakdown> {
+        let m = &self.machine;
+        Some(crate::report::TimeBreakdown::of(
+            &m.time_parts(),
+            m.manager_ns(),
+            m.migration_costs_ns(),
+        ))
+    }
+
     fn app_counters(&self) -> Vec<TierCounters> {
         self.machine.app_counters()
     }

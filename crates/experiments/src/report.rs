@@ -296,6 +296,26 @@ pub struct TimeBreakdown {
     pub migration_cpu_s: f64,
 }
 
+impl TimeBreakdown {
+    /// From a machine's time parts (ns), its manager time (ns) and, of
+    /// those, the migrations' (manager ns, all-core stall ns).
+    pub fn of(
+        p: &thermocline_model::TimeParts,
+        manager_ns: f64,
+        (migration_cpu, migration_stall): (f64, f64),
+    ) -> Self {
+        TimeBreakdown {
+            compute_s: p.compute_ns / 1e9,
+            memory_s: p.memory_ns / 1e9,
+            sampling_s: p.sampling_ns / 1e9,
+            monitor_shootdown_s: (p.shootdown_ns - migration_stall).max(0.0) / 1e9,
+            migration_shootdown_s: migration_stall.min(p.shootdown_ns) / 1e9,
+            monitor_cpu_s: (manager_ns - migration_cpu).max(0.0) / 1e9,
+            migration_cpu_s: migration_cpu / 1e9,
+        }
+    }
+}
+
 /// The memory system's counts (Memos sections 4.2 and 6.3).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemorySystemReport {

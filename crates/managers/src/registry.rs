@@ -524,7 +524,7 @@ pub const MANAGERS: &[Entry] = &[
     },
     Entry {
         name: "damon-paddr",
-        description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (exact machine only)",
+        description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (the rate machine's frames are its pages in address order)",
         build: |n, p, s| damon_paddr(n, p, s),
     },
     Entry {

@@ -5,7 +5,7 @@
 
 use crate::per_access::PerAccess;
 use thermocline_backend::TierCounters;
-use thermocline_model::MachineStats;
+use thermocline_model::{MachineStats, TimeParts};
 
 /// Line reads and writes of one tier, expected.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,6 +53,12 @@ pub(crate) struct Accounting {
     manager_ns: f64,
     /// All-core stall charged by shootdowns (ns).
     stall_ns: f64,
+    /// The accesses' time by part (ns): compute, memory, sampling.
+    parts: TimeParts,
+    /// Of `manager_ns`, the migrations' copying (ns).
+    migration_cpu_ns: f64,
+    /// Of `stall_ns`, the migrations' shootdowns (ns).
+    migration_stall_ns: f64,
 }
 
 impl Accounting {
@@ -64,6 +70,9 @@ impl Accounting {
             stats: Stats::default(),
             manager_ns: 0.0,
             stall_ns: 0.0,
+            parts: TimeParts::default(),
+            migration_cpu_ns: 0.0,
+            migration_stall_ns: 0.0,
         }
     }
 
@@ -74,6 +83,10 @@ impl Accounting {
             self.app_counters[t].writes += step * p.writes[t];
             self.counters[t].reads += step * p.reads[t];
             self.counters[t].writes += step * p.writes[t];
+            // Memory Mode: fills are the cache's own traffic; writebacks
+            // reach the slow tier as the application's writes.
+            self.counters[t].writes += step * (p.fills[t] + p.writebacks[t]);
+            self.app_counters[t].writes += step * p.writebacks[t];
             self.stats.tier_faults += step * p.tier_faults[t];
         }
         let s = &mut self.stats;
@@ -84,6 +97,30 @@ impl Accounting {
         s.walk_entries += step * p.walk_entries;
         s.llc_misses += step * p.llc_misses;
         s.poison_faults += step * p.poison_faults;
+        self.parts.compute_ns += step * p.parts.compute_ns;
+        self.parts.memory_ns += step * p.parts.memory_ns;
+        self.parts.sampling_ns += step * p.parts.sampling_ns;
+    }
+
+    /// Notes that of the manager time and stall charged, `cpu_ns` and
+    /// `stall_ns` were a migration's.
+    pub fn migration_costs(&mut self, cpu_ns: f64, stall_ns: f64) {
+        self.migration_cpu_ns += cpu_ns;
+        self.migration_stall_ns += stall_ns;
+    }
+
+    /// The migrations' manager time and all-core stall (ns).
+    pub fn migration_costs_ns(&self) -> (f64, f64) {
+        (self.migration_cpu_ns, self.migration_stall_ns)
+    }
+
+    /// Where the simulated time went (ns): the accesses' parts, and every
+    /// shootdown's stall.
+    pub fn time_parts(&self) -> TimeParts {
+        TimeParts {
+            shootdown_ns: self.stall_ns,
+            ..self.parts
+        }
     }
 
     /// Counts `n` samples taken.

@@ -58,13 +58,24 @@
 //!   TLB shootdown, not bandwidth; hint faults cost no application time;
 //! - a MASIM sequential pattern is a sweep whose pages recur periodically;
 //!   its cursor's position is not tracked, so an Accessed bit over a swept
-//!   range is a Poisson draw at the sweep's rate (see `rates`).
+//!   range is a Poisson draw at the sweep's rate (see `rates`);
+//! - typed allocation (HeteroOS): each region is placed once, when the
+//!   workload starts, by its page type's policy (else its address space's)
+//!   within the tiers' room and the address space's tier quotas; a policy
+//!   or quota set later governs only migrations, and the allocation counts
+//!   are those of that one placement. A rate profile issues no memory
+//!   events (releases, I/O completions): draining them gives none;
+//! - the reverse map numbers each tier's frames in (address space,
+//!   address) order of the pages it holds, renumbered whenever placement
+//!   changes, while `translate` still answers with virtual page numbers:
+//!   a clock hand over frames sees pages in address order.
 #![deny(missing_docs)]
 
 mod accounting;
 mod bits;
 pub mod che;
 mod clock;
+pub mod dram_cache;
 pub mod index;
 mod machine;
 mod ops;

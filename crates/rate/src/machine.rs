@@ -57,6 +57,8 @@ pub struct RateMachine {
     pub(crate) sampler: Sampler,
     /// Counts, traffic and manager time.
     pub(crate) accounting: Accounting,
+    /// Whether the fast tier is a Memory Mode cache of the slow ones.
+    pub(crate) memory_mode: bool,
 }
 
 impl RateMachine {
@@ -90,6 +92,7 @@ impl RateMachine {
             poison: Poison::default(),
             sampler: Sampler::default(),
             accounting: Accounting::new(tiers),
+            memory_mode: false,
             regions,
             cfg,
         })
@@ -113,6 +116,16 @@ impl RateMachine {
     /// Manager CPU time charged (ns).
     pub fn manager_ns(&self) -> f64 {
         self.accounting.manager_ns()
+    }
+
+    /// Where the simulated time went (ns).
+    pub fn time_parts(&self) -> thermocline_model::TimeParts {
+        self.accounting.time_parts()
+    }
+
+    /// The migrations' manager time and all-core stall so far (ns).
+    pub fn migration_costs_ns(&self) -> (f64, f64) {
+        self.accounting.migration_costs_ns()
     }
 
     /// Workload accesses simulated so far.
@@ -215,6 +228,7 @@ impl RateMachine {
                     &self.placement,
                     &self.poison,
                     &self.sampler,
+                    self.memory_mode,
                 )),
             };
             let phase_end = self.profile.start(self.clock.phase() + 1).min(end);

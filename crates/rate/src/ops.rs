@@ -8,12 +8,12 @@ use crate::profile::Span;
 use crate::streams::{self, poisson};
 use crate::telemetry::{entry_key, entry_va, level_index};
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport, Sample,
-    SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, Backend, BackendError, Capabilities, Capability, Flush, MemPolicy,
+    MigrationReport, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
 };
 use thermocline_model::costs::FLUSH_CEILING_PAGES;
 use thermocline_vocab::RegionInfo;
-use thermocline_vocab::{Asid, Level, PageSize, TierId};
+use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId};
 
 type Result<T> = std::result::Result<T, BackendError>;
 
@@ -33,6 +33,14 @@ struct Entry {
 }
 
 impl RateMachine {
+    /// The first frame of tier `t`: the tiers' frames follow each other.
+    fn first_frame(&self, t: usize) -> u64 {
+        self.cfg.tiers[..t]
+            .iter()
+            .map(|x| x.capacity_bytes / 4096)
+            .sum()
+    }
+
     fn not_mapped(asid: Asid, va: u64) -> BackendError {
         BackendError::NotMapped { asid, va }
     }
@@ -76,21 +84,25 @@ impl RateMachine {
     fn charge_migration(&mut self, report: &MigrationReport, base_pages: u64, huge_pages: u64) {
         self.accounting.migrated_bytes(report.bytes);
         let c = &self.cfg.costs;
-        self.accounting.charge_manager(
-            base_pages as f64 * c.base_page_migration_ns(base_pages)
-                + huge_pages as f64 * c.huge_page_migration_ns(),
-        );
+        let copy_ns = base_pages as f64 * c.base_page_migration_ns(base_pages)
+            + huge_pages as f64 * c.huge_page_migration_ns();
+        self.accounting.charge_manager(copy_ns);
+        let (mut cpu_ns, mut stall_ns) = (copy_ns, 0.0);
         if report.pages > 0 {
             self.invalidate();
-            self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+            let cost = self.shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+            cpu_ns += cost.manager_ns;
+            stall_ns += cost.all_core_stall_ns;
         }
+        self.accounting.migration_costs(cpu_ns, stall_ns);
     }
 
-    fn shootdown(&mut self, invlpgs: u64) {
+    fn shootdown(&mut self, invlpgs: u64) -> thermocline_model::costs::Shootdown {
         let cost = self.cfg.costs.shootdown(invlpgs, self.cfg.perf.threads);
         self.accounting.charge_manager(cost.manager_ns);
         self.clock.stall(cost.all_core_stall_ns);
         self.accounting.shootdown(cost.all_core_stall_ns);
+        cost
     }
 
     /// After a flush covering `[start, end)`: cleared leaf entries there are
@@ -141,11 +153,7 @@ impl Backend for RateMachine {
     fn capabilities(&self) -> Capabilities {
         Capabilities::all()
             .without(Capability::RegionMonitor)
-            .without(Capability::MemoryMode)
-            .without(Capability::ReverseMap)
             .without(Capability::Dma)
-            .without(Capability::MemEvents)
-            .without(Capability::TypedAlloc)
             .without(Capability::Colours)
     }
 
@@ -169,8 +177,9 @@ impl Backend for RateMachine {
                 free_bytes: (t.capacity_bytes as f64 - self.placement.used()[i]).max(0.0) as u64,
                 read_latency_ns: t.read_ns,
                 write_latency_ns: t.write_ns,
-                // Frames are not modelled (`translate` gives page numbers).
-                first_frame: None,
+                // Frames are numbered per tier in address order of its pages
+                // (`reverse_translate`); `translate` gives page numbers.
+                first_frame: Some(self.first_frame(i)),
             })
             .collect()
     }
@@ -186,6 +195,25 @@ impl Backend for RateMachine {
             // Frames are not modelled: the virtual page number stands in.
             frame: page.base >> 12,
         }))
+    }
+
+    /// The frames of tier `t` are numbered in (address space, address)
+    /// order of the pages it holds, renumbered whenever placement changes
+    /// (this machine has no physical layout: a clock hand over frames
+    /// therefore sees pages in address order).
+    fn reverse_translate(&mut self, frame: u64) -> Result<Option<(Asid, u64)>> {
+        self.ensure_mapped();
+        for t in 0..self.cfg.tiers.len() {
+            let first = self.first_frame(t);
+            let frames = self.cfg.tiers[t].capacity_bytes / 4096;
+            if (first..first + frames).contains(&frame) {
+                return Ok(self
+                    .placement
+                    .reverse(t, frame - first)
+                    .map(|(a, va)| (Asid(a), va)));
+            }
+        }
+        Ok(None)
     }
 
     fn accessed(&mut self, asid: Asid, va: u64, level: Level, clear: bool) -> Result<bool> {
@@ -440,7 +468,9 @@ impl Backend for RateMachine {
                 report.already_there += 1;
                 continue;
             }
-            if self.placement.used()[to.index()] + bytes as f64 > cap {
+            if self.placement.used()[to.index()] + bytes as f64 > cap
+                || self.placement.quota_room(asid.0, to.index()) < bytes as f64
+            {
                 report.failed += 1;
                 continue;
             }
@@ -494,7 +524,9 @@ impl Backend for RateMachine {
                 va = run.end;
                 continue;
             }
-            let room = (cap - self.placement.used()[to.index()]).max(0.0);
+            let room = (cap - self.placement.used()[to.index()])
+                .min(self.placement.quota_room(asid.0, to.index()))
+                .max(0.0);
             let budget = (max_bytes - report.bytes) as f64 / share_elsewhere;
             let want = ((hi - lo) as f64).min(budget).min(room / share_elsewhere);
             let take = (want as u64) / page * page;
@@ -618,6 +650,49 @@ impl Backend for RateMachine {
             self.check_tier(tier)?;
         }
         self.placement.set_policy(asid.0, policy);
+        Ok(())
+    }
+
+    /// As on the exact machine, but pages are placed once, when the
+    /// workload starts: a policy set after that changes nothing.
+    fn set_type_policy(
+        &mut self,
+        asid: Asid,
+        ty: PageType,
+        policy: Option<MemPolicy>,
+    ) -> Result<()> {
+        if let Some(MemPolicy::Bind { tier }) = policy {
+            self.check_tier(tier)?;
+        }
+        self.placement.set_type_policy(asid.0, ty.index(), policy);
+        Ok(())
+    }
+
+    fn set_tier_quota(&mut self, asid: Asid, tier: TierId, pages: Option<u64>) -> Result<()> {
+        self.check_tier(tier)?;
+        self.placement.set_quota(asid.0, tier.0, pages);
+        Ok(())
+    }
+
+    fn held_pages(&self, asid: Asid, tier: TierId) -> Result<u64> {
+        self.check_tier(tier)?;
+        Ok((self.placement.used_by(asid.0, tier.index()) / 4096.0).round() as u64)
+    }
+
+    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
+        Ok(self.placement.alloc_counts(asid.0))
+    }
+
+    /// A rate profile has no releases or I/O completions: none to give.
+    fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
+        let _ = out;
+        Ok(0)
+    }
+
+    /// In expectation: see [`crate::dram_cache`].
+    fn set_memory_mode(&mut self, on: bool) -> Result<()> {
+        self.memory_mode = on;
+        self.invalidate();
         Ok(())
     }
 

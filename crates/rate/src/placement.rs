@@ -4,8 +4,8 @@
 
 use crate::streams;
 use std::collections::BTreeMap;
-use thermocline_backend::MemPolicy;
-use thermocline_vocab::{RegionInfo, Rng};
+use thermocline_backend::{AllocCounts, MemPolicy};
+use thermocline_vocab::{PageType, RegionInfo, Rng};
 
 /// Where the pages of a run live.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -67,12 +67,37 @@ pub struct RunAt {
 pub struct Placement {
     runs: BTreeMap<(u16, u64), Run>,
     used: Vec<f64>,
+    /// Bytes mapped per tier by address space.
+    used_by: BTreeMap<u16, Vec<f64>>,
     tiers: usize,
     seed: u64,
     /// Allocation policy by address space (default: prefer the fast tier).
     policies: BTreeMap<u16, MemPolicy>,
+    /// Policies by (address space, page type index) that override the
+    /// address space's.
+    type_policies: BTreeMap<(u16, usize), MemPolicy>,
+    /// Caps on the 4 KiB frames an address space may hold in a tier.
+    quotas: BTreeMap<(u16, u8), u64>,
+    /// Allocations by address space, per page type.
+    allocs: BTreeMap<u16, [AllocCounts; PageType::COUNT]>,
+    /// Frame numbers per tier, rebuilt on demand after a change.
+    frames: Option<Vec<Vec<FrameSpan>>>,
     /// Whether the regions have been placed.
     mapped: bool,
+}
+
+/// A run of pages of one tier in frame order: frames are numbered per
+/// tier in (address space, address) order of the pages held there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FrameSpan {
+    /// Frames of the tier before this span (4 KiB units).
+    first: u64,
+    /// Address space.
+    asid: u16,
+    /// First byte.
+    start: u64,
+    /// One past the last byte.
+    end: u64,
 }
 
 impl Placement {
@@ -81,9 +106,14 @@ impl Placement {
         Placement {
             runs: BTreeMap::new(),
             used: vec![0.0; tiers],
+            used_by: BTreeMap::new(),
             tiers,
             seed,
             policies: BTreeMap::new(),
+            type_policies: BTreeMap::new(),
+            quotas: BTreeMap::new(),
+            allocs: BTreeMap::new(),
+            frames: None,
             mapped: false,
         }
     }
@@ -91,6 +121,43 @@ impl Placement {
     /// Sets the allocation policy of `asid` for regions not yet placed.
     pub fn set_policy(&mut self, asid: u16, policy: MemPolicy) {
         self.policies.insert(asid, policy);
+    }
+
+    /// Sets (or with `None` removes) the policy of pages of type index `ty`
+    /// of `asid`, for regions not yet placed.
+    pub fn set_type_policy(&mut self, asid: u16, ty: usize, policy: Option<MemPolicy>) {
+        match policy {
+            Some(p) => self.type_policies.insert((asid, ty), p),
+            None => self.type_policies.remove(&(asid, ty)),
+        };
+    }
+
+    /// Caps (or with `None` uncaps) the 4 KiB frames `asid` holds in `tier`.
+    pub fn set_quota(&mut self, asid: u16, tier: u8, pages: Option<u64>) {
+        match pages {
+            Some(p) => self.quotas.insert((asid, tier), p),
+            None => self.quotas.remove(&(asid, tier)),
+        };
+    }
+
+    /// Bytes `asid` may still place in `tier` under its quota (unbounded
+    /// without one).
+    pub fn quota_room(&self, asid: u16, tier: usize) -> f64 {
+        match self.quotas.get(&(asid, tier as u8)) {
+            Some(&q) => (q as f64 * 4096.0 - self.used_by(asid, tier)).max(0.0),
+            None => f64::INFINITY,
+        }
+    }
+
+    /// Bytes `asid` has mapped in `tier` (interleaved and random runs by
+    /// expectation).
+    pub fn used_by(&self, asid: u16, tier: usize) -> f64 {
+        self.used_by.get(&asid).map_or(0.0, |u| u[tier])
+    }
+
+    /// The allocations of `asid` so far, per page type.
+    pub fn alloc_counts(&self, asid: u16) -> [AllocCounts; PageType::COUNT] {
+        self.allocs.get(&asid).copied().unwrap_or_default()
     }
 
     /// Whether the regions have been placed ([`Placement::map_regions`]).
@@ -108,19 +175,26 @@ impl Placement {
         self.mapped = true;
         let tiers = caps.len();
         for r in regions {
+            let (asid, start, end) = (r.asid.0, r.start, r.end());
+            let ty = r.page_type.index();
             let policy = self
-                .policies
-                .get(&r.asid.0)
+                .type_policies
+                .get(&(asid, ty))
+                .or_else(|| self.policies.get(&asid))
                 .copied()
                 .unwrap_or(MemPolicy::PreferFast);
             let unit = if r.thp { 2u64 << 20 } else { 4096 };
-            let (asid, start, end) = (r.asid.0, r.start, r.end());
+            let pages = (end - start) / 4096;
+            let counts = &mut self.allocs.entry(asid).or_default()[ty];
+            counts.requests += pages;
             let first = match policy {
                 MemPolicy::Interleave => {
+                    counts.preferred += pages;
                     self.set(asid, start, end, Home::Interleave, r.thp);
                     continue;
                 }
                 MemPolicy::Random { fast_probability } => {
+                    counts.preferred += pages;
                     let home = Home::Random(fast_probability.clamp(0.0, 1.0));
                     self.set(asid, start, end, home, r.thp);
                     continue;
@@ -137,7 +211,11 @@ impl Placement {
                 if at >= end {
                     break;
                 }
-                let room = (caps[t] - self.used[t]).max(0.0) as u64 / unit * unit;
+                let room = (caps[t] - self.used[t])
+                    .min(self.quota_room(asid, t))
+                    .max(0.0) as u64
+                    / unit
+                    * unit;
                 let take = if i + 1 == order.len() {
                     end - at
                 } else {
@@ -145,6 +223,12 @@ impl Placement {
                 };
                 if take > 0 {
                     self.set(asid, at, at + take, Home::Tier(t as u8), r.thp);
+                    let counts = &mut self.allocs.entry(asid).or_default()[ty];
+                    if i == 0 {
+                        counts.preferred += take / 4096;
+                    } else {
+                        counts.fallback += take / 4096;
+                    }
                     at += take;
                 }
             }
@@ -227,10 +311,43 @@ impl Placement {
         Some(Page { base, bytes, tier })
     }
 
-    fn account(&mut self, len: u64, home: Home, sign: f64) {
-        for (t, s) in self.shares(home).into_iter().enumerate() {
+    fn account(&mut self, asid: u16, len: u64, home: Home, sign: f64) {
+        let tiers = self.tiers;
+        let shares = self.shares(home);
+        let by = self.used_by.entry(asid).or_insert_with(|| vec![0.0; tiers]);
+        for (t, s) in shares.into_iter().enumerate() {
             self.used[t] += sign * s * len as f64;
+            by[t] += sign * s * len as f64;
         }
+    }
+
+    /// The page held in frame `frame` of `tier` (4 KiB frames numbered in
+    /// (address space, address) order of the tier's pages): (address space,
+    /// the frame's 4 KiB piece). Pages of interleaved or random runs have
+    /// no frame here.
+    pub fn reverse(&mut self, tier: usize, frame: u64) -> Option<(u16, u64)> {
+        if self.frames.is_none() {
+            let mut per = vec![Vec::new(); self.tiers];
+            let mut count = vec![0u64; self.tiers];
+            for (&(asid, start), run) in &self.runs {
+                if let Home::Tier(t) = run.home {
+                    let t = t as usize;
+                    per[t].push(FrameSpan {
+                        first: count[t],
+                        asid,
+                        start,
+                        end: run.end,
+                    });
+                    count[t] += (run.end - start) / 4096;
+                }
+            }
+            self.frames = Some(per);
+        }
+        let spans = self.frames.as_ref()?.get(tier)?;
+        let i = spans.partition_point(|s| s.first <= frame).checked_sub(1)?;
+        let s = spans[i];
+        let va = s.start + (frame - s.first) * 4096;
+        (va < s.end).then_some((s.asid, va))
     }
 
     /// Splits the run containing `at` (if any) so that a run starts at `at`.
@@ -257,10 +374,11 @@ impl Placement {
             .map(|(&(_, s), r)| (s, *r))
             .collect();
         for (s, r) in old {
-            self.account(r.end - s, r.home, -1.0);
+            self.account(asid, r.end - s, r.home, -1.0);
             self.runs.remove(&(asid, s));
         }
-        self.account(end - start, home, 1.0);
+        self.account(asid, end - start, home, 1.0);
+        self.frames = None;
         self.runs.insert((asid, start), Run { end, home, huge });
         self.merge_around(asid, start);
     }

@@ -14,6 +14,7 @@ use crate::telescope;
 use crate::telescope::kv::{self, KvSpec};
 use crate::thermostat;
 use crate::{lackey, lay_out, masim, trace, PhaseMark, Stream, Workload, WorkloadError};
+use thermocline_vocab::PageType;
 
 /// How to build a workload.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,8 +76,46 @@ b, 1, 64, 50, wo
 d, 1, 64, 50, ro
 ";
 
+/// The main job's workload (`thermocline compare` with no workload):
+/// [`MULTIPHASE_CFG`]'s phases at 30 s each, long enough for Thermostat's
+/// first decisions (two 30 s periods) and kstaled's (10 s idle), over four
+/// 32 MiB regions so that a linear Accessed-bit scan every 10 ms stays
+/// affordable on the rate machine.
+pub const MULTIPHASE_2MIN_CFG: &str = "\
+# thermocline main-job workload (MASIM format): multiphase at 30 s a phase
+a, 33554432
+b, 33554432
+c, 33554432
+d, 33554432
+
+hot a
+30000
+a, 1, 64, 90, rw
+b, 1, 64, 10, ro
+
+hot c
+30000
+c, 1, 64, 90, rw
+d, 1, 64, 10, ro
+
+sweep
+30000
+a, 0, 64, 25, ro
+b, 0, 64, 25, ro
+c, 0, 64, 25, ro
+d, 0, 64, 25, ro
+
+hot b and d
+30000
+b, 1, 64, 50, wo
+d, 1, 64, 50, ro
+";
+
 enum Kind {
     Masim(&'static str),
+    /// A MASIM config whose named regions hold pages of other types than
+    /// anonymous memory.
+    MasimTyped(&'static str, &'static [(&'static str, PageType)]),
     MasimText(fn() -> String),
     Kv(fn() -> KvSpec),
     Synthetic(fn(f64) -> SyntheticSpec),
@@ -121,6 +160,11 @@ pub const PRESETS: &[Preset] = &[
         name: "multiphase",
         description: "built-in 4-phase MASIM-style workload, 256 MiB: hot set moves a -> c -> sweep -> b+d (8 s nominal)",
         kind: Kind::Masim(MULTIPHASE_CFG),
+    },
+    Preset {
+        name: "multiphase-2min",
+        description: "the main job's workload: multiphase's four phases at 30 s each (2 min), 128 MiB in 4 KiB pages: region b a file in the page cache (read, then written), a, c and d heap",
+        kind: Kind::MasimTyped(MULTIPHASE_2MIN_CFG, &[("b", PageType::FileCache)]),
     },
     Preset {
         name: "uniform-1g",
@@ -611,7 +655,7 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
                     .unwrap_or_else(|| crate::compute_ns_for_rate(rate, o.fast_read_ns, o.mlp));
                 return kv_workload(spec, &kv, o, rate, compute);
             }
-            Kind::Masim(_) | Kind::MasimText(_) | Kind::Synthetic(_) => {}
+            Kind::Masim(_) | Kind::MasimTyped(..) | Kind::MasimText(_) | Kind::Synthetic(_) => {}
         }
     } else if let Some(s) = parameterized(spec) {
         return sweep_workload(spec, s?, o);
@@ -673,6 +717,9 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
     if let Some(p) = found {
         return Ok(match p.kind {
             Kind::Masim(text) => masim_workload(spec, masim::parse(text, spec)?, o, compute)?,
+            Kind::MasimTyped(text, types) => {
+                masim_workload_typed(spec, masim::parse(text, spec)?, o, compute, types)?
+            }
             Kind::MasimText(f) => masim_workload(spec, masim::parse(&f(), spec)?, o, compute)?,
             Kind::Model(_) | Kind::Sweep(_) | Kind::Kv(_) | Kind::Npb(_) | Kind::Hetero(_) => {
                 return Err(WorkloadError::Invalid(format!(
@@ -719,9 +766,26 @@ fn masim_workload(
     o: &WorkloadOptions,
     compute: f64,
 ) -> Result<Workload, WorkloadError> {
+    masim_workload_typed(name, cfg, o, compute, &[])
+}
+
+/// [`masim_workload`] with the regions named in `types` holding pages of
+/// those types (the others anonymous).
+fn masim_workload_typed(
+    name: &str,
+    cfg: masim::MasimConfig,
+    o: &WorkloadOptions,
+    compute: f64,
+    types: &[(&str, PageType)],
+) -> Result<Workload, WorkloadError> {
     let rate = o.access_rate.unwrap_or(crate::DEFAULT_ACCESS_RATE);
     let base = o.base_va.unwrap_or(crate::DEFAULT_BASE_VA);
-    let regions = crate::lay_out_at(&cfg.regions, o.thp == Some(true), base);
+    let mut regions = crate::lay_out_at(&cfg.regions, o.thp == Some(true), base);
+    for r in &mut regions {
+        if let Some(&(_, t)) = types.iter().find(|(n, _)| *n == r.name) {
+            r.page_type = t;
+        }
+    }
     if let Some(r) = regions.iter().find(|r| r.end() > 1 << 47) {
         return Err(WorkloadError::Invalid(format!(
             "workload {name:?}: region {} ends at {:#x}, above the 47-bit address space (lower workload.base_va)",

@@ -55,8 +55,10 @@ impl SwapClock {
                         let Some(t) = b.translate(a, va)? else {
                             continue;
                         };
-                        // A huge page is seen once, at its first frame.
-                        if t.size == PageSize::Huge && frame != t.frame {
+                        // A huge page is seen once, at its first frame (whose
+                        // piece is the page's base: a backend's frames need not
+                        // be what `translate` numbers them).
+                        if t.size == PageSize::Huge && va != t.size.align_down(va) {
                             continue;
                         }
                         let va = t.size.align_down(va);

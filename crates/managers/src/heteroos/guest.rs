@@ -335,8 +335,10 @@ impl HeteroOsGuest {
             let Some(t) = b.translate(asid, va)? else {
                 continue;
             };
-            // A huge page is seen once, at its first frame.
-            if t.size == PageSize::Huge && frame != t.frame {
+            // A huge page is seen once, at its first frame (whose
+            // piece is the page's base: a backend's frames need not
+            // be what `translate` numbers them).
+            if t.size == PageSize::Huge && va != t.size.align_down(va) {
                 continue;
             }
             let (va, pages) = (t.size.align_down(va), t.size.bytes() / 4096);

@@ -94,7 +94,7 @@
 //! user-given region would); it is then split and
 //! merged as vaddr's regions. A sample is a frame: `damon_pa_mkold` and
 //! `damon_pa_young` reach its page through the rmap
-//! (`Backend::reverse_translate`, exact machine only) and clear or read its
+//! (`Backend::reverse_translate`; on the rate machine, frames in address order) and clear or read its
 //! PTE's Accessed bit; a free frame reads not accessed. The rmap walk
 //! itself is not charged beyond the PTE access. The reported hot set is
 //! the virtual pages the hot regions' frames back, for scoring. Telescope
