@@ -130,6 +130,19 @@ enum Cmd {
         #[command(flatten)]
         chatter: Chatter,
     },
+    /// Run a grid of runs from a sweep spec (TOML; docs/sweeps.md): one report per cell in DIR/cells, the table of all cells in DIR/table.csv; cells already in DIR are not run again.
+    Sweep {
+        /// The sweep spec (TOML).
+        spec: String,
+        /// The sweep's directory (created if missing).
+        #[arg(long)]
+        out: String,
+        /// Cells run in parallel [default: one per core]; the files are the same whatever the number.
+        #[arg(long, value_parser = at_least_one)]
+        jobs: Option<usize>,
+        #[command(flatten)]
+        chatter: Chatter,
+    },
     /// Record DAMON's view of a run (like damo record): the run's report with DAMON's regions at every aggregation interval, for `report`.
     Record {
         #[command(flatten)]
@@ -814,6 +827,74 @@ fn counter_bar(template: &str) -> ProgressBar {
     bar
 }
 
+/// `thermocline sweep`: the spec and every cell's configuration checked,
+/// then the cells not yet in `out` run in parallel under one progress line.
+fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> anyhow::Result<()> {
+    use thermocline_experiments::{parallel, sweep};
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        thermocline_experiments::ConfigError::InFile {
+            file: path.to_string(),
+            msg: format!("cannot read: {e}"),
+        }
+    })?;
+    let spec = sweep::SweepSpec::parse(path, &text)?;
+    let dir = sweep::SweepDir::open(out)?;
+    let code = commit();
+    if code.ends_with("-dirty") || code == "unknown" {
+        eprintln!("warning: the tree is at {code:?}: cells stored by another edit of it would be reused as if this one had made them");
+    }
+    let cells = spec.cells();
+    let jobs = jobs.unwrap_or_else(parallel::default_threads);
+    let started = Instant::now();
+    let bar = if chatter.quiet {
+        ProgressBar::hidden()
+    } else {
+        counter_bar("sweep {msg}: cell {pos}/{len} [{bar:30}] {elapsed} elapsed, ~{eta} left")
+    };
+    bar.set_length(cells.len() as u64);
+    bar.set_message(spec.name.clone());
+    let outcome = sweep::run_local(
+        &spec,
+        Some((path, &text)),
+        &dir,
+        &code,
+        jobs,
+        &|i, cell, resumed| {
+            bar.inc(1);
+            if chatter.verbose {
+                let how = if resumed { "already there" } else { "ran" };
+                let line = format!(
+                    "[{}/{}] cell {} ({}) {how} at {:.1} s",
+                    bar.position(),
+                    cells.len(),
+                    cell.id,
+                    cells[i]
+                        .params
+                        .iter()
+                        .map(|(k, v)| format!("{k}={v}"))
+                        .chain(std::iter::once(format!("seed={}", cell.seed)))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    started.elapsed().as_secs_f64()
+                );
+                bar.suspend(|| eprintln!("{line}"));
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    if !chatter.quiet {
+        eprintln!(
+            "sweep {}: {} cells ({} already there) in {:.1} s on {jobs} thread(s)",
+            spec.name,
+            outcome.cells.len(),
+            outcome.resumed,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    println!("{out}/table.csv: {} cells", outcome.cells.len());
+    Ok(())
+}
+
 /// Reads a lackey trace's first pass (checks and page set) under a progress
 /// bar, so that the runs after it find it done.
 fn prescan(workload: &str) -> anyhow::Result<()> {
@@ -1284,6 +1365,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             jobs,
             chatter,
         } => compare_cmd(&common, managers, json, plot, jobs, chatter)?,
+        Cmd::Sweep {
+            spec,
+            out,
+            jobs,
+            chatter,
+        } => sweep_cmd(&spec, &out, jobs, chatter)?,
         Cmd::Heatmap {
             common,
             manager,

@@ -1480,3 +1480,54 @@ fn compare_with_no_workload_is_the_main_job_on_the_rate_machine() {
         "{out}"
     );
 }
+
+#[test]
+fn sweep_runs_a_grid_resumes_and_names_a_bad_spec_line() {
+    let spec = tmp(
+        "sweep.toml",
+        "name = \"t\"\nseeds = [1, 2]\nduration_s = 0.05\n[grid]\nmanager = [\"first-touch\", \"all-slow\"]\n",
+    );
+    let out_dir = std::env::temp_dir().join(format!("tc-cli-{}-sweep", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let dir = out_dir.to_str().unwrap();
+    let (code, out, err) = thermocline(&["sweep", &spec, "--out", dir]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("table.csv: 4 cells"), "{out}");
+    assert!(err.contains("4 cells (0 already there)"), "{err}");
+    let table = std::fs::read_to_string(out_dir.join("table.csv")).unwrap();
+    assert_eq!(table.lines().count(), 5, "{table}");
+    assert!(
+        table.contains(",first-touch,") && table.contains(",all-slow,"),
+        "{table}"
+    );
+    let (code, _, err) = thermocline(&["sweep", &spec, "--out", dir, "--jobs", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("4 cells (4 already there)"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("table.csv")).unwrap(),
+        table
+    );
+
+    let bad = tmp(
+        "bad-sweep.toml",
+        "[grid]\nmanager = [\"first-touch\", \"nope\"]\n",
+    );
+    let (code, out, err) = thermocline(&["sweep", &bad, "--out", dir]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with(&format!("error: {bad}:2: cell run.manager=\"nope\""))),
+        "{err}"
+    );
+    let bad = tmp(
+        "bad-sweep2.toml",
+        "seeds = 3\n[grid]\nmanager = [\"first-touch\"]\n",
+    );
+    let (code, _, err) = thermocline(&["sweep", &bad, "--out", dir]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{bad}:1: seeds: a non-empty list")),
+        "{err}"
+    );
+}

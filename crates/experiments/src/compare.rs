@@ -31,6 +31,19 @@ pub fn preflight(cfgs: &[RunConfig]) -> Result<(), RunError> {
         if !seen.insert(name.as_str()) {
             return Err(ConfigError::invalid("managers", format!("{name} is named twice")).into());
         }
+        check_manager(cfg)?;
+    }
+    if let Some(first) = cfgs.first() {
+        setup::setup(first)?;
+    }
+    Ok(())
+}
+
+/// Checks `cfg`'s manager: known, able to run on a simulated machine, and
+/// accepting its parameters and its machine.
+pub fn check_manager(cfg: &RunConfig) -> Result<(), RunError> {
+    let name = &cfg.run.manager;
+    {
         if !registry::exists(name) {
             return Err(ConfigError::UnknownName {
                 kind: "manager",
@@ -49,9 +62,6 @@ pub fn preflight(cfgs: &[RunConfig]) -> Result<(), RunError> {
         let manager = registry::build(name, cfg.manager_params(name), cfg.run.seed)
             .map_err(|e| validate::manager_error(cfg, name, e))?;
         setup::resolve_machine(cfg.run.machine.as_deref(), manager.as_ref())?;
-    }
-    if let Some(first) = cfgs.first() {
-        setup::setup(first)?;
     }
     Ok(())
 }

@@ -61,6 +61,7 @@ pub mod runner;
 mod schemes_tiering;
 mod setup;
 pub mod show;
+pub mod sweep;
 mod tally;
 mod telescope;
 mod telescope_claims;
