@@ -103,6 +103,12 @@ pub enum RunError {
         /// Its reason.
         why: String,
     },
+    /// The caller asked the run to stop (a Ctrl-C in a notebook).
+    #[error("the run was stopped at {at_s:.3} s of simulated time, as asked")]
+    Stopped {
+        /// Simulated time when it stopped, in seconds.
+        at_s: f64,
+    },
     /// A manager's request failed on a backend that was set up correctly:
     /// a bug in the manager or the backend, not in the input.
     #[error("internal error: manager {manager} failed at {at_s:.6} s on the {backend} backend: {error} (reproduce with --workload {workload} --manager {manager} --seed {seed}; please report it)")]
@@ -129,6 +135,8 @@ impl RunError {
     pub fn exit_code(&self) -> i32 {
         match self {
             RunError::Internal { .. } => 1,
+            // as a shell reports a process ended by SIGINT
+            RunError::Stopped { .. } => 130,
             _ => 2,
         }
     }

@@ -25,7 +25,7 @@ pub fn record(
     let w = &s.workload;
     let nominal_ns = s.limit as f64 / (w.access_rate * w.threads as f64) * 1e9;
     let mut obs = HeatmapObserver::new(w.regions.clone(), rows, nominal_ns / columns.max(1) as f64);
-    let report = crate::runner::run_setup(cfg, s, progress, &mut obs, &mut |_, _| {})?;
+    let report = crate::runner::run_setup(cfg, s, progress, &mut obs, &mut |_, _| {}, &|| false)?;
     Ok((obs, report))
 }
 

@@ -37,6 +37,18 @@ pub fn run_warned(
     progress: &mut dyn FnMut(u64, u64),
     warn: &mut dyn FnMut(&str),
 ) -> Result<Report, RunError> {
+    run_stoppable(cfg, progress, warn, &|| false)
+}
+
+/// [`run_warned`] that asks `stop` after each look at the clock and ends
+/// with [`RunError::Stopped`] when it says so (a run on the guest is not
+/// stopped: it restores the guest's settings at its end).
+pub fn run_stoppable(
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64, u64),
+    warn: &mut dyn FnMut(&str),
+    stop: &dyn Fn() -> bool,
+) -> Result<Report, RunError> {
     if cfg.run.backend.as_deref() == Some("guest") {
         // A real kernel in a QEMU guest, through the live backend. Its
         // workload runs on the wall clock: it has the machine to itself,
@@ -53,7 +65,7 @@ pub fn run_warned(
     for w in &s.warnings {
         warn(w);
     }
-    run_setup(cfg, s, progress, &mut NoObserver, &mut |_, _| {})
+    run_setup(cfg, s, progress, &mut NoObserver, &mut |_, _| {}, stop)
 }
 
 /// Taken shared by simulated runs and alone by runs on the guest.
@@ -84,7 +96,7 @@ fn run_with<O: Observer>(
     obs: &mut O,
     on_report: &mut dyn FnMut(f64, &HotSet),
 ) -> Result<Report, RunError> {
-    run_setup(cfg, setup(cfg)?, progress, obs, on_report)
+    run_setup(cfg, setup(cfg)?, progress, obs, on_report, &|| false)
 }
 
 /// Runs an already resolved setup of `cfg`.
@@ -94,6 +106,7 @@ pub(crate) fn run_setup<O: Observer>(
     progress: &mut dyn FnMut(u64, u64),
     obs: &mut O,
     on_report: &mut dyn FnMut(f64, &HotSet),
+    stop: &dyn Fn() -> bool,
 ) -> Result<Report, RunError> {
     let Setup {
         manager,
@@ -116,6 +129,7 @@ pub(crate) fn run_setup<O: Observer>(
         tiers: &tiers,
         phases: workload.phases.clone(),
         footprint,
+        stop,
     };
     let regions = workload.regions.clone();
     let machine_error = |e: String| ConfigError::invalid("machine", e);
@@ -216,6 +230,11 @@ pub(crate) fn run_loop(
         d.observe(manager.as_ref());
         let (done, total) = d.progress();
         progress(done, total);
+        if (facts.stop)() {
+            return Err(RunError::Stopped {
+                at_s: d.now_ns() / 1e9,
+            });
+        }
         if !running {
             break;
         }
@@ -252,6 +271,33 @@ fn run_failure(facts: &RunFacts, manager: &str, d: &dyn Driver, e: BackendError)
 mod tests {
     use super::*;
     use thermocline_backend::Backend;
+
+    #[test]
+    fn a_run_asked_to_stop_ends_stopped_partway() {
+        let sets = [
+            "run.manager=\"first-touch\"".to_string(),
+            "run.duration_s=0.5".to_string(),
+            "metrics.window_s=0.01".to_string(),
+        ];
+        let cfg = crate::config::load(None, &sets).unwrap();
+        let asked = std::cell::Cell::new(0);
+        let stop = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 3
+        };
+        match run_stoppable(&cfg, &mut |_, _| {}, &mut |_| {}, &stop) {
+            Err(e @ RunError::Stopped { at_s }) => {
+                assert!(at_s > 0.0 && at_s < 0.5, "{at_s}");
+                assert_eq!(e.exit_code(), 130);
+            }
+            other => panic!("{other:?}"),
+        }
+        let whole = run_stoppable(&cfg, &mut |_, _| {}, &mut |_| {}, &|| false).unwrap();
+        assert_eq!(
+            whole.to_json(),
+            run(&cfg, &mut |_, _| {}).unwrap().to_json()
+        );
+    }
 
     /// A manager with a bug: its first tick asks for something impossible.
     struct Buggy;
@@ -305,7 +351,15 @@ mod tests {
             interval_ns: 1_000_000,
             ticks: std::sync::Arc::clone(&ticks),
         });
-        run_setup(&cfg, s, &mut |_, _| {}, &mut NoObserver, &mut |_, _| {}).unwrap();
+        run_setup(
+            &cfg,
+            s,
+            &mut |_, _| {},
+            &mut NoObserver,
+            &mut |_, _| {},
+            &|| false,
+        )
+        .unwrap();
         let ticks = ticks.lock().unwrap().clone();
         // due at 1, 3, 7, 15, 31 ms (and 63 ms if the run lasts that long)
         assert!((5..=6).contains(&ticks.len()), "{ticks:?}");
@@ -324,7 +378,15 @@ mod tests {
         let cfg = crate::config::load(None, &["run.duration_s=0.01".into()]).unwrap();
         let mut s = setup(&cfg).unwrap();
         s.manager = Box::new(Buggy);
-        let e = run_setup(&cfg, s, &mut |_, _| {}, &mut NoObserver, &mut |_, _| {}).unwrap_err();
+        let e = run_setup(
+            &cfg,
+            s,
+            &mut |_, _| {},
+            &mut NoObserver,
+            &mut |_, _| {},
+            &|| false,
+        )
+        .unwrap_err();
         assert_eq!(e.exit_code(), 1);
         let msg = e.to_string();
         assert!(

@@ -254,6 +254,8 @@ pub(crate) struct RunFacts<'a> {
     pub(crate) tiers: &'a [TierSpec],
     pub(crate) phases: Vec<PhaseMark>,
     pub(crate) footprint: u64,
+    /// Asked after each look at the clock: whether to stop the run.
+    pub(crate) stop: &'a dyn Fn() -> bool,
 }
 
 /// Builds the report, once, from what the driver exposes.

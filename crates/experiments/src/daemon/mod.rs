@@ -661,6 +661,8 @@ fn run_once(
         tiers: &tiers,
         phases: Vec::new(),
         footprint,
+        // the daemon stops on its own signals
+        stop: &|| false,
     };
     let quota = Quota {
         max_mb_per_s: cfg.quota.max_mb_per_s,

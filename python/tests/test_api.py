@@ -1,0 +1,101 @@
+"""The Python API against the CLI: the same catalogue, the same reports."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import thermocline
+
+
+def test_catalogue_matches_the_cli(cli):
+    listed = subprocess.run([cli, "list"], capture_output=True, text=True, check=True).stdout
+    for name, desc in thermocline.list_workloads() + thermocline.list_managers():
+        assert f"  {name} " in listed, name
+        assert desc
+    assert thermocline.list_machines()[0][0] == "dram+dcpmm"
+    assert any(n == "thermostat-sensitivity" for n, _ in thermocline.list_reproductions())
+
+
+def test_run_gives_the_cli_report_byte_for_byte(cli, workdir):
+    args = dict(workload="multiphase", manager="ambix", duration_s=0.3, fast_capacity="50%")
+    r = thermocline.run(**args, config={"metrics.window_s": 0.1})
+    out = workdir / "r.json"
+    subprocess.run(
+        [cli, "run", "--workload", "multiphase", "--manager", "ambix", "--duration", "0.3",
+         "--fast-capacity", "50%", "--set", "metrics.window_s=0.1", "--json", str(out), "--quiet"],
+        check=True, capture_output=True,
+    )
+    assert r.raw == json.loads(out.read_text())
+    assert r.manager == "ambix" and r.workload == "multiphase"
+    assert r.slowdown == json.loads(out.read_text())["slowdown"]
+    assert len(r.tiers) == 2 and r.tiers[0].name == "dram"
+    df = r.to_pandas()
+    assert len(df) == len(r.windows) >= 3
+    assert {"t_s", "resident_bytes_tier0", "accesses_per_s"} <= set(df.columns)
+    assert r.fast_gib_s > 0
+
+
+def test_compare_is_the_same_whatever_the_jobs():
+    ms = ["first-touch", "all-slow", "interleave"]
+    one = thermocline.compare(ms, workload="multiphase", duration_s=0.2, jobs=1)
+    two = thermocline.compare(ms, workload="multiphase", duration_s=0.2, jobs=2)
+    assert [r.manager for r in one] == ms
+    assert [r.raw for r in one] == [r.raw for r in two]
+    assert one[1].slowdown > one[0].slowdown
+
+
+def test_reproduce_returns_text_and_summary():
+    (rep,) = thermocline.reproduce("thermostat-sensitivity", duration_s=0.1)
+    assert rep.name == "thermostat-sensitivity"
+    assert "cold fraction" in rep.text
+    assert len(rep.summary["workloads"]) == 8
+
+
+def test_a_run_releases_the_gil():
+    # A thread counting while a run goes: it gets the interpreter.
+    import threading
+
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    thermocline.run(workload="multiphase", manager="first-touch", duration_s=2.0,
+                    config={"metrics.window_s": 0.05})
+    stop.set()
+    t.join()
+    assert len(ticks) > 50, len(ticks)
+
+
+def test_ctrl_c_stops_a_run_with_keyboard_interrupt(workdir):
+    script = workdir / "long.py"
+    script.write_text(textwrap.dedent("""
+        import sys, time, thermocline
+        print("start", flush=True)
+        t = time.monotonic()
+        try:
+            thermocline.run(workload="multiphase", manager="first-touch",
+                            config={"metrics.window_s": 0.01})
+        except KeyboardInterrupt:
+            print(f"interrupted after {time.monotonic() - t:.1f} s", flush=True)
+            sys.exit(3)
+        print("finished", flush=True)
+    """))
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert p.returncode == 3, out
+    assert out.startswith("interrupted after"), out

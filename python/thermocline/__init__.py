@@ -1,0 +1,184 @@
+"""thermocline: tiered main memory, from Python.
+
+The same catalogue, runs, comparisons, reproductions and sweeps as the
+``thermocline`` command line, with reports as typed objects that turn
+into DataFrames::
+
+    import thermocline
+    r = thermocline.run(workload="multiphase", manager="thermostat")
+    print(r.slowdown)
+    r.to_pandas()          # one row per metrics window
+
+Runs release the GIL, and a Ctrl-C stops a run and raises
+``KeyboardInterrupt``. Bad input raises :class:`ConfigError` with the
+CLI's message (and ``file`` and ``line`` where it names them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from . import _native
+from ._native import ConfigError, InternalError, ThermoclineError
+from .report import Report
+from .sweep import Sweep, sweep
+
+__version__ = _native.__version__
+
+__all__ = [
+    "ConfigError",
+    "InternalError",
+    "ThermoclineError",
+    "Report",
+    "Reproduction",
+    "Sweep",
+    "compare",
+    "list_machines",
+    "list_managers",
+    "list_reproductions",
+    "list_workloads",
+    "reproduce",
+    "run",
+    "sweep",
+]
+
+
+def _entries(kind: str) -> List[Tuple[str, str]]:
+    return [(n, d) for k, n, d in _native.catalogue_entries() if k == kind]
+
+
+def list_workloads() -> List[Tuple[str, str]]:
+    """Built-in workloads: (name, description)."""
+    return _entries("workload")
+
+
+def list_managers() -> List[Tuple[str, str]]:
+    """Managers: (name, description)."""
+    return _entries("manager")
+
+
+def list_machines() -> List[Tuple[str, str]]:
+    """Machine presets: (name, description); the first is the default."""
+    return _entries("machine")
+
+
+def list_reproductions() -> List[Tuple[str, str]]:
+    """Paper reproductions: (name, description)."""
+    return _entries("reproduction")
+
+
+def toml_value(v: Any) -> str:
+    """A Python value as a TOML literal, for ``--set KEY=VALUE``."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)  # a TOML basic string: JSON's escapes are TOML's
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"cannot pass {type(v).__name__} {v!r} as a configuration value")
+
+
+def _sets(config: Optional[Mapping[str, Any]], run_keys: Mapping[str, Any]) -> List[str]:
+    sets = [f"run.{k}={toml_value(v)}" for k, v in run_keys.items() if v is not None]
+    for k, v in (config or {}).items():
+        sets.append(f"{k}={toml_value(v)}")
+    return sets
+
+
+def _config_path(config: Any) -> Tuple[Optional[str], Optional[Mapping[str, Any]]]:
+    """A configuration given as a path (a TOML file) or as a dict of keys."""
+    if config is None or isinstance(config, Mapping):
+        return None, config
+    return os.fspath(config), None
+
+
+def run(
+    workload: Optional[str] = None,
+    manager: Optional[str] = None,
+    machine: Optional[str] = None,
+    fast_capacity: Optional[str] = None,
+    duration_s: Optional[float] = None,
+    seed: Optional[int] = None,
+    backend: Optional[str] = None,
+    config: Any = None,
+) -> Report:
+    """One run, as ``thermocline run`` makes it.
+
+    ``config`` is a TOML file's path, or a dict of configuration keys
+    (``{"thermostat.slowdown": 0.06, "metrics.window_s": 1.0}``). Arguments
+    left as ``None`` take the configuration's, else the CLI's defaults.
+    """
+    path, keys = _config_path(config)
+    sets = _sets(
+        keys,
+        dict(
+            workload=workload,
+            manager=manager,
+            machine=machine,
+            fast_capacity=fast_capacity,
+            duration_s=duration_s,
+            seed=seed,
+            backend=backend,
+        ),
+    )
+    return Report.from_json(_native.run(sets, path))
+
+
+def compare(
+    managers: Sequence[str],
+    workload: Optional[str] = None,
+    machine: Optional[str] = None,
+    fast_capacity: Optional[str] = None,
+    duration_s: Optional[float] = None,
+    seed: Optional[int] = None,
+    backend: Optional[str] = None,
+    config: Any = None,
+    jobs: Optional[int] = None,
+) -> List[Report]:
+    """One workload under several managers, in parallel (``jobs`` threads,
+    default one per core): the reports in the managers' order, the same
+    whatever ``jobs`` is."""
+    path, keys = _config_path(config)
+    sets = _sets(
+        keys,
+        dict(
+            workload=workload,
+            machine=machine,
+            fast_capacity=fast_capacity,
+            duration_s=duration_s,
+            seed=seed,
+            backend=backend,
+        ),
+    )
+    jobs = jobs or os.cpu_count() or 1
+    return [Report.from_json(j) for j in _native.compare_runs(sets, list(managers), jobs, path)]
+
+
+class Reproduction:
+    """A paper reproduction's outputs: its table as text and its summary."""
+
+    def __init__(self, name: str, text: str, summary: Dict[str, Any]):
+        self.name = name
+        self.text = text
+        self.summary = summary
+
+    def __repr__(self) -> str:
+        return f"Reproduction({self.name!r})"
+
+
+def reproduce(
+    *names: str,
+    duration_s: Optional[float] = None,
+    seed: int = 1,
+    jobs: Optional[int] = None,
+) -> List[Reproduction]:
+    """Regenerates reproductions by name, as ``thermocline reproduce`` does."""
+    jobs = jobs or os.cpu_count() or 1
+    done = _native.reproduce_named(list(names), seed, jobs, duration_s)
+    return [Reproduction(n, t, json.loads(s)) for n, t, s in done]
