@@ -9,11 +9,15 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 @pytest.fixture(scope="session")
 def cli():
-    """The thermocline binary of this checkout, built if missing."""
-    exe = os.path.join(ROOT, "target", "release", "thermocline")
-    if not os.path.exists(exe):
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "thermocline"], cwd=ROOT, check=True)
-    return exe
+    """The thermocline binary of this checkout (release or debug, as
+    `cargo test` left it), built if missing. Runs are deterministic, so
+    either gives the extension's bytes."""
+    for profile in ("release", "debug"):
+        exe = os.path.join(ROOT, "target", profile, "thermocline")
+        if os.path.exists(exe):
+            return exe
+    subprocess.run(["cargo", "build", "-q", "-p", "thermocline"], cwd=ROOT, check=True)
+    return os.path.join(ROOT, "target", "debug", "thermocline")
 
 
 @pytest.fixture

@@ -99,3 +99,14 @@ def test_ctrl_c_stops_a_run_with_keyboard_interrupt(workdir):
     out, _ = p.communicate(timeout=60)
     assert p.returncode == 3, out
     assert out.startswith("interrupted after"), out
+
+
+def test_the_stubs_name_every_native_function():
+    import re
+
+    import thermocline._native as native
+
+    stub = open(os.path.join(os.path.dirname(thermocline.__file__), "_native.pyi")).read()
+    stubbed = set(re.findall(r"^def (\w+)\(", stub, re.M)) | set(re.findall(r"^class (\w+)", stub, re.M))
+    public = {n for n in dir(native) if not n.startswith("_")}
+    assert public == stubbed

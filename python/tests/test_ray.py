@@ -79,3 +79,22 @@ def test_a_killed_worker_loses_no_cell_and_doubles_none(cluster, workdir):
     table = open(os.path.join(remote, "table.csv")).read().splitlines()
     ids = [row.split(",")[0] for row in table[1:]]
     assert len(ids) == len(set(ids)) == 9
+
+
+def test_the_cli_sweeps_on_ray_with_the_local_clis_bytes(cli, workdir):
+    import sys
+
+    spec = workdir / "spec.toml"
+    spec.write_text('seeds = [1, 2]\nduration_s = 0.1\n[grid]\nmanager = ["first-touch", "all-slow"]\n')
+    local, remote = str(workdir / "local"), str(workdir / "ray")
+    subprocess.run([cli, "sweep", str(spec), "--out", local, "--quiet"], check=True)
+    env = dict(os.environ, THERMOCLINE_PYTHON=sys.executable)
+    run = subprocess.run([cli, "sweep", str(spec), "--out", remote, "--ray"], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "table.csv: 4 cells" in run.stdout
+    assert files(remote) == files(local)
+    env["THERMOCLINE_PYTHON"] = "/nonexistent/python"
+    run = subprocess.run([cli, "sweep", str(spec), "--out", remote, "--ray"], env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "cannot import thermocline and ray" in run.stderr

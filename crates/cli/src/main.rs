@@ -140,6 +140,9 @@ enum Cmd {
         /// Cells run in parallel [default: one per core]; the files are the same whatever the number.
         #[arg(long, value_parser = at_least_one)]
         jobs: Option<usize>,
+        /// Run each cell as a Ray task instead: on the cluster at ADDRESS, or alone on a new local one (needs the Python package with Ray: tools/python/install.sh; the interpreter is $THERMOCLINE_PYTHON, else .venv/bin/python, else python3).
+        #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "")]
+        ray: Option<String>,
         #[command(flatten)]
         chatter: Chatter,
     },
@@ -895,6 +898,54 @@ fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> an
     Ok(())
 }
 
+/// `thermocline sweep --ray`: the Python package's sweep (the same cells,
+/// as Ray tasks), keyed by this checkout's commit as the local sweep is.
+/// Returns its exit code.
+fn sweep_on_ray(
+    spec: &str,
+    out: &str,
+    jobs: Option<usize>,
+    address: &str,
+    chatter: Chatter,
+) -> anyhow::Result<i32> {
+    let python = std::env::var("THERMOCLINE_PYTHON").unwrap_or_else(|_| {
+        let venv = std::path::Path::new(".venv/bin/python");
+        if venv.exists() {
+            venv.display().to_string()
+        } else {
+            "python3".into()
+        }
+    });
+    let has_it = std::process::Command::new(&python)
+        .args(["-c", "import thermocline.sweep, ray"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_it {
+        return Err(thermocline_experiments::ConfigError::invalid(
+            "--ray",
+            format!("{python} cannot import thermocline and ray: install them (bash tools/python/install.sh), or name the interpreter in THERMOCLINE_PYTHON"),
+        )
+        .into());
+    }
+    let mut cmd = std::process::Command::new(&python);
+    cmd.args(["-m", "thermocline.sweep", spec, "--out", out, "--code", &commit()]);
+    cmd.arg("--ray");
+    if !address.is_empty() {
+        cmd.arg(address);
+    }
+    if let Some(j) = jobs {
+        cmd.args(["--jobs", &j.to_string()]);
+    }
+    if chatter.quiet {
+        cmd.arg("--quiet");
+    }
+    let status = cmd
+        .status()
+        .map_err(|e| anyhow::anyhow!("cannot start {python}: {e}"))?;
+    Ok(status.code().unwrap_or(1))
+}
+
 /// Reads a lackey trace's first pass (checks and page set) under a progress
 /// bar, so that the runs after it find it done.
 fn prescan(workload: &str) -> anyhow::Result<()> {
@@ -1369,6 +1420,19 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             spec,
             out,
             jobs,
+            ray: Some(address),
+            chatter,
+        } => {
+            let code = sweep_on_ray(&spec, &out, jobs, &address, chatter)?;
+            if code != 0 {
+                std::process::exit(code);
+            }
+        }
+        Cmd::Sweep {
+            spec,
+            out,
+            jobs,
+            ray: None,
             chatter,
         } => sweep_cmd(&spec, &out, jobs, chatter)?,
         Cmd::Heatmap {
