@@ -929,7 +929,15 @@ fn sweep_on_ray(
         .into());
     }
     let mut cmd = std::process::Command::new(&python);
-    cmd.args(["-m", "thermocline.sweep", spec, "--out", out, "--code", &commit()]);
+    cmd.args([
+        "-m",
+        "thermocline.sweep",
+        spec,
+        "--out",
+        out,
+        "--code",
+        &commit(),
+    ]);
     cmd.arg("--ray");
     if !address.is_empty() {
         cmd.arg(address);
