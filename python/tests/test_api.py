@@ -78,17 +78,26 @@ def test_a_run_releases_the_gil():
     assert len(ticks) > 50, len(ticks)
 
 
-def test_ctrl_c_stops_a_run_with_keyboard_interrupt(workdir):
+# Each takes half a minute or more on the exact machine.
+LONG = {
+    "run": 'thermocline.run(workload="multiphase-2min", manager="first-touch", backend="exact")',
+    "compare": 'thermocline.compare(["first-touch", "all-slow"], workload="multiphase-2min", backend="exact", jobs=2)',
+    "sweep": 'thermocline.sweep({"seeds": [1, 2, 3, 4], "grid": {"manager": ["first-touch"], "workload": ["multiphase-2min"], "backend": ["exact"]}}, OUT, jobs=2)',
+}
+
+
+@pytest.mark.parametrize("call", sorted(LONG))
+def test_ctrl_c_stops_the_call_with_keyboard_interrupt(call, workdir):
     script = workdir / "long.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(textwrap.dedent(f"""
         import sys, time, thermocline
+        OUT = {str(workdir / "sweep")!r}
         print("start", flush=True)
         t = time.monotonic()
         try:
-            thermocline.run(workload="multiphase", manager="first-touch",
-                            config={"metrics.window_s": 0.01})
+            {LONG[call]}
         except KeyboardInterrupt:
-            print(f"interrupted after {time.monotonic() - t:.1f} s", flush=True)
+            print(f"interrupted after {{time.monotonic() - t:.1f}} s", flush=True)
             sys.exit(3)
         print("finished", flush=True)
     """))
@@ -98,7 +107,12 @@ def test_ctrl_c_stops_a_run_with_keyboard_interrupt(workdir):
     p.send_signal(signal.SIGINT)
     out, _ = p.communicate(timeout=60)
     assert p.returncode == 3, out
-    assert out.startswith("interrupted after"), out
+    seconds = float(out.split()[2])
+    assert seconds < 3.0, out
+    if call == "sweep":
+        # a stopped sweep leaves no half cell for the next one to trip on
+        cells = workdir / "sweep" / "cells"
+        assert all(f.suffix == ".json" and json.loads(f.read_text()) for f in cells.iterdir())
 
 
 def test_the_stubs_name_every_native_function():

@@ -883,6 +883,8 @@ fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> an
                 bar.suspend(|| eprintln!("{line}"));
             }
         },
+        // the CLI ends on Ctrl-C at once; stored cells are whole
+        &|| false,
     )?;
     bar.finish_and_clear();
     if !chatter.quiet {

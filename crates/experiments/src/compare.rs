@@ -85,13 +85,27 @@ pub fn run_all(
     started: &(dyn Fn(usize) + Sync),
     done: &(dyn Fn(Finished<'_>) + Sync),
 ) -> Result<Vec<Report>, RunError> {
+    run_all_stoppable(cfgs, jobs, warn, started, done, &|| false)
+}
+
+/// [`run_all`], every run asking `stop` after each look at its clock
+/// ([`runner::run_stoppable`]); the first stopped run ends them all.
+pub fn run_all_stoppable(
+    cfgs: &[RunConfig],
+    jobs: usize,
+    warn: &(dyn Fn(&str, &str) + Sync),
+    started: &(dyn Fn(usize) + Sync),
+    done: &(dyn Fn(Finished<'_>) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<Report>, RunError> {
     parallel::map_in_order(
         cfgs.len(),
         jobs,
         |i| {
             started(i);
             let cfg = &cfgs[i];
-            runner::run_warned(cfg, &mut |_, _| {}, &mut |w| warn(&cfg.run.manager, w))
+            let mut warned = |w: &str| warn(&cfg.run.manager, w);
+            runner::run_stoppable(cfg, &mut |_, _| {}, &mut warned, stop)
         },
         |index, report| done(Finished { index, report }),
     )

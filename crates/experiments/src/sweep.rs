@@ -297,8 +297,17 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// Runs one cell: its report.
 pub fn run_cell(spec: &SweepSpec, cell: &Cell) -> Result<Report, RunError> {
+    run_cell_stoppable(spec, cell, &|| false)
+}
+
+/// [`run_cell`], asking `stop` after each look at the clock.
+fn run_cell_stoppable(
+    spec: &SweepSpec,
+    cell: &Cell,
+    stop: &dyn Fn() -> bool,
+) -> Result<Report, RunError> {
     let cfg = config::load(None, &spec.sets(cell))?;
-    runner::run(&cfg, &mut |_, _| {})
+    runner::run_stoppable(&cfg, &mut |_, _| {}, &mut |_| {}, stop)
 }
 
 /// The stored form of a cell's report: the bytes `cells/ID.json` holds,
@@ -442,7 +451,8 @@ pub fn table_csv(spec: &SweepSpec, cells: &[(Cell, Report)]) -> String {
 /// from a file), then runs every cell not already stored in `dir` by
 /// `code`, on `jobs` threads, storing each as it finishes;
 /// `done(i, cell, resumed)` is called as each cell is settled. Writes the
-/// table at the end.
+/// table at the end. `stop` is asked after each look at a run's clock: a
+/// stopped sweep keeps the cells it finished, for the next to resume.
 pub fn run_local(
     spec: &SweepSpec,
     source: Option<(&str, &str)>,
@@ -450,6 +460,7 @@ pub fn run_local(
     code: &str,
     jobs: usize,
     done: &(dyn Fn(usize, &Cell, bool) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Result<SweepOutcome, RunError> {
     spec.check(source)?;
     let cells = spec.cells();
@@ -464,7 +475,7 @@ pub fn run_local(
                 done(i, cell, true);
                 return Ok(r);
             }
-            let r = run_cell(spec, cell)?;
+            let r = run_cell_stoppable(spec, cell, stop)?;
             dir.store(cell, &cell_json(cell, code, &r))?;
             done(i, cell, false);
             Ok::<_, RunError>(r)
@@ -580,7 +591,7 @@ fast_capacity = ["25%", "50%"]
         let spec = SweepSpec::parse("s.toml", SPEC).unwrap();
         let d = dir("resume");
         let sd = SweepDir::open(&d).unwrap();
-        let first = run_local(&spec, None, &sd, "c1", 2, &|_, _, _| {}).unwrap();
+        let first = run_local(&spec, None, &sd, "c1", 2, &|_, _, _| {}, &|| false).unwrap();
         assert_eq!(first.resumed, 0);
         let table = std::fs::read_to_string(d.join("table.csv")).unwrap();
         assert_eq!(table.lines().count(), 9, "{table}");
@@ -609,12 +620,12 @@ fast_capacity = ["25%", "50%"]
                 .join(format!("{}.json", first.cells[3].0.id)),
         )
         .unwrap();
-        let again = run_local(&spec, None, &sd, "c1", 1, &|_, _, _| {}).unwrap();
+        let again = run_local(&spec, None, &sd, "c1", 1, &|_, _, _| {}, &|| false).unwrap();
         assert_eq!(again.resumed, 7);
         assert_eq!(files(&d), before, "byte-identical whatever ran it");
         assert_eq!(std::fs::read_to_string(d.join("table.csv")).unwrap(), table);
         // Another code: nothing is reused.
-        let other = run_local(&spec, None, &sd, "c2", 2, &|_, _, _| {}).unwrap();
+        let other = run_local(&spec, None, &sd, "c2", 2, &|_, _, _| {}, &|| false).unwrap();
         assert_eq!(other.resumed, 0);
     }
 }

@@ -12,7 +12,9 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 use thermocline_experiments::sweep::{self, Cell, SweepDir, SweepSpec};
 use thermocline_experiments::{catalogue, compare, config, reproduce, runner};
 use thermocline_experiments::{ConfigError as RustConfigError, RunError};
@@ -56,30 +58,56 @@ fn py_err(py: Python<'_>, e: RunError) -> PyErr {
     err
 }
 
-/// Runs `f` without the GIL, stopping it at a pending signal: `f` gets the
-/// stop question to hand to the runner. A signal's Python exception
-/// (`KeyboardInterrupt`) is raised in place of the run's `Stopped` error.
+/// Runs `f` on a thread of its own while this one, without the GIL but for
+/// a moment every 50 ms, waits for it and checks for a pending signal: a
+/// Ctrl-C sets the stop flag `f`'s runs ask, and its Python exception
+/// (`KeyboardInterrupt`) is raised once `f` has stopped. Only the main
+/// thread ever sees a signal, which is why the work moves off it.
 fn without_gil<T: Send>(
     py: Python<'_>,
     f: impl FnOnce(&(dyn Fn() -> bool + Sync)) -> Result<T, RunError> + Send,
 ) -> PyResult<T> {
-    let signal: Mutex<Option<PyErr>> = Mutex::new(None);
-    let stop = || {
-        Python::attach(|py| match py.check_signals() {
-            Ok(()) => false,
-            Err(e) => {
-                *signal.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                true
+    let stop = AtomicBool::new(false);
+    let mut signal: Option<PyErr> = None;
+    let out = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // waited on without the GIL, which asks for Sync
+        let rx = std::sync::Mutex::new(rx);
+        let stop = &stop;
+        let worker = scope.spawn(move || {
+            // the receiver lives until the scope ends: send cannot fail
+            let _ = tx.send(f(&|| stop.load(Ordering::Relaxed)));
+        });
+        loop {
+            let next = py.detach(|| {
+                rx.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .recv_timeout(Duration::from_millis(50))
+            });
+            match next {
+                Ok(out) => return out,
+                Err(RecvTimeoutError::Timeout) => {
+                    if signal.is_none() {
+                        if let Err(e) = py.check_signals() {
+                            signal = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    // the worker panicked: carry its panic on
+                    if let Err(panic) = worker.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                    unreachable!("a worker that returned has sent its result");
+                }
             }
-        })
-    };
-    let out = py.detach(|| f(&stop));
-    match out {
-        Ok(v) => Ok(v),
-        Err(e) => match signal.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(interrupt) => Err(interrupt),
-            None => Err(py_err(py, e)),
-        },
+        }
+    });
+    match (out, signal) {
+        (_, Some(interrupt)) => Err(interrupt),
+        (Ok(v), None) => Ok(v),
+        (Err(e), None) => Err(py_err(py, e)),
     }
 }
 
@@ -143,8 +171,9 @@ fn compare_runs(
     let base = load(config_path.as_deref(), &sets).map_err(|e| py_err(py, e))?;
     let cfgs = compare::configs(&base, &managers);
     compare::preflight(&cfgs).map_err(|e| py_err(py, e))?;
-    without_gil(py, |_| {
-        let reports = compare::run_all(&cfgs, jobs.max(1), &|_, _| {}, &|_| {}, &|_| {})?;
+    without_gil(py, |stop| {
+        let reports =
+            compare::run_all_stoppable(&cfgs, jobs.max(1), &|_, _| {}, &|_| {}, &|_| {}, stop)?;
         Ok(reports.iter().map(|r| r.to_json()).collect())
     })
 }
@@ -244,8 +273,16 @@ fn sweep_local(
     let parsed = spec_of(py, spec, toml_file)?;
     let dir = SweepDir::open(out).map_err(|e| py_err(py, e))?;
     let source = toml_file.map(|f| (f, spec));
-    without_gil(py, |_| {
-        let o = sweep::run_local(&parsed, source, &dir, code, jobs.max(1), &|_, _, _| {})?;
+    without_gil(py, |stop| {
+        let o = sweep::run_local(
+            &parsed,
+            source,
+            &dir,
+            code,
+            jobs.max(1),
+            &|_, _, _| {},
+            stop,
+        )?;
         Ok((o.cells.len(), o.resumed))
     })
 }
