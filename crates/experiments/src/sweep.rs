@@ -94,28 +94,16 @@ pub struct SweepOutcome {
 impl SweepSpec {
     /// Reads a spec from TOML `text` (`file` names it in errors).
     pub fn parse(file: &str, text: &str) -> Result<Self, ConfigError> {
-        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| match e.span() {
-            Some(span) => ConfigError::AtLine {
-                file: file.to_string(),
-                line: line_of(text, span.start),
-                msg: e.message().to_string(),
-            },
-            None => ConfigError::InFile {
-                file: file.to_string(),
-                msg: e.message().to_string(),
-            },
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+            located(
+                file,
+                text,
+                e.span().map(|s| s.start),
+                e.message().to_string(),
+            )
         })?;
-        Self::from_table(table).map_err(|(key, msg)| match key.and_then(|k| text.find(&k)) {
-            Some(at) => ConfigError::AtLine {
-                file: file.to_string(),
-                line: line_of(text, at),
-                msg,
-            },
-            None => ConfigError::InFile {
-                file: file.to_string(),
-                msg,
-            },
-        })
+        Self::from_table(table)
+            .map_err(|(key, msg)| located(file, text, key.and_then(|k| text.find(&k)), msg))
     }
 
     /// Reads a spec from a TOML table (Python hands a dict as one). An
@@ -254,21 +242,26 @@ impl SweepSpec {
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect();
                 let msg = format!("cell {}: {msg}", params.join(" "));
-                return Err(match at {
-                    Some(at) => ConfigError::AtLine {
-                        file: file.to_string(),
-                        line: line_of(text, at),
-                        msg,
-                    },
-                    None => ConfigError::InFile {
-                        file: file.to_string(),
-                        msg,
-                    },
-                }
-                .into());
+                return Err(located(file, text, at, msg).into());
             }
         }
         Ok(())
+    }
+}
+
+/// An error in the spec `file` (of `text`), at the line of byte `at`
+/// where there is one.
+fn located(file: &str, text: &str, at: Option<usize>, msg: String) -> ConfigError {
+    match at {
+        Some(at) => ConfigError::AtLine {
+            file: file.to_string(),
+            line: line_of(text, at),
+            msg,
+        },
+        None => ConfigError::InFile {
+            file: file.to_string(),
+            msg,
+        },
     }
 }
 
