@@ -84,18 +84,18 @@ def toml_value(v: Any) -> str:
     raise TypeError(f"cannot pass {type(v).__name__} {v!r} as a configuration value")
 
 
-def _sets(config: Optional[Mapping[str, Any]], run_keys: Mapping[str, Any]) -> List[str]:
+def _overrides(config: Any, **run_keys: Any) -> Tuple[Optional[str], List[str]]:
+    """A configuration given as a TOML file's path or as a dict of keys,
+    with the ``run.`` keys not left as ``None``: (file, ``--set`` overrides)."""
+    keys: Mapping[str, Any] = {}
+    path = None
+    if isinstance(config, Mapping):
+        keys = config
+    elif config is not None:
+        path = os.fspath(config)
     sets = [f"run.{k}={toml_value(v)}" for k, v in run_keys.items() if v is not None]
-    for k, v in (config or {}).items():
-        sets.append(f"{k}={toml_value(v)}")
-    return sets
-
-
-def _config_path(config: Any) -> Tuple[Optional[str], Optional[Mapping[str, Any]]]:
-    """A configuration given as a path (a TOML file) or as a dict of keys."""
-    if config is None or isinstance(config, Mapping):
-        return None, config
-    return os.fspath(config), None
+    sets.extend(f"{k}={toml_value(v)}" for k, v in keys.items())
+    return path, sets
 
 
 def run(
@@ -114,18 +114,15 @@ def run(
     (``{"thermostat.slowdown": 0.06, "metrics.window_s": 1.0}``). Arguments
     left as ``None`` take the configuration's, else the CLI's defaults.
     """
-    path, keys = _config_path(config)
-    sets = _sets(
-        keys,
-        dict(
-            workload=workload,
-            manager=manager,
-            machine=machine,
-            fast_capacity=fast_capacity,
-            duration_s=duration_s,
-            seed=seed,
-            backend=backend,
-        ),
+    path, sets = _overrides(
+        config,
+        workload=workload,
+        manager=manager,
+        machine=machine,
+        fast_capacity=fast_capacity,
+        duration_s=duration_s,
+        seed=seed,
+        backend=backend,
     )
     return Report.from_json(_native.run(sets, path))
 
@@ -144,17 +141,14 @@ def compare(
     """One workload under several managers, in parallel (``jobs`` threads,
     default one per core): the reports in the managers' order, the same
     whatever ``jobs`` is."""
-    path, keys = _config_path(config)
-    sets = _sets(
-        keys,
-        dict(
-            workload=workload,
-            machine=machine,
-            fast_capacity=fast_capacity,
-            duration_s=duration_s,
-            seed=seed,
-            backend=backend,
-        ),
+    path, sets = _overrides(
+        config,
+        workload=workload,
+        machine=machine,
+        fast_capacity=fast_capacity,
+        duration_s=duration_s,
+        seed=seed,
+        backend=backend,
     )
     jobs = jobs or os.cpu_count() or 1
     return [Report.from_json(j) for j in _native.compare_runs(sets, list(managers), jobs, path)]
