@@ -5,6 +5,7 @@ killed mid-cell."""
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -82,8 +83,6 @@ def test_a_killed_worker_loses_no_cell_and_doubles_none(cluster, workdir):
 
 
 def test_the_cli_sweeps_on_ray_with_the_local_clis_bytes(cli, workdir):
-    import sys
-
     spec = workdir / "spec.toml"
     spec.write_text('seeds = [1, 2]\nduration_s = 0.1\n[grid]\nmanager = ["first-touch", "all-slow"]\n')
     local, remote = str(workdir / "local"), str(workdir / "ray")
@@ -98,3 +97,36 @@ def test_the_cli_sweeps_on_ray_with_the_local_clis_bytes(cli, workdir):
     run = subprocess.run([cli, "sweep", str(spec), "--out", remote, "--ray"], env=env,
                          capture_output=True, text=True)
     assert run.returncode == 2 and "cannot import thermocline and ray" in run.stderr
+
+
+def test_a_reproduction_on_ray_is_the_local_one(cluster, workdir):
+    here = thermocline.reproduce("thermostat-sensitivity", duration_s=0.1)
+    out = str(workdir / "ray")
+    there = thermocline.reproduce("thermostat-sensitivity", duration_s=0.1, out=out, executor="ray")
+    assert [(r.text, r.summary) for r in there] == [(r.text, r.summary) for r in here]
+    assert len(os.listdir(os.path.join(out, "cells"))) == 24
+    with pytest.raises(ValueError, match="needs out"):
+        thermocline.reproduce("thermostat-sensitivity", executor="ray")
+
+
+def _clean_tree():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    st = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                        capture_output=True, text=True)
+    return st.returncode == 0 and not st.stdout.strip()
+
+
+@pytest.mark.skipif(not _clean_tree(), reason="reproduce --cache keys runs by commit: needs a tree without uncommitted changes (CI's clean clone has one)")
+def test_the_cli_reproduces_on_ray_what_it_reproduces_here(cli, workdir):
+    args = [cli, "reproduce", "ambix-pb", "--duration", "0.2"]
+    here = subprocess.run(args, capture_output=True, text=True, check=True)
+    env = dict(os.environ, THERMOCLINE_PYTHON=sys.executable)
+    cache = str(workdir / "cache")
+    there = subprocess.run(args + ["--cache", cache, "--ray"], env=env, capture_output=True, text=True)
+    assert there.returncode == 0, there.stderr
+    assert there.stdout == here.stdout
+    assert os.path.exists(os.path.join(cache, "spec.toml"))
+    # the same directory, now without Ray: every run is read back
+    again = subprocess.run(args + ["--cache", cache], capture_output=True, text=True, check=True)
+    assert again.stdout == here.stdout
+    assert "from the cache" in again.stderr and " s)" not in again.stderr

@@ -72,3 +72,19 @@ def test_bad_specs_are_config_errors(workdir):
     assert str(e.value).startswith(f"{bad}:2:")
     with pytest.raises(ValueError):
         thermocline.sweep(SPEC, str(workdir), executor="spark")
+
+
+def test_the_table_goes_to_parquet_and_reports_to_polars(workdir):
+    pl = pytest.importorskip("polars")
+    pytest.importorskip("pyarrow")
+    s = thermocline.sweep(SPEC, str(workdir / "s"), jobs=2)
+    path = str(workdir / "t.parquet")
+    s.write_parquet(path)
+    back = pl.read_parquet(path)
+    assert back.columns == list(s.table.columns)
+    assert back["id"].to_list() == list(s.table["id"])
+    assert back["slowdown"].to_list() == list(s.table["slowdown"])
+    r = next(iter(s.reports().values()))
+    df = r.to_polars()
+    assert df.height == len(r.windows) and "t_s" in df.columns
+    assert df["t_s"].to_list() == list(r.to_pandas()["t_s"])

@@ -23,6 +23,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from . import _native
 from ._native import ConfigError, InternalError, ThermoclineError
 from .report import Report
+from . import sweep as _sweep
 from .sweep import Sweep, sweep
 
 __version__ = _native.__version__
@@ -171,8 +172,34 @@ def reproduce(
     duration_s: Optional[float] = None,
     seed: int = 1,
     jobs: Optional[int] = None,
+    out: Optional[str] = None,
+    executor: str = "local",
+    address: Optional[str] = None,
+    code: Optional[str] = None,
 ) -> List[Reproduction]:
-    """Regenerates reproductions by name, as ``thermocline reproduce`` does."""
-    jobs = jobs or os.cpu_count() or 1
-    done = _native.reproduce_named(list(names), seed, jobs, duration_s)
+    """Regenerates reproductions by name, as ``thermocline reproduce`` does.
+
+    Their runs are one sweep (docs/sweeps.md): with ``out``, a sweep
+    directory that keeps each run's report (keyed by ``code``, default
+    this package's version) and ``spec.toml``, so that an interrupted
+    reproduction resumes. ``executor="ray"`` runs each run as a Ray task
+    (on the cluster at ``address``, else the one this process is
+    connected to, else a new local one) and needs ``out``.
+    """
+    names_list = list(names)
+    code = code or _sweep.default_code()
+    if executor == "local":
+        jobs = jobs or os.cpu_count() or 1
+        done = _native.reproduce_named(names_list, seed, jobs, duration_s, out, code)
+    elif executor == "ray":
+        if out is None:
+            raise ValueError("executor='ray' needs out=DIR: the runs' reports gather there")
+        os.makedirs(out, exist_ok=True)
+        spec = os.path.join(out, "spec.toml")
+        with open(spec, "w", encoding="utf-8") as f:
+            f.write(_native.reproduce_spec(names_list, seed, duration_s))
+        sweep(spec, out, executor="ray", address=address, code=code)
+        done = _native.reproduce_from(names_list, seed, out, code, duration_s)
+    else:
+        raise ValueError(f"executor: 'local' or 'ray', not {executor!r}")
     return [Reproduction(n, t, json.loads(s)) for n, t, s in done]

@@ -22,7 +22,16 @@ def compare_runs(
     sets: List[str], managers: List[str], jobs: int, config_path: Optional[str] = None
 ) -> List[str]: ...
 def reproduce_named(
-    names: List[str], seed: int, jobs: int, duration_s: Optional[float] = None
+    names: List[str],
+    seed: int,
+    jobs: int,
+    duration_s: Optional[float] = None,
+    out: Optional[str] = None,
+    code: Optional[str] = None,
+) -> List[Tuple[str, str, str]]: ...
+def reproduce_spec(names: List[str], seed: int, duration_s: Optional[float] = None) -> str: ...
+def reproduce_from(
+    names: List[str], seed: int, out: str, code: str, duration_s: Optional[float] = None
 ) -> List[Tuple[str, str, str]]: ...
 def sweep_cells(
     spec: str, toml_file: Optional[str] = None

@@ -248,7 +248,7 @@ enum ShowFormat {
 }
 
 /// How much a long command says on stderr besides its results.
-#[derive(Args, Clone, Copy)]
+#[derive(Args, Clone, Copy, Default)]
 struct Chatter {
     /// No progress and no per-run lines: only results, warnings and errors.
     #[arg(long, conflicts_with = "verbose")]
@@ -418,11 +418,19 @@ struct ReproduceArgs {
     /// Runs in parallel (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
-    /// Keep each run's report in this directory, keyed by commit and run,
-    /// and reuse the ones already there: an interrupted reproduction
-    /// resumes where it stopped (needs a tree without uncommitted changes).
-    #[arg(long)]
+    /// Keep the runs in this sweep directory (docs/sweeps.md: a report
+    /// per run in DIR/cells, keyed by commit, the table in DIR/table.csv,
+    /// the runs as a sweep spec in DIR/spec.toml) and reuse the ones
+    /// already there: an interrupted reproduction resumes where it stopped
+    /// (needs a tree without uncommitted changes).
+    #[arg(long, value_name = "DIR")]
     cache: Option<String>,
+    /// Run each run as a Ray task, on the cluster at ADDRESS or alone on a
+    /// new local one, gathering them in the --cache directory, then
+    /// summarize as without it (needs the Python package with Ray:
+    /// tools/python/install.sh).
+    #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "", requires = "cache")]
+    ray: Option<String>,
 }
 
 /// `reproduce --check` found claims that do not hold (exit 1: the results,
@@ -474,7 +482,7 @@ fn command_line() -> String {
 }
 
 fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
-    use thermocline_experiments::{claims, reproduce, results_md, run_cache};
+    use thermocline_experiments::{claims, reproduce, results_md, sweep};
     let ReproduceArgs {
         mut names,
         all,
@@ -487,6 +495,7 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         seed,
         jobs,
         cache,
+        ray,
     } = a;
     if all {
         names = reproduce::all()
@@ -540,9 +549,29 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         duration_s: duration,
         seed,
     };
-    let cache = cache
-        .map(|dir| run_cache::RunCache::open(dir, &stamp.commit))
-        .transpose()?;
+    let code = &stamp.commit;
+    let cache = match cache {
+        None => None,
+        Some(dir) => {
+            if code == "unknown" || code.ends_with("-dirty") {
+                return Err(thermocline_experiments::ConfigError::invalid(
+                    "--cache",
+                    format!("runs are keyed by commit and this tree is at {code:?}: commit (or stash) the changes first"),
+                )
+                .into());
+            }
+            let d = sweep::SweepDir::open(&dir)?;
+            // the runs as a sweep spec: what `sweep` or `--ray` runs
+            let names: Vec<&str> = repros.iter().map(|r| r.name).collect();
+            let (spec, _) = reproduce::sweep_spec(
+                &names.join("+"),
+                &reproduce::runs_of(&repros, &opts),
+                &opts,
+            )?;
+            write_file(&format!("{dir}/spec.toml"), &spec.to_toml())?;
+            Some((d, dir))
+        }
+    };
     let started = std::time::Instant::now();
     let progress = |done, total, spec: &reproduce::RunSpec, source| {
         let from = match source {
@@ -556,7 +585,30 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
             spec.sets.join(" "),
         );
     };
-    let done = reproduce::reproduce(&repros, &opts, jobs, cache.as_ref(), &progress)?;
+    let done = match (&ray, &cache) {
+        (Some(address), Some((d, dir))) => {
+            // the sweep's own lines go to stderr: stdout is the reproduction's
+            let exit = sweep_on_ray(
+                &format!("{dir}/spec.toml"),
+                dir,
+                None,
+                address,
+                Chatter::default(),
+                true,
+            )?;
+            if exit != 0 {
+                std::process::exit(exit);
+            }
+            reproduce::reproduce_from(&repros, &opts, d, code)?
+        }
+        _ => reproduce::reproduce(
+            &repros,
+            &opts,
+            jobs,
+            cache.as_ref().map(|(d, _)| (d, code.as_str())),
+            &progress,
+        )?,
+    };
     let mut everything = serde_json::Map::new();
     for d in &done {
         let (name, o) = (d.name, &d.output);
@@ -859,7 +911,7 @@ fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> an
     let outcome = sweep::run_local(
         &spec,
         Some((path, &text)),
-        &dir,
+        Some(&dir),
         &code,
         jobs,
         &|i, cell, resumed| {
@@ -901,14 +953,15 @@ fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> an
 }
 
 /// `thermocline sweep --ray`: the Python package's sweep (the same cells,
-/// as Ray tasks), keyed by this checkout's commit as the local sweep is.
-/// Returns its exit code.
+/// as Ray tasks), keyed by this checkout's commit as the local sweep is;
+/// its stdout on ours, or on stderr. Returns its exit code.
 fn sweep_on_ray(
     spec: &str,
     out: &str,
     jobs: Option<usize>,
     address: &str,
     chatter: Chatter,
+    stdout_to_stderr: bool,
 ) -> anyhow::Result<i32> {
     let python = std::env::var("THERMOCLINE_PYTHON").unwrap_or_else(|_| {
         let venv = std::path::Path::new(".venv/bin/python");
@@ -949,6 +1002,9 @@ fn sweep_on_ray(
     }
     if chatter.quiet {
         cmd.arg("--quiet");
+    }
+    if stdout_to_stderr {
+        cmd.stdout(std::io::stderr());
     }
     let status = cmd
         .status()
@@ -1433,7 +1489,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             ray: Some(address),
             chatter,
         } => {
-            let code = sweep_on_ray(&spec, &out, jobs, &address, chatter)?;
+            let code = sweep_on_ray(&spec, &out, jobs, &address, chatter, false)?;
             if code != 0 {
                 std::process::exit(code);
             }

@@ -585,18 +585,19 @@ fn line_setting(text: &str, key: &str) -> Option<usize> {
     None
 }
 
-/// Applies one `KEY=VALUE` (dotted key; VALUE as TOML, else a string).
-pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
-    let bad = |msg: String| ConfigError::Set {
+/// A `KEY=VALUE` override as its key and its value: the value read as
+/// TOML, or as a string where it is not TOML (`--set run.workload=tpcc`).
+pub fn parse_set(set: &str) -> Result<(String, toml::Value), ConfigError> {
+    let bad = |msg: &str| ConfigError::Set {
         set: set.to_string(),
-        msg,
+        msg: msg.to_string(),
     };
     let (key, value) = set
         .split_once('=')
-        .ok_or_else(|| bad("expected KEY=VALUE".into()))?;
-    let path: Vec<&str> = key.trim().split('.').collect();
-    if path.iter().any(|p| p.is_empty()) {
-        return Err(bad("empty key segment".into()));
+        .ok_or_else(|| bad("expected KEY=VALUE"))?;
+    let key = key.trim();
+    if key.split('.').any(str::is_empty) {
+        return Err(bad("empty key segment"));
     }
     let value = value.trim();
     let parsed = format!("v = {value}")
@@ -604,6 +605,17 @@ pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> 
         .ok()
         .and_then(|mut t| t.remove("v"))
         .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    Ok((key.to_string(), parsed))
+}
+
+/// Applies one `KEY=VALUE` (dotted key; VALUE as TOML, else a string).
+pub fn apply_set(table: &mut toml::Table, set: &str) -> Result<(), ConfigError> {
+    let bad = |msg: String| ConfigError::Set {
+        set: set.to_string(),
+        msg,
+    };
+    let (key, parsed) = parse_set(set)?;
+    let path: Vec<&str> = key.split('.').collect();
     fill_default_list(table, &path);
     let mut root = toml::Value::Table(std::mem::take(table));
     let done = set_in(&mut root, &path, 0, parsed);

@@ -56,7 +56,6 @@ pub mod report;
 pub mod reproduce;
 mod reproduction;
 pub mod results_md;
-pub mod run_cache;
 pub mod runner;
 mod schemes_tiering;
 mod setup;

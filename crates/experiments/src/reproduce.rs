@@ -2,17 +2,20 @@
 //! tables from scratch.
 //!
 //! A reproduction names the runs it needs and turns their reports into a
-//! JSON summary, a text table and SVG charts. Runs are shared between the
-//! reproductions asked for together and spread over worker threads; each run
-//! is deterministic, so the output does not depend on the thread count.
+//! JSON summary, a text table and SVG charts. The runs of the reproductions
+//! asked for together are one sweep ([`sweep_spec`]: a listed run per
+//! distinct run), made by the sweep machinery: on worker threads here, or
+//! cell by cell on a Ray cluster (`reproduce --ray`), kept in a sweep
+//! directory that an interrupted reproduction resumes from. Each run is
+//! deterministic, so the output depends neither on the thread count nor on
+//! where a cell ran.
 
 use crate::claims::{self, Verdict};
-use crate::config::{self, RunConfig};
+use crate::config;
 use crate::error::{ConfigError, RunError};
-use crate::run_cache::RunCache;
-use crate::runner;
+use crate::sweep::{self, SweepDir, SweepSpec};
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 
@@ -53,22 +56,49 @@ pub fn find(names: &[String]) -> Result<Vec<Reproduction>, RunError> {
     Ok(out)
 }
 
-/// The configuration of one run.
-fn config_of(spec: &RunSpec, o: &Options) -> Result<RunConfig, RunError> {
-    let mut sets = vec![
-        format!("run.workload={}", toml_string(&spec.workload)),
-        format!("run.manager={}", toml_string(&spec.manager)),
-        format!("run.seed={}", o.seed),
-    ];
+/// The runs `specs` as a sweep spec named `name`: one listed run per
+/// distinct run, at the options' seed and duration cap; and the cell of
+/// each spec, in order (two specs that set the same keys share one).
+pub fn sweep_spec(
+    name: &str,
+    specs: &[RunSpec],
+    o: &Options,
+) -> Result<(SweepSpec, Vec<sweep::Cell>), RunError> {
+    let mut set = BTreeMap::new();
     if let Some(d) = o.duration_s {
-        sets.push(format!("run.duration_s={d}"));
+        set.insert("run.duration_s".to_string(), toml::Value::Float(d));
     }
-    sets.extend(spec.sets.iter().cloned());
-    Ok(config::load(None, &sets)?)
-}
-
-fn toml_string(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
+    let mut spec = SweepSpec {
+        name: name.to_string(),
+        seeds: vec![o.seed],
+        grid: BTreeMap::new(),
+        runs: Vec::new(),
+        set,
+    };
+    for s in specs {
+        let mut run = BTreeMap::new();
+        run.insert(
+            "run.workload".into(),
+            toml::Value::String(s.workload.clone()),
+        );
+        run.insert("run.manager".into(), toml::Value::String(s.manager.clone()));
+        // applied in order: a later set of a key wins, as with --set
+        for set in &s.sets {
+            let (key, value) = config::parse_set(set)?;
+            run.insert(key, value);
+        }
+        spec.runs.push(run);
+    }
+    let all = spec.cells();
+    let mut first = BTreeMap::new();
+    let mut runs = Vec::new();
+    for (run, cell) in spec.runs.iter().zip(&all) {
+        if first.insert(cell.id.clone(), ()).is_none() {
+            runs.push(run.clone());
+        }
+    }
+    spec.runs = runs;
+    Ok((spec, all))
 }
 
 /// Where a run's report came from, for progress lines.
@@ -76,58 +106,54 @@ fn toml_string(s: &str) -> String {
 pub enum Source {
     /// Run now.
     Ran,
-    /// Read from the `--cache` directory.
+    /// Read from the sweep directory (`--cache`).
     Cache,
 }
 
 /// Reports each finished run: `(done, total, spec, source)`.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize, &RunSpec, Source) + Sync);
 
-/// Runs every spec on `jobs` threads, taking the reports `cache` holds
-/// instead of running them and storing the new ones as they finish;
-/// `progress` after each.
+/// Runs every spec as a cell of one sweep on `jobs` threads, taking the
+/// reports `dir` holds for the code named beside it instead of running
+/// them and storing the new ones as they finish; `progress` after each.
 pub fn run_specs(
     specs: &[RunSpec],
     o: &Options,
     jobs: usize,
-    cache: Option<&RunCache>,
+    dir: Option<(&SweepDir, &str)>,
     progress: Progress<'_>,
 ) -> Result<Results, RunError> {
-    let configs = specs
-        .iter()
-        .map(|s| config_of(s, o))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut stored = BTreeMap::new();
-    let mut todo = Vec::new();
-    for (i, spec) in specs.iter().enumerate() {
-        match cache.and_then(|c| c.load(spec, o)) {
-            Some(r) => {
-                stored.insert(spec.clone(), r);
-                progress(stored.len(), specs.len(), spec, Source::Cache);
-            }
-            None => todo.push(i),
-        }
+    let (spec, cells) = sweep_spec("reproduce", specs, o)?;
+    // each cell's first spec names it in progress lines
+    let mut named: BTreeMap<&str, &RunSpec> = BTreeMap::new();
+    for (s, c) in specs.iter().zip(&cells) {
+        named.entry(c.id.as_str()).or_insert(s);
     }
-    let finished = Mutex::new(stored.len());
-    let ran = crate::parallel::map_in_order(
-        todo.len(),
+    let total = spec.cells().len();
+    let finished = AtomicUsize::new(0);
+    let outcome = sweep::run_local(
+        &spec,
+        None,
+        dir.map(|(d, _)| d),
+        dir.map_or("", |(_, code)| code),
         jobs,
-        |k| {
-            let i = todo[k];
-            let r = runner::run(&configs[i], &mut |_, _| {})?;
-            cache.map_or(Ok(()), |c| c.store(&specs[i], o, &r))?;
-            Ok::<_, RunError>(r)
+        &|_, cell, resumed| {
+            let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
+            let source = if resumed { Source::Cache } else { Source::Ran };
+            progress(n, total, named[cell.id.as_str()], source);
         },
-        |k, _| {
-            let mut n = finished.lock().unwrap_or_else(|e| e.into_inner());
-            *n += 1;
-            progress(*n, specs.len(), &specs[todo[k]], Source::Ran);
-        },
+        &|| false,
     )?;
-    for (k, r) in ran.into_iter().enumerate() {
-        stored.insert(specs[todo[k]].clone(), r);
-    }
-    Ok(stored)
+    let by_id: BTreeMap<&str, &crate::report::Report> = outcome
+        .cells
+        .iter()
+        .map(|(c, r)| (c.id.as_str(), r))
+        .collect();
+    Ok(specs
+        .iter()
+        .zip(&cells)
+        .map(|(s, c)| (s.clone(), by_id[c.id.as_str()].clone()))
+        .collect())
 }
 
 /// What one reproduction produced and how its claims fared.
@@ -153,19 +179,54 @@ pub fn summarize(r: &Reproduction, o: &Options, results: &Results) -> Reproduced
     }
 }
 
-/// Runs the union of the reproductions' runs (those `cache` does not hold),
+/// The union of the reproductions' runs, each once, in order.
+pub fn runs_of(repros: &[Reproduction], o: &Options) -> Vec<RunSpec> {
+    let mut specs: Vec<RunSpec> = repros.iter().flat_map(|r| (r.runs)(o)).collect();
+    specs.sort();
+    specs.dedup();
+    specs
+}
+
+/// Runs the union of the reproductions' runs (those `dir` does not hold),
 /// then summarizes each and checks its claims.
 pub fn reproduce(
     repros: &[Reproduction],
     o: &Options,
     jobs: usize,
-    cache: Option<&RunCache>,
+    dir: Option<(&SweepDir, &str)>,
     progress: Progress<'_>,
 ) -> Result<Vec<Reproduced>, RunError> {
-    let mut specs: Vec<RunSpec> = repros.iter().flat_map(|r| (r.runs)(o)).collect();
-    specs.sort();
-    specs.dedup();
-    let results = run_specs(&specs, o, jobs, cache, progress)?;
+    let results = run_specs(&runs_of(repros, o), o, jobs, dir, progress)?;
+    Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
+}
+
+/// Summarizes the reproductions from the reports a sweep directory holds,
+/// made by `code` (after their cells ran elsewhere: `reproduce --ray`).
+/// Every run must be there.
+pub fn reproduce_from(
+    repros: &[Reproduction],
+    o: &Options,
+    dir: &SweepDir,
+    code: &str,
+) -> Result<Vec<Reproduced>, RunError> {
+    let specs = runs_of(repros, o);
+    let (_, cells) = sweep_spec("reproduce", &specs, o)?;
+    let mut results = Results::new();
+    for (spec, cell) in specs.iter().zip(&cells) {
+        let report = dir.load(cell, code).ok_or_else(|| {
+            ConfigError::invalid(
+                "reproduce",
+                format!(
+                    "the run of {} on {} (cell {}) is not in {} for code {code}",
+                    spec.manager,
+                    spec.workload,
+                    cell.id,
+                    dir.path().display()
+                ),
+            )
+        })?;
+        results.insert(spec.clone(), report);
+    }
     Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
 }
 
@@ -270,6 +331,46 @@ mod tests {
                 migration_cpu_s: 5.0,
             }),
             ..Default::default()
+        }
+    }
+
+    /// A reproduction's run as a sweep cell (its keys in key order) loads
+    /// the configuration its overrides give in the order it lists them,
+    /// for every run of every reproduction: the cell runs what the
+    /// reproduction asked for.
+    #[test]
+    fn every_run_as_a_cell_has_the_configuration_of_its_overrides() {
+        for o in [
+            Options {
+                duration_s: None,
+                seed: 1,
+            },
+            Options {
+                duration_s: Some(2.5),
+                seed: 7,
+            },
+        ] {
+            let specs = runs_of(&all(), &o);
+            let (_, cells) = sweep_spec("all", &specs, &o).unwrap();
+            for (spec, cell) in specs.iter().zip(&cells) {
+                let mut sets = vec![
+                    format!(
+                        "run.workload={}",
+                        toml::Value::String(spec.workload.clone())
+                    ),
+                    format!("run.manager={}", toml::Value::String(spec.manager.clone())),
+                    format!("run.seed={}", o.seed),
+                ];
+                if let Some(d) = o.duration_s {
+                    sets.push(format!("run.duration_s={d}"));
+                }
+                sets.extend(spec.sets.iter().cloned());
+                let mut want = config::load(None, &sets).unwrap();
+                let mut got = config::load(None, &cell.sets).unwrap();
+                want.origin = Default::default();
+                got.origin = Default::default();
+                assert_eq!(got, want, "{spec:?}");
+            }
         }
     }
 

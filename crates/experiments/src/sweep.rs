@@ -16,12 +16,17 @@
 //! "metrics.window_s" = 5.0
 //! ```
 //!
-//! A grid or set key is a configuration key as `--set` takes it
+//! Runs that are not a grid are listed instead, each an array entry
+//! (`[[runs]]`) of the keys it sets; they follow the grid's cells, and a
+//! reproduction's runs are such a list ([`crate::reproduce::sweep_spec`]).
+//!
+//! A grid, run or set key is a configuration key as `--set` takes it
 //! (`thermostat.slowdown`, `machine.llc.bytes`); `workload`, `manager`,
 //! `machine`, `fast_capacity`, `backend` and `duration_s` stand for their
-//! `run.` keys. A cell's id is a hash of its canonical parameters and seed
-//! (the same on every machine), so it names the same run wherever and
-//! whenever it is made.
+//! `run.` keys. A cell's id is a hash of every key it sets (the grid's,
+//! the run's and the shared ones, in key order) and its seed, the same on
+//! every machine: it names the run, not where in a sweep it sits, so the
+//! same run has the same id in every sweep and every reproduction.
 //!
 //! The directory holds `cells/ID.json` (the cell's parameters, the code
 //! that ran it and its report; written whole, then renamed into place) and
@@ -55,6 +60,8 @@ pub struct SweepSpec {
     pub seeds: Vec<u64>,
     /// The grid: key and its values, as TOML values.
     pub grid: BTreeMap<String, Vec<toml::Value>>,
+    /// Runs listed one by one, after the grid's: each the keys it sets.
+    pub runs: Vec<BTreeMap<String, toml::Value>>,
     /// Overrides every cell shares.
     pub set: BTreeMap<String, toml::Value>,
 }
@@ -62,12 +69,16 @@ pub struct SweepSpec {
 /// One run of a sweep.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {
-    /// Stable id: a hash of `key`.
+    /// Stable id: a hash of `sets`.
     pub id: String,
-    /// Its grid values (key, value as TOML text), in key order.
+    /// What sets it apart from the sweep's other cells: its grid or run
+    /// values (key, value as TOML text), in key order.
     pub params: Vec<(String, String)>,
     /// Its seed.
     pub seed: u64,
+    /// Its whole configuration as `--set` overrides, in key order, the
+    /// seed last: the shared keys and `params`.
+    pub sets: Vec<String>,
 }
 
 /// A cell as stored: what ran and what it gave.
@@ -76,6 +87,7 @@ struct Stored {
     id: String,
     params: Vec<(String, String)>,
     seed: u64,
+    sets: Vec<String>,
     /// The code that ran it (a commit, or a package version).
     code: String,
     report: Report,
@@ -141,7 +153,8 @@ impl SweepSpec {
         }
         let mut grid = BTreeMap::new();
         match t.remove("grid") {
-            Some(toml::Value::Table(g)) if !g.is_empty() => {
+            None => {}
+            Some(toml::Value::Table(g)) => {
                 for (k, v) in g {
                     match v {
                         toml::Value::Array(a) if !a.is_empty() => {
@@ -154,62 +167,177 @@ impl SweepSpec {
                     }
                 }
             }
-            _ => {
-                return Err((
-                    Some("grid".into()),
-                    "[grid]: a table of key = [values], at least one".into(),
-                ))
+            Some(_) => return Err(err("grid", "[grid]: a table of key = [values]".into())),
+        }
+        let mut runs = Vec::new();
+        match t.remove("runs") {
+            None => {}
+            Some(toml::Value::Array(a)) => {
+                for entry in a {
+                    let toml::Value::Table(entry) = entry else {
+                        return Err(err("runs", "runs: a list of tables ([[runs]])".into()));
+                    };
+                    let mut run = BTreeMap::new();
+                    for (k, v) in entry {
+                        if set.contains_key(&full_key(&k)) {
+                            return Err(err(
+                                &k,
+                                format!("{k}: both in a [[runs]] entry and in [set]"),
+                            ));
+                        }
+                        run.insert(full_key(&k), v);
+                    }
+                    runs.push(run);
+                }
             }
+            Some(_) => return Err(err("runs", "runs: a list of tables ([[runs]])".into())),
+        }
+        if grid.is_empty() && runs.is_empty() {
+            return Err((
+                Some("grid".into()),
+                "[grid] (a table of key = [values]) or [[runs]] (a table per run): at least one run"
+                    .into(),
+            ));
         }
         if let Some(k) = t.keys().next() {
             return Err(err(
                 k,
-                format!("{k}: not a sweep key (name, seeds, duration_s, [grid], [set])"),
+                format!("{k}: not a sweep key (name, seeds, duration_s, [grid], [[runs]], [set])"),
             ));
         }
-        Ok(SweepSpec {
+        let spec = SweepSpec {
             name,
             seeds,
             grid,
+            runs,
             set,
-        })
+        };
+        let keys = spec.param_keys();
+        if let Some(k) = keys
+            .iter()
+            .chain(spec.set.keys())
+            .find(|k| *k == "run.seed" || *k == "seed")
+        {
+            return Err(err(
+                k.trim_start_matches("run."),
+                "seed: set by seeds = [...], one cell per seed".into(),
+            ));
+        }
+        // Two cells of one run would be one file written twice.
+        let mut seen = BTreeMap::new();
+        for (i, cell) in spec.cells().iter().enumerate() {
+            if let Some(first) = seen.insert(cell.id.clone(), i) {
+                return Err((
+                    Some("runs".into()),
+                    format!(
+                        "cells {} and {} are the same run ({}): list each run once",
+                        first + 1,
+                        i + 1,
+                        cell.sets.join(" ")
+                    ),
+                ));
+            }
+        }
+        Ok(spec)
     }
 
-    /// Every cell, in grid order: the keys' values varying last key
-    /// fastest, then the seeds.
+    /// Every cell, in order: the grid's (the keys' values varying last
+    /// key fastest), then the listed runs', each for every seed in turn.
     pub fn cells(&self) -> Vec<Cell> {
-        let keys: Vec<&String> = self.grid.keys().collect();
-        let mut points: Vec<Vec<(String, String)>> = vec![Vec::new()];
-        for k in &keys {
-            points = points
-                .into_iter()
-                .flat_map(|p| {
-                    self.grid[*k].iter().map(move |v| {
-                        let mut p = p.clone();
-                        p.push(((*k).clone(), v.to_string()));
-                        p
+        let mut points: Vec<Vec<(String, String)>> = Vec::new();
+        if !self.grid.is_empty() {
+            points.push(Vec::new());
+            for (k, values) in &self.grid {
+                points = points
+                    .into_iter()
+                    .flat_map(|p| {
+                        values.iter().map(move |v| {
+                            let mut p = p.clone();
+                            p.push((k.clone(), v.to_string()));
+                            p
+                        })
                     })
-                })
-                .collect();
+                    .collect();
+            }
         }
+        points.extend(self.runs.iter().map(|run| {
+            run.iter()
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect()
+        }));
         points
             .into_iter()
             .flat_map(|params| {
-                self.seeds.iter().map(move |&seed| Cell {
-                    id: format!("{:016x}", fnv1a(canonical(&params, seed).as_bytes())),
-                    params: params.clone(),
-                    seed,
-                })
+                self.seeds
+                    .iter()
+                    .map(move |&seed| self.cell(params.clone(), seed))
             })
             .collect()
     }
 
-    /// The `--set` overrides of `cell`: the shared ones, then its own.
-    pub fn sets(&self, cell: &Cell) -> Vec<String> {
-        let mut sets: Vec<String> = self.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        sets.extend(cell.params.iter().map(|(k, v)| format!("{k}={v}")));
-        sets.push(format!("run.seed={}", cell.seed));
-        sets
+    /// The cell of `params` (its own keys) and `seed`.
+    fn cell(&self, params: Vec<(String, String)>, seed: u64) -> Cell {
+        let mut all: BTreeMap<&str, String> = self
+            .set
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.to_string()))
+            .collect();
+        all.extend(params.iter().map(|(k, v)| (k.as_str(), v.clone())));
+        let mut sets: Vec<String> = all.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        sets.push(format!("run.seed={seed}"));
+        Cell {
+            id: format!("{:016x}", fnv1a(sets.join("\n").as_bytes())),
+            params,
+            seed,
+            sets,
+        }
+    }
+
+    /// The spec as TOML that [`SweepSpec::parse`] reads back the same
+    /// (what `reproduce --cache DIR` leaves in `DIR/spec.toml`).
+    pub fn to_toml(&self) -> String {
+        let mut t = toml::Table::new();
+        t.insert("name".into(), toml::Value::String(self.name.clone()));
+        t.insert(
+            "seeds".into(),
+            toml::Value::Array(
+                self.seeds
+                    .iter()
+                    .map(|&s| toml::Value::Integer(s as i64))
+                    .collect(),
+            ),
+        );
+        if !self.set.is_empty() {
+            t.insert(
+                "set".into(),
+                toml::Value::Table(self.set.clone().into_iter().collect()),
+            );
+        }
+        if !self.grid.is_empty() {
+            let grid = self
+                .grid
+                .iter()
+                .map(|(k, v)| (k.clone(), toml::Value::Array(v.clone())))
+                .collect();
+            t.insert("grid".into(), toml::Value::Table(grid));
+        }
+        if !self.runs.is_empty() {
+            let runs = self
+                .runs
+                .iter()
+                .map(|r| toml::Value::Table(r.clone().into_iter().collect()))
+                .collect();
+            t.insert("runs".into(), toml::Value::Array(runs));
+        }
+        toml::to_string(&t).expect("a table of TOML values serialises")
+    }
+
+    /// Every key a cell's `params` may hold, the grid's and the runs', in
+    /// key order: the table's parameter columns.
+    pub fn param_keys(&self) -> Vec<String> {
+        let mut keys: std::collections::BTreeSet<&String> = self.grid.keys().collect();
+        keys.extend(self.runs.iter().flat_map(|r| r.keys()));
+        keys.into_iter().cloned().collect()
     }
 
     /// Checks every cell's configuration and manager, and each workload's
@@ -218,7 +346,7 @@ impl SweepSpec {
     pub fn check(&self, source: Option<(&str, &str)>) -> Result<(), RunError> {
         let mut set_up = std::collections::BTreeSet::new();
         for cell in self.cells() {
-            let checked = config::load(None, &self.sets(&cell))
+            let checked = config::load(None, &cell.sets)
                 .map_err(RunError::from)
                 .and_then(|cfg| {
                     crate::compare::check_manager(&cfg)?;
@@ -274,13 +402,6 @@ fn full_key(k: &str) -> String {
     }
 }
 
-/// A cell's parameters and seed as one string: what its id hashes.
-fn canonical(params: &[(String, String)], seed: u64) -> String {
-    let mut s: String = params.iter().map(|(k, v)| format!("{k}={v}\n")).collect();
-    s.push_str(&format!("seed={seed}\n"));
-    s
-}
-
 /// 64-bit FNV-1a: the same id on every machine and Rust version.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -289,17 +410,13 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Runs one cell: its report.
-pub fn run_cell(spec: &SweepSpec, cell: &Cell) -> Result<Report, RunError> {
-    run_cell_stoppable(spec, cell, &|| false)
+pub fn run_cell(cell: &Cell) -> Result<Report, RunError> {
+    run_cell_stoppable(cell, &|| false)
 }
 
 /// [`run_cell`], asking `stop` after each look at the clock.
-fn run_cell_stoppable(
-    spec: &SweepSpec,
-    cell: &Cell,
-    stop: &dyn Fn() -> bool,
-) -> Result<Report, RunError> {
-    let cfg = config::load(None, &spec.sets(cell))?;
+fn run_cell_stoppable(cell: &Cell, stop: &dyn Fn() -> bool) -> Result<Report, RunError> {
+    let cfg = config::load(None, &cell.sets)?;
     runner::run_stoppable(&cfg, &mut |_, _| {}, &mut |_| {}, stop)
 }
 
@@ -310,6 +427,7 @@ pub fn cell_json(cell: &Cell, code: &str, report: &Report) -> String {
         id: cell.id.clone(),
         params: cell.params.clone(),
         seed: cell.seed,
+        sets: cell.sets.clone(),
         code: code.to_string(),
         report: report.clone(),
     };
@@ -332,17 +450,21 @@ impl SweepDir {
         Ok(SweepDir { dir })
     }
 
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
     fn cell_path(&self, cell: &Cell) -> PathBuf {
         self.dir.join("cells").join(format!("{}.json", cell.id))
     }
 
     /// The stored report of `cell` if it was made by `code` for the same
-    /// parameters; an unreadable or foreign file is a miss.
+    /// configuration; an unreadable or foreign file is a miss.
     pub fn load(&self, cell: &Cell, code: &str) -> Option<Report> {
         let text = std::fs::read_to_string(self.cell_path(cell)).ok()?;
         let s: Stored = serde_json::from_str(&text).ok()?;
-        (s.id == cell.id && s.params == cell.params && s.seed == cell.seed && s.code == code)
-            .then_some(s.report)
+        (s.id == cell.id && s.sets == cell.sets && s.code == code).then_some(s.report)
     }
 
     /// Stores `json` ([`cell_json`]) as `cell`'s file: written whole, then
@@ -389,21 +511,25 @@ const COLUMNS: &[&str] = &[
     "mean_precision",
 ];
 
-/// One row per cell: id, seed, each grid key's value, then [`COLUMNS`].
+/// One row per cell: id, seed, each parameter key's value, then
+/// [`COLUMNS`].
 pub fn table_csv(spec: &SweepSpec, cells: &[(Cell, Report)]) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut head = vec!["id".to_string(), "seed".to_string()];
-    head.extend(spec.grid.keys().cloned());
+    let keys = spec.param_keys();
+    head.extend(keys.iter().cloned());
     head.extend(COLUMNS.iter().map(|c| c.to_string()));
     w.write_record(&head).expect("in memory");
     for (cell, r) in cells {
         let mut row = vec![cell.id.clone(), cell.seed.to_string()];
-        // TOML strings lose their quotes in the table
-        row.extend(
+        // TOML strings lose their quotes in the table; a key the cell
+        // does not set is empty
+        row.extend(keys.iter().map(|k| {
             cell.params
                 .iter()
-                .map(|(_, v)| v.trim_matches('"').to_string()),
-        );
+                .find(|(pk, _)| pk == k)
+                .map_or(String::new(), |(_, v)| v.trim_matches('"').to_string())
+        }));
         let (fast, all) = r
             .tiers
             .iter()
@@ -446,10 +572,11 @@ pub fn table_csv(spec: &SweepSpec, cells: &[(Cell, Report)]) -> String {
 /// `done(i, cell, resumed)` is called as each cell is settled. Writes the
 /// table at the end. `stop` is asked after each look at a run's clock: a
 /// stopped sweep keeps the cells it finished, for the next to resume.
+/// Without a `dir`, every cell runs and nothing is written.
 pub fn run_local(
     spec: &SweepSpec,
     source: Option<(&str, &str)>,
-    dir: &SweepDir,
+    dir: Option<&SweepDir>,
     code: &str,
     jobs: usize,
     done: &(dyn Fn(usize, &Cell, bool) + Sync),
@@ -463,20 +590,24 @@ pub fn run_local(
         jobs,
         |i| {
             let cell = &cells[i];
-            if let Some(r) = dir.load(cell, code) {
+            if let Some(r) = dir.and_then(|d| d.load(cell, code)) {
                 resumed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 done(i, cell, true);
                 return Ok(r);
             }
-            let r = run_cell_stoppable(spec, cell, stop)?;
-            dir.store(cell, &cell_json(cell, code, &r))?;
+            let r = run_cell_stoppable(cell, stop)?;
+            if let Some(d) = dir {
+                d.store(cell, &cell_json(cell, code, &r))?;
+            }
             done(i, cell, false);
             Ok::<_, RunError>(r)
         },
         |_, _| {},
     )?;
     let cells: Vec<(Cell, Report)> = cells.into_iter().zip(reports).collect();
-    dir.write_table(spec, &cells)?;
+    if let Some(d) = dir {
+        d.write_table(spec, &cells)?;
+    }
     Ok(SweepOutcome {
         cells,
         resumed: resumed.into_inner(),
@@ -512,10 +643,25 @@ fast_capacity = ["25%", "50%"]
         assert_eq!(cells.len(), 8);
         let ids: std::collections::BTreeSet<&str> = cells.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids.len(), 8, "ids are distinct");
-        // The id depends on the cell, not on the grid around it.
-        let alone = SweepSpec::parse(
+        // The id names the run, not the sweep around it: the same keys
+        // listed as a run, or split between a run and [set], give it.
+        let listed = SweepSpec::parse(
             "s.toml",
-            "seeds = [2]\n[grid]\nmanager = [\"all-slow\"]\nfast_capacity = [\"50%\"]\n",
+            r#"
+seeds = [2]
+[[runs]]
+manager = "first-touch"
+[[runs]]
+manager = "all-slow"
+fast_capacity = "50%"
+duration_s = 0.05
+"metrics.window_s" = 0.01
+"#,
+        )
+        .unwrap();
+        let shared = SweepSpec::parse(
+            "s.toml",
+            "seeds = [2]\nduration_s = 0.05\n[[runs]]\nmanager = \"all-slow\"\nfast_capacity = \"50%\"\n[set]\n\"metrics.window_s\" = 0.01\n",
         )
         .unwrap();
         let same = cells
@@ -526,9 +672,16 @@ fast_capacity = ["25%", "50%"]
                     && c.params.iter().any(|p| p.1 == "\"50%\"")
             })
             .unwrap();
-        assert_eq!(alone.cells()[0].id, same.id);
+        assert_eq!(listed.cells()[1].id, same.id);
+        assert_eq!(shared.cells()[0].id, same.id);
         assert_eq!(
-            spec.sets(&cells[0]),
+            listed.cells()[1].params.len(),
+            4,
+            "a run's params are all its keys"
+        );
+        assert_ne!(listed.cells()[0].id, same.id);
+        assert_eq!(
+            cells[0].sets,
             vec![
                 "metrics.window_s=0.01",
                 "run.duration_s=0.05",
@@ -537,6 +690,23 @@ fast_capacity = ["25%", "50%"]
                 "run.seed=1"
             ]
         );
+    }
+
+    #[test]
+    fn a_spec_reads_back_from_its_toml() {
+        let mut spec = SweepSpec::parse("s.toml", SPEC).unwrap();
+        let mut run = BTreeMap::new();
+        run.insert(
+            "run.manager".into(),
+            toml::Value::String("thermostat".into()),
+        );
+        run.insert("thermostat.slowdown".into(), toml::Value::Float(0.1));
+        spec.runs.push(run);
+        let text = spec.to_toml();
+        let back = SweepSpec::parse("spec.toml", &text).unwrap();
+        assert_eq!(back, spec, "{text}");
+        assert_eq!(back.cells(), spec.cells());
+        assert_eq!(spec.cells().len(), 10);
     }
 
     #[test]
@@ -559,6 +729,17 @@ fast_capacity = ["25%", "50%"]
                 "whole numbers",
             ),
             ("[grid\n", 1, ""),
+            ("[[runs]]\nseed = 3\n", 2, "seeds = [...]"),
+            (
+                "[[runs]]\nmanager = \"a\"\n[[runs]]\nmanager = \"a\"\n",
+                1,
+                "cells 1 and 2 are the same run",
+            ),
+            (
+                "duration_s = 1\n[[runs]]\nduration_s = 2\n",
+                1,
+                "both in a [[runs]] entry and in [set]",
+            ),
         ] {
             match SweepSpec::parse("s.toml", text) {
                 Err(ConfigError::AtLine { file, line: l, msg }) => {
@@ -567,6 +748,10 @@ fast_capacity = ["25%", "50%"]
                 }
                 other => panic!("{text}: {other:?}"),
             }
+        }
+        match SweepSpec::parse("s.toml", "name = \"x\"\n") {
+            Err(ConfigError::InFile { msg, .. }) => assert!(msg.contains("at least one run")),
+            other => panic!("a spec without runs: {other:?}"),
         }
         let text = "[grid]\nfast_capacity = [\"50%\"]\nmanager = [\"first-touch\", \"no-such\"]\n";
         let spec = SweepSpec::parse("s.toml", text).unwrap();
@@ -584,7 +769,7 @@ fast_capacity = ["25%", "50%"]
         let spec = SweepSpec::parse("s.toml", SPEC).unwrap();
         let d = dir("resume");
         let sd = SweepDir::open(&d).unwrap();
-        let first = run_local(&spec, None, &sd, "c1", 2, &|_, _, _| {}, &|| false).unwrap();
+        let first = run_local(&spec, None, Some(&sd), "c1", 2, &|_, _, _| {}, &|| false).unwrap();
         assert_eq!(first.resumed, 0);
         let table = std::fs::read_to_string(d.join("table.csv")).unwrap();
         assert_eq!(table.lines().count(), 9, "{table}");
@@ -613,12 +798,12 @@ fast_capacity = ["25%", "50%"]
                 .join(format!("{}.json", first.cells[3].0.id)),
         )
         .unwrap();
-        let again = run_local(&spec, None, &sd, "c1", 1, &|_, _, _| {}, &|| false).unwrap();
+        let again = run_local(&spec, None, Some(&sd), "c1", 1, &|_, _, _| {}, &|| false).unwrap();
         assert_eq!(again.resumed, 7);
         assert_eq!(files(&d), before, "byte-identical whatever ran it");
         assert_eq!(std::fs::read_to_string(d.join("table.csv")).unwrap(), table);
         // Another code: nothing is reused.
-        let other = run_local(&spec, None, &sd, "c2", 2, &|_, _, _| {}, &|| false).unwrap();
+        let other = run_local(&spec, None, Some(&sd), "c2", 2, &|_, _, _| {}, &|| false).unwrap();
         assert_eq!(other.resumed, 0);
     }
 }

@@ -178,31 +178,82 @@ fn compare_runs(
     })
 }
 
-/// Reproductions by name: (name, text, summary JSON) each.
+/// A reproduction's outputs: (name, text, summary JSON).
+type Reproduced = (String, String, String);
+
+fn reproduced(done: &[reproduce::Reproduced]) -> Vec<Reproduced> {
+    done.iter()
+        .map(|d| {
+            (
+                d.name.to_string(),
+                d.output.text.clone(),
+                d.output.json.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Reproductions by name, run here on `jobs` threads, their runs kept in
+/// the sweep directory `out` (keyed by `code`) when one is given.
 #[pyfunction]
-#[pyo3(signature = (names, seed, jobs, duration_s=None))]
+#[pyo3(signature = (names, seed, jobs, duration_s=None, out=None, code=None))]
 fn reproduce_named(
     py: Python<'_>,
     names: Vec<String>,
     seed: u64,
     jobs: usize,
     duration_s: Option<f64>,
-) -> PyResult<Vec<(String, String, String)>> {
+    out: Option<&str>,
+    code: Option<&str>,
+) -> PyResult<Vec<Reproduced>> {
     let repros = reproduce::find(&names).map_err(|e| py_err(py, e))?;
     let opts = reproduce::Options { duration_s, seed };
+    let dir = out
+        .map(SweepDir::open)
+        .transpose()
+        .map_err(|e| py_err(py, e))?;
+    let code = code.unwrap_or_default();
     without_gil(py, |_| {
-        let done = reproduce::reproduce(&repros, &opts, jobs.max(1), None, &|_, _, _, _| {})?;
-        Ok(done
-            .iter()
-            .map(|d| {
-                (
-                    d.name.to_string(),
-                    d.output.text.clone(),
-                    d.output.json.to_string(),
-                )
-            })
-            .collect())
+        let at = dir.as_ref().map(|d| (d, code));
+        let done = reproduce::reproduce(&repros, &opts, jobs.max(1), at, &|_, _, _, _| {})?;
+        Ok(reproduced(&done))
     })
+}
+
+/// The runs of the named reproductions as a sweep spec (TOML).
+#[pyfunction]
+#[pyo3(signature = (names, seed, duration_s=None))]
+fn reproduce_spec(
+    py: Python<'_>,
+    names: Vec<String>,
+    seed: u64,
+    duration_s: Option<f64>,
+) -> PyResult<String> {
+    let repros = reproduce::find(&names).map_err(|e| py_err(py, e))?;
+    let opts = reproduce::Options { duration_s, seed };
+    let (spec, _) =
+        reproduce::sweep_spec(&names.join("+"), &reproduce::runs_of(&repros, &opts), &opts)
+            .map_err(|e| py_err(py, e))?;
+    Ok(spec.to_toml())
+}
+
+/// Reproductions summarized from the runs in the sweep directory `out`
+/// (made by `code`, every one of them there).
+#[pyfunction]
+#[pyo3(signature = (names, seed, out, code, duration_s=None))]
+fn reproduce_from(
+    py: Python<'_>,
+    names: Vec<String>,
+    seed: u64,
+    out: &str,
+    code: &str,
+    duration_s: Option<f64>,
+) -> PyResult<Vec<Reproduced>> {
+    let repros = reproduce::find(&names).map_err(|e| py_err(py, e))?;
+    let opts = reproduce::Options { duration_s, seed };
+    let dir = SweepDir::open(out).map_err(|e| py_err(py, e))?;
+    let done = reproduce::reproduce_from(&repros, &opts, &dir, code).map_err(|e| py_err(py, e))?;
+    Ok(reproduced(&done))
 }
 
 /// A sweep spec from JSON (a Python dict) or TOML text with its file name.
@@ -277,7 +328,7 @@ fn sweep_local(
         let o = sweep::run_local(
             &parsed,
             source,
-            &dir,
+            Some(&dir),
             code,
             jobs.max(1),
             &|_, _, _| {},
@@ -317,7 +368,7 @@ fn sweep_run_cell(
     let parsed = spec_of(py, spec, toml_file)?;
     let cell = find_cell(py, &parsed, id)?;
     without_gil(py, |_| {
-        let r = sweep::run_cell(&parsed, &cell)?;
+        let r = sweep::run_cell(&cell)?;
         Ok(sweep::cell_json(&cell, code, &r))
     })
 }
@@ -383,6 +434,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(compare_runs, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce_named, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce_from, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_cells, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_check, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_local, m)?)?;
