@@ -1,47 +1,55 @@
 #!/bin/sh
-# Keeps `reproduce --cache` reports in the repository between machines:
+# Keeps `reproduce --cache DIR` runs in the repository between machines:
 # long reproductions (hours on 2 cores) outlive one session only if their
 # finished runs are kept somewhere that lands with the code.
 #
-#   tools/run-cache.sh save DIR     # gzip DIR/*.json into results/runs/
-#   tools/run-cache.sh restore DIR  # unpack results/runs/ into DIR
+#   tools/run-cache.sh save DIR            # gzip DIR/cells/*.json into results/cells/CODE/
+#   tools/run-cache.sh restore DIR [CODE]  # unpack results/cells/CODE/ into DIR/cells/
 #
-# The files are the cache's own (keyed by commit and run; see
-# crates/experiments/src/run_cache.rs): a reproduction run with
-# `--cache DIR` at the commit in their keys reads them instead of running
-# them again, and they are the reports RESULTS.md's sections were made from.
+# DIR is a sweep directory (docs/sweeps.md), as `reproduce --cache DIR`
+# and `sweep --out DIR` leave it; CODE is the commit that made the runs
+# (each cell file names it), by default the commit checked out. A
+# reproduction run with `--cache DIR` at that commit reads them instead of
+# running them again.
+#
+# results/runs/ holds the reports of earlier commits in the run cache's
+# layout of those commits (one flat DIR/*.json per run): check out the
+# commit a RESULTS.md section names and use its own tools/run-cache.sh.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
-store="$here/results/runs"
+store="$here/results/cells"
 case "${1:-}" in
 save)
     dir=${2:?usage: run-cache.sh save DIR}
-    mkdir -p "$store"
     n=0
-    for f in "$dir"/*.json; do
+    for f in "$dir"/cells/*.json; do
         [ -e "$f" ] || continue
-        out="$store/$(basename "$f").gz"
+        code=$(sed -n 's/^  "code": "\(.*\)",$/\1/p' "$f" | head -n 1)
+        [ -n "$code" ] || { echo "$f: no code in it, skipped" >&2; continue; }
+        mkdir -p "$store/$code"
+        out="$store/$code/$(basename "$f").gz"
         [ -e "$out" ] && continue
         gzip -9 -n -c "$f" > "$out.tmp" && mv "$out.tmp" "$out"
         n=$((n + 1))
     done
-    echo "saved $n new reports into $store"
+    echo "saved $n new runs into $store"
     ;;
 restore)
-    dir=${2:?usage: run-cache.sh restore DIR}
-    mkdir -p "$dir"
+    dir=${2:?usage: run-cache.sh restore DIR [CODE]}
+    code=${3:-$(git -C "$here" rev-parse --short=12 HEAD)}
+    mkdir -p "$dir/cells"
     n=0
-    for f in "$store"/*.json.gz; do
+    for f in "$store/$code"/*.json.gz; do
         [ -e "$f" ] || continue
-        out="$dir/$(basename "$f" .gz)"
+        out="$dir/cells/$(basename "$f" .gz)"
         [ -e "$out" ] && continue
         gzip -d -c "$f" > "$out.tmp" && mv "$out.tmp" "$out"
         n=$((n + 1))
     done
-    echo "restored $n reports into $dir"
+    echo "restored $n runs of $code into $dir/cells"
     ;;
 *)
-    echo "usage: run-cache.sh save|restore DIR" >&2
+    echo "usage: run-cache.sh save DIR | restore DIR [CODE]" >&2
     exit 2
     ;;
 esac
