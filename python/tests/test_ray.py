@@ -2,6 +2,7 @@
 same files as a local sweep, and no cell lost or doubled when a worker is
 killed mid-cell."""
 
+import json
 import os
 import signal
 import subprocess
@@ -131,3 +132,19 @@ def test_the_cli_reproduces_on_ray_what_it_reproduces_here(cli, workdir):
     assert again.stdout == here.stdout
     progress = [l for l in again.stderr.splitlines() if l.startswith("[")]
     assert progress and all(l.endswith("(from the cache)") for l in progress), again.stderr
+
+
+def test_each_task_asks_for_its_cells_memory_and_a_cell_too_big_is_refused(cluster, workdir):
+    spec = {"duration_s": 0.1, "grid": {"workload": ["telescope-subtb-1g", "telescope-subtb-10g"]},
+            "set": {"backend": "exact"}}
+    memory = dict(thermocline._native.sweep_memory(json.dumps(spec)))
+    small, large = (memory[c[0]] for c in thermocline._native.sweep_cells(json.dumps(spec)))
+    # 9 GiB more footprint, 80 B per 4 KiB page of it
+    assert large - small == 9 * 2**30 // 4096 * 80
+    s = thermocline.sweep(spec, str(workdir / "fits"), executor="ray")
+    assert s.cells == 2
+    # more than any node has: refused before running, nothing written
+    huge = dict(spec, memory_gib=100000)
+    with pytest.raises(thermocline.ConfigError, match="largest node of the Ray cluster"):
+        thermocline.sweep(huge, str(workdir / "huge"), executor="ray")
+    assert not os.listdir(os.path.join(workdir, "huge", "cells"))

@@ -92,10 +92,12 @@ def sweep(
     ``out``, and writes ``out/table.csv``.
 
     ``executor="local"`` runs them here on ``jobs`` threads (default one
-    per core); ``executor="ray"`` runs each as a Ray task (one CPU each)
+    per core); ``executor="ray"`` runs each as a Ray task (one CPU and
+    the cell's estimated host memory each, or the spec's ``memory_gib``)
     on the cluster at ``address`` (default: the one this process is
     connected to, else a new local one), retried up to ``max_retries``
-    times if its worker is lost. ``progress(done, total, cell_id)`` is
+    times if its worker is lost; a cell no node has the memory for is
+    refused before any runs. ``progress(done, total, cell_id)`` is
     called as cells finish (Ray only).
     """
     text, toml_file = _spec_args(spec)
@@ -116,6 +118,20 @@ def _run_cell(text: str, cell_id: str, code: str, toml_file: Optional[str]) -> T
     return cell_id, native.sweep_run_cell(text, cell_id, code, toml_file)
 
 
+def _check_fits(memory: Dict[str, int], todo: List[str], ray: Any) -> None:
+    """Refuses a cell no node of the cluster has the memory for: Ray would
+    keep it pending for ever."""
+    nodes = [n.get("Resources", {}).get("memory", 0) for n in ray.nodes() if n.get("Alive")]
+    largest = max(nodes, default=0)
+    for cell_id in todo:
+        if memory[cell_id] > largest:
+            raise _native.ConfigError(
+                f"cell {cell_id} asks for {memory[cell_id] / 2**30:.2f} GiB of memory (its estimate;"
+                f" memory_gib in the spec sets it) and the largest node of the Ray cluster offers"
+                f" {largest / 2**30:.2f} GiB"
+            )
+
+
 def _ray_sweep(
     text: str,
     toml_file: Optional[str],
@@ -131,8 +147,13 @@ def _ray_sweep(
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
     cells = _native.sweep_cells(text, toml_file)
     todo = [c[0] for c in cells if not _native.sweep_has(text, out, c[0], code, toml_file)]
+    memory = dict(_native.sweep_memory(text, toml_file))
+    _check_fits(memory, todo, ray)
     task = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=False)(_run_cell)
-    pending = [task.remote(text, cell_id, code, toml_file) for cell_id in todo]
+    pending = [
+        task.options(memory=memory[cell_id]).remote(text, cell_id, code, toml_file)
+        for cell_id in todo
+    ]
     done = len(cells) - len(todo)
     while pending:
         ready, pending = ray.wait(pending, num_returns=1)

@@ -143,6 +143,9 @@ enum Cmd {
         /// Run each cell as a Ray task instead: on the cluster at ADDRESS, or alone on a new local one (needs the Python package with Ray: tools/python/install.sh; the interpreter is $THERMOCLINE_PYTHON, else .venv/bin/python, else python3).
         #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "")]
         ray: Option<String>,
+        /// Check the spec and list its cells (id, values, seed, whether DIR holds it, the host memory it asks a scheduler for) without running any.
+        #[arg(long, conflicts_with = "ray")]
+        dry_run: bool,
         #[command(flatten)]
         chatter: Chatter,
     },
@@ -824,7 +827,7 @@ fn report_cmd(
             );
             println!("# {:>10} {:>14}", "percentile", "wss");
             for (p, bytes) in recording::wss_percentiles(&trace, &[0, 25, 50, 75, 100]) {
-                println!("  {p:>10} {:>14}", thermocline_vocab_size(bytes));
+                println!("  {p:>10} {:>14}", thermocline_experiments::report::human_bytes(bytes));
             }
         }
         ReportView::Access => {
@@ -841,15 +844,15 @@ fn report_cmd(
             for (i, [start, end, nr]) in snap.regions.iter().enumerate() {
                 println!(
                     "  {i:>3} {start:>#16x} {end:>#16x} {:>12} {:>7.0}%",
-                    thermocline_vocab_size(end - start),
+                    thermocline_experiments::report::human_bytes(end - start),
                     *nr as f64 * 100.0 / f64::from(max)
                 );
             }
             println!(
                 "# total {} in {} regions, working set {}",
-                thermocline_vocab_size(snap.regions.iter().map(|r| r[1] - r[0]).sum()),
+                thermocline_experiments::report::human_bytes(snap.regions.iter().map(|r| r[1] - r[0]).sum()),
                 snap.regions.len(),
-                thermocline_vocab_size(recording::working_set(snap))
+                thermocline_experiments::report::human_bytes(recording::working_set(snap))
             );
         }
     }
@@ -857,10 +860,6 @@ fn report_cmd(
 }
 
 /// A byte count as people read it (1.5 GiB).
-fn thermocline_vocab_size(bytes: u64) -> String {
-    thermocline_experiments::report::human_bytes(bytes)
-}
-
 /// A chart's file must be one the chart writers know, said before the run.
 fn check_chart_path(path: &str) -> anyhow::Result<()> {
     let lower = path.to_ascii_lowercase();
@@ -882,17 +881,61 @@ fn counter_bar(template: &str) -> ProgressBar {
     bar
 }
 
-/// `thermocline sweep`: the spec and every cell's configuration checked,
-/// then the cells not yet in `out` run in parallel under one progress line.
-fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> anyhow::Result<()> {
-    use thermocline_experiments::{parallel, sweep};
+/// Reads a sweep spec file: its text and the spec.
+fn read_spec(path: &str) -> anyhow::Result<(String, thermocline_experiments::sweep::SweepSpec)> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         thermocline_experiments::ConfigError::InFile {
             file: path.to_string(),
             msg: format!("cannot read: {e}"),
         }
     })?;
-    let spec = sweep::SweepSpec::parse(path, &text)?;
+    let spec = thermocline_experiments::sweep::SweepSpec::parse(path, &text)?;
+    Ok((text, spec))
+}
+
+/// `thermocline sweep --dry-run`: the spec checked and its cells listed,
+/// nothing run or written.
+fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
+    use thermocline_experiments::sweep;
+    let (text, spec) = read_spec(path)?;
+    spec.check(Some((path, &text)))?;
+    let code = commit();
+    let dir = std::path::Path::new(out)
+        .is_dir()
+        .then(|| sweep::SweepDir::open(out))
+        .transpose()?;
+    let (mut stored, mut largest) = (0, 0);
+    let cells = spec.cells();
+    for cell in &cells {
+        let there = dir.as_ref().is_some_and(|d| d.load(cell, &code).is_some());
+        stored += usize::from(there);
+        let bytes = spec.memory_bytes(cell)?;
+        largest = largest.max(bytes);
+        let values: Vec<String> = cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!(
+            "{} seed={} {:>9} {} {}",
+            cell.id,
+            cell.seed,
+            thermocline_experiments::report::human_bytes(bytes),
+            if there { "stored " } else { "to run " },
+            values.join(" ")
+        );
+    }
+    println!(
+        "{}: {} cells, {stored} already in {out}, {} to run; the largest asks for {}",
+        spec.name,
+        cells.len(),
+        cells.len() - stored,
+        thermocline_experiments::report::human_bytes(largest)
+    );
+    Ok(())
+}
+
+/// `thermocline sweep`: the spec and every cell's configuration checked,
+/// then the cells not yet in `out` run in parallel under one progress line.
+fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> anyhow::Result<()> {
+    use thermocline_experiments::{parallel, sweep};
+    let (text, spec) = read_spec(path)?;
     let dir = sweep::SweepDir::open(out)?;
     let code = commit();
     if code.ends_with("-dirty") || code == "unknown" {
@@ -1485,9 +1528,16 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Cmd::Sweep {
             spec,
             out,
+            dry_run: true,
+            ..
+        } => sweep_plan(&spec, &out)?,
+        Cmd::Sweep {
+            spec,
+            out,
             jobs,
             ray: Some(address),
             chatter,
+            ..
         } => {
             let code = sweep_on_ray(&spec, &out, jobs, &address, chatter, false)?;
             if code != 0 {
@@ -1500,6 +1550,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
             jobs,
             ray: None,
             chatter,
+            ..
         } => sweep_cmd(&spec, &out, jobs, chatter)?,
         Cmd::Heatmap {
             common,

@@ -27,6 +27,7 @@ mod guest;
 mod guest_damon;
 mod guest_run;
 pub mod heatmap;
+pub mod host_memory;
 mod heteroos;
 mod heteroos_claims;
 mod heteroos_drf;

@@ -74,6 +74,7 @@ pub fn sweep_spec(
         grid: BTreeMap::new(),
         runs: Vec::new(),
         set,
+        memory_bytes: None,
     };
     for s in specs {
         let mut run = BTreeMap::new();

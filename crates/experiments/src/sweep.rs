@@ -7,6 +7,7 @@
 //! ```toml
 //! name = "thermostat-sensitivity"
 //! seeds = [1]                  # one cell per seed; default [1]
+//! memory_gib = 2               # optional: what each cell asks a scheduler for
 //! duration_s = 60              # optional cap on every run
 //! [grid]                       # every combination is a cell
 //! workload = ["redis-hotspot", "tpcc"]
@@ -64,6 +65,9 @@ pub struct SweepSpec {
     pub runs: Vec<BTreeMap<String, toml::Value>>,
     /// Overrides every cell shares.
     pub set: BTreeMap<String, toml::Value>,
+    /// The host memory each cell asks a scheduler for (`memory_gib`), in
+    /// place of its estimate ([`crate::host_memory`]).
+    pub memory_bytes: Option<u64>,
 }
 
 /// One run of a sweep.
@@ -138,6 +142,13 @@ impl SweepSpec {
                 .collect::<Result<_, _>>()?,
             Some(_) => return Err(err("seeds", "seeds: a non-empty list".into())),
         };
+        let memory_bytes = match t.remove("memory_gib") {
+            None => None,
+            Some(v) => match v.as_float().or(v.as_integer().map(|i| i as f64)) {
+                Some(g) if g.is_finite() && g > 0.0 => Some((g * f64::from(1u32 << 30)) as u64),
+                _ => return Err(err("memory_gib", "memory_gib: a positive number of GiB".into())),
+            },
+        };
         let mut set = BTreeMap::new();
         if let Some(d) = t.remove("duration_s") {
             set.insert("run.duration_s".to_string(), d);
@@ -202,7 +213,7 @@ impl SweepSpec {
         if let Some(k) = t.keys().next() {
             return Err(err(
                 k,
-                format!("{k}: not a sweep key (name, seeds, duration_s, [grid], [[runs]], [set])"),
+                format!("{k}: not a sweep key (name, seeds, duration_s, memory_gib, [grid], [[runs]], [set])"),
             ));
         }
         let spec = SweepSpec {
@@ -211,6 +222,7 @@ impl SweepSpec {
             grid,
             runs,
             set,
+            memory_bytes,
         };
         let keys = spec.param_keys();
         if let Some(k) = keys
@@ -307,11 +319,14 @@ impl SweepSpec {
                     .collect(),
             ),
         );
-        if !self.set.is_empty() {
+        if let Some(b) = self.memory_bytes {
             t.insert(
-                "set".into(),
-                toml::Value::Table(self.set.clone().into_iter().collect()),
+                "memory_gib".into(),
+                toml::Value::Float(b as f64 / f64::from(1u32 << 30)),
             );
+        }
+        if !self.set.is_empty() {
+            t.insert("set".into(), toml::Value::Table(self.set.clone().into_iter().collect()));
         }
         if !self.grid.is_empty() {
             let grid = self
@@ -330,6 +345,15 @@ impl SweepSpec {
             t.insert("runs".into(), toml::Value::Array(runs));
         }
         toml::to_string(&t).expect("a table of TOML values serialises")
+    }
+
+    /// The host memory `cell` asks a scheduler for: the spec's
+    /// `memory_gib`, else the run's estimate ([`crate::host_memory`]).
+    pub fn memory_bytes(&self, cell: &Cell) -> Result<u64, RunError> {
+        match self.memory_bytes {
+            Some(b) => Ok(b),
+            None => crate::host_memory::estimate_bytes(&config::load(None, &cell.sets)?),
+        }
     }
 
     /// Every key a cell's `params` may hold, the grid's and the runs', in
@@ -702,6 +726,7 @@ duration_s = 0.05
         );
         run.insert("thermostat.slowdown".into(), toml::Value::Float(0.1));
         spec.runs.push(run);
+        spec.memory_bytes = Some(3 << 29);
         let text = spec.to_toml();
         let back = SweepSpec::parse("spec.toml", &text).unwrap();
         assert_eq!(back, spec, "{text}");

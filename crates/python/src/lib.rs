@@ -338,6 +338,22 @@ fn sweep_local(
     })
 }
 
+/// What each cell asks a scheduler for: (id, bytes of host memory), in
+/// order (the spec's `memory_gib`, else the run's estimate).
+#[pyfunction]
+#[pyo3(signature = (spec, toml_file=None))]
+fn sweep_memory(py: Python<'_>, spec: &str, toml_file: Option<&str>) -> PyResult<Vec<(String, u64)>> {
+    let parsed = spec_of(py, spec, toml_file)?;
+    parsed
+        .cells()
+        .into_iter()
+        .map(|c| {
+            let bytes = parsed.memory_bytes(&c).map_err(|e| py_err(py, e))?;
+            Ok((c.id, bytes))
+        })
+        .collect()
+}
+
 /// Whether `out` holds cell `id`'s report made by `code`.
 #[pyfunction]
 #[pyo3(signature = (spec, out, id, code, toml_file=None))]
@@ -440,6 +456,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_check, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_local, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_has, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_memory, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run_cell, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_store, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_table, m)?)?;
