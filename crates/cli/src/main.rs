@@ -827,7 +827,10 @@ fn report_cmd(
             );
             println!("# {:>10} {:>14}", "percentile", "wss");
             for (p, bytes) in recording::wss_percentiles(&trace, &[0, 25, 50, 75, 100]) {
-                println!("  {p:>10} {:>14}", thermocline_experiments::report::human_bytes(bytes));
+                println!(
+                    "  {p:>10} {:>14}",
+                    thermocline_experiments::report::human_bytes(bytes)
+                );
             }
         }
         ReportView::Access => {
@@ -850,7 +853,9 @@ fn report_cmd(
             }
             println!(
                 "# total {} in {} regions, working set {}",
-                thermocline_experiments::report::human_bytes(snap.regions.iter().map(|r| r[1] - r[0]).sum()),
+                thermocline_experiments::report::human_bytes(
+                    snap.regions.iter().map(|r| r[1] - r[0]).sum()
+                ),
                 snap.regions.len(),
                 thermocline_experiments::report::human_bytes(recording::working_set(snap))
             );
@@ -911,7 +916,11 @@ fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
         stored += usize::from(there);
         let bytes = spec.memory_bytes(cell)?;
         largest = largest.max(bytes);
-        let values: Vec<String> = cell.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let values: Vec<String> = cell
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         println!(
             "{} seed={} {:>9} {} {}",
             cell.id,

@@ -109,12 +109,21 @@ mod tests {
 
     #[test]
     fn the_estimate_follows_the_footprint_the_machine_and_the_kernel() {
-        let small = estimate(&["run.workload=\"telescope-subtb-1g\"", "run.backend=\"exact\""]);
-        let large = estimate(&["run.workload=\"telescope-subtb-100g\"", "run.backend=\"exact\""]);
+        let small = estimate(&[
+            "run.workload=\"telescope-subtb-1g\"",
+            "run.backend=\"exact\"",
+        ]);
+        let large = estimate(&[
+            "run.workload=\"telescope-subtb-100g\"",
+            "run.backend=\"exact\"",
+        ]);
         // 99 GiB more footprint, 80 B per 4 KiB page of it
         assert_eq!(large - small, 99 * (1 << 30) / 4096 * 80);
         // the rate machine keeps no page state
-        let rated = estimate(&["run.workload=\"telescope-subtb-100g\"", "run.backend=\"rate\""]);
+        let rated = estimate(&[
+            "run.workload=\"telescope-subtb-100g\"",
+            "run.backend=\"rate\"",
+        ]);
         assert!(rated < 300 * MIB, "{rated}");
         // an executed kernel holds its arrays; its sketch does not
         let cg = estimate(&["run.workload=\"npb-cg-small\""]);
@@ -125,7 +134,10 @@ mod tests {
             "run.workload=\"telescope-needle\"",
             "run.manager=\"linear-scan-moderate\"",
         ]);
-        let other = estimate(&["run.workload=\"telescope-needle\"", "run.manager=\"telescope-bounded\""]);
+        let other = estimate(&[
+            "run.workload=\"telescope-needle\"",
+            "run.manager=\"telescope-bounded\"",
+        ]);
         assert!(scan > other, "{scan} {other}");
     }
 }

@@ -146,7 +146,12 @@ impl SweepSpec {
             None => None,
             Some(v) => match v.as_float().or(v.as_integer().map(|i| i as f64)) {
                 Some(g) if g.is_finite() && g > 0.0 => Some((g * f64::from(1u32 << 30)) as u64),
-                _ => return Err(err("memory_gib", "memory_gib: a positive number of GiB".into())),
+                _ => {
+                    return Err(err(
+                        "memory_gib",
+                        "memory_gib: a positive number of GiB".into(),
+                    ))
+                }
             },
         };
         let mut set = BTreeMap::new();
@@ -326,7 +331,10 @@ impl SweepSpec {
             );
         }
         if !self.set.is_empty() {
-            t.insert("set".into(), toml::Value::Table(self.set.clone().into_iter().collect()));
+            t.insert(
+                "set".into(),
+                toml::Value::Table(self.set.clone().into_iter().collect()),
+            );
         }
         if !self.grid.is_empty() {
             let grid = self

@@ -342,7 +342,11 @@ fn sweep_local(
 /// order (the spec's `memory_gib`, else the run's estimate).
 #[pyfunction]
 #[pyo3(signature = (spec, toml_file=None))]
-fn sweep_memory(py: Python<'_>, spec: &str, toml_file: Option<&str>) -> PyResult<Vec<(String, u64)>> {
+fn sweep_memory(
+    py: Python<'_>,
+    spec: &str,
+    toml_file: Option<&str>,
+) -> PyResult<Vec<(String, u64)>> {
     let parsed = spec_of(py, spec, toml_file)?;
     parsed
         .cells()
