@@ -1531,3 +1531,37 @@ fn sweep_runs_a_grid_resumes_and_names_a_bad_spec_line() {
         "{err}"
     );
 }
+
+/// `sweep --dry-run` checks the spec and lists its cells, what the
+/// directory holds and each cell's memory, and runs and writes nothing.
+#[test]
+fn a_dry_run_lists_the_cells_and_runs_nothing() {
+    let spec = tmp(
+        "dry.toml",
+        "duration_s = 0.05\n[grid]\nmanager = [\"first-touch\", \"all-slow\"]\n[[runs]]\nworkload = \"npb-cg-sketch-small\"\n",
+    );
+    let out_dir = std::env::temp_dir().join(format!("tc-cli-{}-dry", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let dir = out_dir.to_str().unwrap();
+    let (code, out, err) = thermocline(&["sweep", &spec, "--out", dir, "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert!(
+        lines[0].contains("to run") && lines[0].contains("run.manager=\"first-touch\""),
+        "{out}"
+    );
+    assert!(
+        lines[2].contains("run.workload=\"npb-cg-sketch-small\""),
+        "{out}"
+    );
+    assert!(
+        lines[3].contains("3 cells, 0 already in") && lines[3].contains("the largest asks for"),
+        "{out}"
+    );
+    assert!(!out_dir.exists(), "a dry run writes nothing");
+    let bad = tmp("dry-bad.toml", "[grid]\nmanager = [\"nope\"]\n");
+    let (code, _, err) = thermocline(&["sweep", &bad, "--out", dir, "--dry-run"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("{bad}:2:")), "{err}");
+}
