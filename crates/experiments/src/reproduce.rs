@@ -91,10 +91,10 @@ pub fn sweep_spec(
         spec.runs.push(run);
     }
     let all = spec.cells();
-    let mut first = BTreeMap::new();
+    let mut seen = std::collections::BTreeSet::new();
     let mut runs = Vec::new();
     for (run, cell) in spec.runs.iter().zip(&all) {
-        if first.insert(cell.id.clone(), ()).is_none() {
+        if seen.insert(cell.id.clone()) {
             runs.push(run.clone());
         }
     }
