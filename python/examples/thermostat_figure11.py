@@ -81,7 +81,8 @@ def main(argv=None):
     ax.set_xlabel("tolerable slowdown (%)")
     ax.set_ylabel("mean cold fraction (%)")
     ax.set_title("Thermostat Figure 11: cold fraction by tolerable slowdown")
-    ax.legend(fontsize="small")
+    # beside the axes: inside, it hides the points of the top lines
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig_.savefig(os.path.join(a.out, "figure11.png"), dpi=100, bbox_inches="tight")
     print(f"wrote {a.out}/figure11.png")
     return 0
