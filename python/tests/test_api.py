@@ -108,7 +108,10 @@ LONG = {
 def test_ctrl_c_stops_the_call_with_keyboard_interrupt(call, workdir):
     script = workdir / "long.py"
     script.write_text(textwrap.dedent(f"""
-        import sys, time, thermocline
+        import signal, sys, time, thermocline
+        # Ctrl-C raises KeyboardInterrupt, as in a notebook, even where this
+        # process was started with SIGINT ignored (a background job's lot)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         OUT = {str(workdir / "sweep")!r}
         print("start", flush=True)
         t = time.monotonic()
