@@ -13,9 +13,10 @@
 //! real arrays (about the footprint). On the rate machine the managers'
 //! region and sample state stays under 250 MB, except a linear scan's,
 //! which grows with the pages accessed (about 40 B each). Each term is
-//! rounded up, so that the estimate is a bound: it is high (by up to 13x
-//! on a model that touches little of a large footprint), never knowingly
-//! low.
+//! rounded up, so that the estimate is a bound, never knowingly low, and
+//! often high: at 5866c2e `benchsuite/cell-memory.sh` measured 35x on
+//! telescope-subtb-100g (it touches 10 of its 100 GiB) and 90x on a linear
+//! scan over memcached-ycsb capped at 30 s (its state grows with time).
 
 use crate::config::RunConfig;
 use crate::error::RunError;
