@@ -477,6 +477,12 @@ fn commit() -> String {
     }
 }
 
+/// Whether a [`commit`] names the code it stands for: not a tree with
+/// uncommitted changes, nor one outside git.
+fn names_its_code(commit: &str) -> bool {
+    commit != "unknown" && !commit.ends_with("-dirty")
+}
+
 /// The command line as typed, the program named `thermocline`.
 fn command_line() -> String {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -556,7 +562,7 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
     let cache = match cache {
         None => None,
         Some(dir) => {
-            if code == "unknown" || code.ends_with("-dirty") {
+            if !names_its_code(code) {
                 return Err(thermocline_experiments::ConfigError::invalid(
                     "--cache",
                     format!("runs are keyed by commit and this tree is at {code:?}: commit (or stash) the changes first"),
@@ -947,7 +953,7 @@ fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> an
     let (text, spec) = read_spec(path)?;
     let dir = sweep::SweepDir::open(out)?;
     let code = commit();
-    if code.ends_with("-dirty") || code == "unknown" {
+    if !names_its_code(&code) {
         eprintln!("warning: the tree is at {code:?}: cells stored by another edit of it would be reused as if this one had made them");
     }
     let cells = spec.cells();

@@ -212,22 +212,19 @@ pub fn reproduce_from(
 ) -> Result<Vec<Reproduced>, RunError> {
     let specs = runs_of(repros, o);
     let (_, cells) = sweep_spec("reproduce", &specs, o)?;
-    let mut results = Results::new();
-    for (spec, cell) in specs.iter().zip(&cells) {
-        let report = dir.load(cell, code).ok_or_else(|| {
-            ConfigError::invalid(
-                "reproduce",
-                format!(
-                    "the run of {} on {} (cell {}) is not in {} for code {code}",
-                    spec.manager,
-                    spec.workload,
-                    cell.id,
-                    dir.path().display()
-                ),
-            )
-        })?;
-        results.insert(spec.clone(), report);
-    }
+    let reports = dir.load_all(&cells, code).map_err(|i| {
+        ConfigError::invalid(
+            "reproduce",
+            format!(
+                "the run of {} on {} (cell {}) is not in {} for code {code}",
+                specs[i].manager,
+                specs[i].workload,
+                cells[i].id,
+                dir.path().display()
+            ),
+        )
+    })?;
+    let results: Results = specs.into_iter().zip(reports).collect();
     Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
 }
 

@@ -499,6 +499,16 @@ impl SweepDir {
         (s.id == cell.id && s.sets == cell.sets && s.code == code).then_some(s.report)
     }
 
+    /// Every cell's stored report made by `code`, in order; else the
+    /// index of the first cell without one.
+    pub fn load_all(&self, cells: &[Cell], code: &str) -> Result<Vec<Report>, usize> {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| self.load(c, code).ok_or(i))
+            .collect()
+    }
+
     /// Stores `json` ([`cell_json`]) as `cell`'s file: written whole, then
     /// renamed into place, so an interruption leaves no half file.
     pub fn store(&self, cell: &Cell, json: &str) -> Result<(), RunError> {

@@ -423,20 +423,12 @@ fn sweep_table(
 ) -> PyResult<String> {
     let parsed = spec_of(py, spec, toml_file)?;
     let dir = SweepDir::open(out).map_err(|e| py_err(py, e))?;
-    let mut cells = Vec::new();
-    for cell in parsed.cells() {
-        let Some(r) = dir.load(&cell, code) else {
-            return Err(py_err(
-                py,
-                RustConfigError::invalid(
-                    "sweep",
-                    format!("cell {} is not in {out} (made by {code})", cell.id),
-                )
-                .into(),
-            ));
-        };
-        cells.push((cell, r));
-    }
+    let cells = parsed.cells();
+    let reports = dir.load_all(&cells, code).map_err(|i| {
+        let msg = format!("cell {} is not in {out} (made by {code})", cells[i].id);
+        py_err(py, RustConfigError::invalid("sweep", msg).into())
+    })?;
+    let cells: Vec<_> = cells.into_iter().zip(reports).collect();
     let path = dir
         .write_table(&parsed, &cells)
         .map_err(|e| py_err(py, e))?;
