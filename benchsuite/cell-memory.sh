@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How good a sweep cell's memory estimate (crates/experiments/src/
+# How good a sweep cell's memory estimate (crates/sweep/src/
 # host_memory.rs, what each Ray task asks for) is: for a family of runs
 # (both machines; per-page managers; a large model; an executed kernel; a
 # linear scan on the rate machine), the peak RSS of `thermocline run`

@@ -13,7 +13,7 @@ commit=$(git rev-parse --short HEAD)
 day=$(date -u +%Y-%m-%d)
 log=$(mktemp)
 cargo bench -p thermocline-sim --bench access -- --noplot | tee "$log"
-cargo bench -p thermocline-experiments --bench rate -- --noplot | tee -a "$log"
+cargo bench -p thermocline-engine --bench rate -- --noplot | tee -a "$log"
 cargo bench -p thermocline-managers --bench schemes -- --noplot | tee -a "$log"
 grep '^host-bytes-per-4k-page,' "$log" | while IFS=, read -r name value; do
   echo "$day,$commit,$name,$value,bytes" >> "$out"

@@ -43,8 +43,8 @@ pub fn probe_cmd(pid: Option<i32>, ranges: &[(u64, u64)], json: bool) -> anyhow:
 /// is stopped, the exit code of the command it started when that failed,
 /// 1 when reading the targets failed.
 pub fn daemon_cmd(config: &str, pid: Option<i32>) -> anyhow::Result<i32> {
-    use thermocline_experiments::daemon;
-    use thermocline_experiments::live_driver::LiveEnd;
+    use thermocline_daemon as daemon;
+    use thermocline_daemon::live_driver::LiveEnd;
     let flags = daemon::Flags::default();
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(sig, flags.stop.clone())?;
@@ -114,7 +114,7 @@ pub struct ExecArgs {
 /// `thermocline exec [OPTIONS] -- CMD [ARGS...]`: the command's exit code,
 /// or 128 + the signal that killed it, as shells report it.
 pub fn exec_cmd(a: ExecArgs) -> anyhow::Result<i32> {
-    use thermocline_experiments::daemon::{self, config};
+    use thermocline_daemon::{self as daemon, config};
     let flags = config::ExecFlags {
         manager: a.manager,
         sets: a.sets,
@@ -122,20 +122,19 @@ pub fn exec_cmd(a: ExecArgs) -> anyhow::Result<i32> {
         metrics: a.metrics,
         compressed: a.compressed,
     };
-    let load =
-        |path: Option<&str>| -> Result<config::DaemonConfig, thermocline_experiments::RunError> {
-            let text = match path {
-                Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
-                    thermocline_experiments::ConfigError::InFile {
-                        file: p.to_string(),
-                        msg: e.to_string(),
-                    }
-                })?),
-                None => None,
-            };
-            let file = path.zip(text.as_deref());
-            Ok(config::exec_config(file, &flags)?)
+    let load = |path: Option<&str>| -> Result<config::DaemonConfig, thermocline_engine::RunError> {
+        let text = match path {
+            Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
+                thermocline_engine::ConfigError::InFile {
+                    file: p.to_string(),
+                    msg: e.to_string(),
+                }
+            })?),
+            None => None,
         };
+        let file = path.zip(text.as_deref());
+        Ok(config::exec_config(file, &flags)?)
+    };
     let cfg = load(a.config.as_deref())?;
     let sig = daemon::Flags::default();
     for s in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {

@@ -2,7 +2,7 @@
 //! config show, and masim (a MASIM config executed for real, for the live
 //! backend's tests).
 //!
-//! It talks to `thermocline-experiments`, and to `thermocline-live` for
+//! It talks to the engine, presentation, sweep, daemon and reproductions crates, and to `thermocline-live` for
 //! masim only. Every error a user can cause
 //! (unknown name, malformed config, bad `--set` value, unreadable trace) ends
 //! the process with exit code 2 and one line naming the file and line where
@@ -15,9 +15,12 @@ mod live;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::{Duration, Instant};
-use thermocline_experiments::config::{self, RunConfig};
-use thermocline_experiments::report::Report;
-use thermocline_experiments::{catalogue, heatmap, runner, RunError};
+use thermocline_engine::config::{self, RunConfig};
+use thermocline_engine::report::Report;
+use thermocline_engine::runner;
+use thermocline_engine::RunError;
+use thermocline_present::heatmap;
+use thermocline_reproductions::catalogue;
 
 #[derive(Parser)]
 #[command(
@@ -491,7 +494,10 @@ fn command_line() -> String {
 }
 
 fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
-    use thermocline_experiments::{claims, reproduce, results_md, sweep};
+    use thermocline_reproductions::claims;
+    use thermocline_reproductions::reproduce;
+    use thermocline_reproductions::results_md;
+    use thermocline_sweep as sweep;
     let ReproduceArgs {
         mut names,
         all,
@@ -563,7 +569,7 @@ fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         None => None,
         Some(dir) => {
             if !names_its_code(code) {
-                return Err(thermocline_experiments::ConfigError::invalid(
+                return Err(thermocline_engine::ConfigError::invalid(
                     "--cache",
                     format!("runs are keyed by commit and this tree is at {code:?}: commit (or stash) the changes first"),
                 )
@@ -676,7 +682,8 @@ fn compare_cmd(
     jobs: Option<usize>,
     chatter: Chatter,
 ) -> anyhow::Result<()> {
-    use thermocline_experiments::{compare, parallel};
+    use thermocline_engine::compare;
+    use thermocline_engine::parallel;
     let mut base = common.load(None)?;
     // With neither a workload nor a configuration file, the main job.
     let main_job = common.workload.is_none() && common.config.is_none();
@@ -788,8 +795,8 @@ fn compare_cmd(
         write_file(&p, &s)?;
     }
     if let Some(p) = plot {
-        let chart = thermocline_experiments::plot::pareto_of(&reports);
-        thermocline_experiments::plot::write(&chart, &p)?;
+        let chart = thermocline_present::plot::pareto_of(&reports);
+        thermocline_present::plot::write(&chart, &p)?;
         if !chatter.quiet {
             eprintln!("wrote {p}");
         }
@@ -805,7 +812,7 @@ fn report_cmd(
     bins: usize,
     at: Option<f64>,
 ) -> anyhow::Result<()> {
-    use thermocline_experiments::recording;
+    use thermocline_present::recording;
     if matches!(view, ReportView::Heatmap) {
         let Some(out) = out else {
             anyhow::bail!("report heatmap draws a chart: name it with --out FILE.png or FILE.svg");
@@ -818,7 +825,7 @@ fn report_cmd(
         ReportView::Heatmap => {
             let out = out.expect("checked above");
             let chart = recording::heatmap(&report, &trace, bins);
-            thermocline_experiments::plot::write(&chart, out)?;
+            thermocline_present::plot::write(&chart, out)?;
             eprintln!(
                 "{out}: {} snapshots x {bins} address bins",
                 trace.snapshots.len()
@@ -835,7 +842,7 @@ fn report_cmd(
             for (p, bytes) in recording::wss_percentiles(&trace, &[0, 25, 50, 75, 100]) {
                 println!(
                     "  {p:>10} {:>14}",
-                    thermocline_experiments::report::human_bytes(bytes)
+                    thermocline_engine::report::human_bytes(bytes)
                 );
             }
         }
@@ -853,17 +860,17 @@ fn report_cmd(
             for (i, [start, end, nr]) in snap.regions.iter().enumerate() {
                 println!(
                     "  {i:>3} {start:>#16x} {end:>#16x} {:>12} {:>7.0}%",
-                    thermocline_experiments::report::human_bytes(end - start),
+                    thermocline_engine::report::human_bytes(end - start),
                     *nr as f64 * 100.0 / f64::from(max)
                 );
             }
             println!(
                 "# total {} in {} regions, working set {}",
-                thermocline_experiments::report::human_bytes(
+                thermocline_engine::report::human_bytes(
                     snap.regions.iter().map(|r| r[1] - r[0]).sum()
                 ),
                 snap.regions.len(),
-                thermocline_experiments::report::human_bytes(recording::working_set(snap))
+                thermocline_engine::report::human_bytes(recording::working_set(snap))
             );
         }
     }
@@ -893,21 +900,20 @@ fn counter_bar(template: &str) -> ProgressBar {
 }
 
 /// Reads a sweep spec file: its text and the spec.
-fn read_spec(path: &str) -> anyhow::Result<(String, thermocline_experiments::sweep::SweepSpec)> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        thermocline_experiments::ConfigError::InFile {
+fn read_spec(path: &str) -> anyhow::Result<(String, thermocline_sweep::SweepSpec)> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| thermocline_engine::ConfigError::InFile {
             file: path.to_string(),
             msg: format!("cannot read: {e}"),
-        }
-    })?;
-    let spec = thermocline_experiments::sweep::SweepSpec::parse(path, &text)?;
+        })?;
+    let spec = thermocline_sweep::SweepSpec::parse(path, &text)?;
     Ok((text, spec))
 }
 
 /// `thermocline sweep --dry-run`: the spec checked and its cells listed,
 /// nothing run or written.
 fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
-    use thermocline_experiments::sweep;
+    use thermocline_sweep as sweep;
     let (text, spec) = read_spec(path)?;
     spec.check(Some((path, &text)))?;
     let code = commit();
@@ -931,7 +937,7 @@ fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
             "{} seed={} {:>9} {} {}",
             cell.id,
             cell.seed,
-            thermocline_experiments::report::human_bytes(bytes),
+            thermocline_engine::report::human_bytes(bytes),
             if there { "stored " } else { "to run " },
             values.join(" ")
         );
@@ -941,7 +947,7 @@ fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
         spec.name,
         cells.len(),
         cells.len() - stored,
-        thermocline_experiments::report::human_bytes(largest)
+        thermocline_engine::report::human_bytes(largest)
     );
     Ok(())
 }
@@ -949,7 +955,8 @@ fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
 /// `thermocline sweep`: the spec and every cell's configuration checked,
 /// then the cells not yet in `out` run in parallel under one progress line.
 fn sweep_cmd(path: &str, out: &str, jobs: Option<usize>, chatter: Chatter) -> anyhow::Result<()> {
-    use thermocline_experiments::{parallel, sweep};
+    use thermocline_engine::parallel;
+    use thermocline_sweep as sweep;
     let (text, spec) = read_spec(path)?;
     let dir = sweep::SweepDir::open(out)?;
     let code = commit();
@@ -1035,7 +1042,7 @@ fn sweep_on_ray(
         .status()
         .is_ok_and(|s| s.success());
     if !has_it {
-        return Err(thermocline_experiments::ConfigError::invalid(
+        return Err(thermocline_engine::ConfigError::invalid(
             "--ray",
             format!("{python} cannot import thermocline and ray: install them (bash tools/python/install.sh), or name the interpreter in THERMOCLINE_PYTHON"),
         )
@@ -1078,7 +1085,7 @@ fn prescan(workload: &str) -> anyhow::Result<()> {
     };
     let bar = counter_bar("reading {msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)");
     bar.set_message(path.to_string());
-    thermocline_experiments::traces::scan_lackey(path, &mut |done, total| {
+    thermocline_engine::traces::scan_lackey(path, &mut |done, total| {
         bar.set_length(total);
         bar.set_position(done);
     })?;
@@ -1090,7 +1097,7 @@ fn convert_cmd(input: &str, out: &str) -> anyhow::Result<()> {
     check_writable(out)?;
     let started = Instant::now();
     let bar = counter_bar("{msg} [{bar:30}] {pos}/{len} ({eta} left)");
-    let n = thermocline_experiments::traces::convert(input, out, &mut |phase, done, total| {
+    let n = thermocline_engine::traces::convert(input, out, &mut |phase, done, total| {
         if bar.message() != phase {
             bar.set_message(phase.to_string());
         }
@@ -1280,6 +1287,7 @@ fn print_memory_system(r: &Report) {
 }
 
 fn main() {
+    thermocline_daemon::guest::install();
     // A panic is thermocline's bug, never the input's: say so, say what
     // reproduces it (runs are deterministic), and exit 1.
     std::panic::set_hook(Box::new(|info| {
@@ -1339,10 +1347,11 @@ fn main() {
 /// already in the file, whose other sections stay.
 fn write_results_md(
     p: &str,
-    fresh: Vec<thermocline_experiments::results_md::Section>,
-    opts: &thermocline_experiments::reproduce::Options,
+    fresh: Vec<thermocline_reproductions::results_md::Section>,
+    opts: &thermocline_reproductions::reproduce::Options,
 ) -> anyhow::Result<()> {
-    use thermocline_experiments::{reproduce, results_md};
+    use thermocline_reproductions::reproduce;
+    use thermocline_reproductions::results_md;
     let existing = match std::fs::read_to_string(p) {
         Ok(s) => Some(s),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -1362,7 +1371,7 @@ fn write_results_md(
     let reasons: std::collections::BTreeMap<String, &'static str> = all
         .iter()
         .flat_map(|r| (r.claims)())
-        .filter(|c| c.reason != thermocline_experiments::claims::UNKNOWN)
+        .filter(|c| c.reason != thermocline_reproductions::claims::UNKNOWN)
         .map(|c| (c.id, c.reason))
         .collect();
     let (md, kept, dropped) =
@@ -1480,7 +1489,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<()> {
                     format,
                 },
         } => {
-            use thermocline_experiments::show::{show, Format};
+            use thermocline_engine::show::{show, Format};
             let cfg = common.load(manager.as_deref())?;
             let format = match format {
                 ShowFormat::Toml => Format::Toml,

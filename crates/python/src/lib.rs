@@ -1,5 +1,5 @@
 //! `thermocline._native`: the catalogue, runs, comparisons, reproductions
-//! and sweeps of `thermocline-experiments` for the `thermocline` Python
+//! and sweeps of the engine, sweep and reproductions crates for the `thermocline` Python
 //! package (python/thermocline), which wraps these functions in typed
 //! objects. Reports cross as their JSON (docs/report-schema.md).
 //!
@@ -15,9 +15,14 @@ use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
-use thermocline_experiments::sweep::{self, Cell, SweepDir, SweepSpec};
-use thermocline_experiments::{catalogue, compare, config, reproduce, runner};
-use thermocline_experiments::{ConfigError as RustConfigError, RunError};
+use thermocline_engine::compare;
+use thermocline_engine::config;
+use thermocline_engine::runner;
+use thermocline_engine::ConfigError as RustConfigError;
+use thermocline_engine::RunError;
+use thermocline_reproductions::catalogue;
+use thermocline_reproductions::reproduce;
+use thermocline_sweep::{self as sweep, Cell, SweepDir, SweepSpec};
 
 create_exception!(
     _native,
@@ -438,6 +443,7 @@ fn sweep_table(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    thermocline_daemon::guest::install();
     m.add("ThermoclineError", py.get_type::<ThermoclineError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;

@@ -89,7 +89,7 @@ mod verify;
 
 pub use report::{PhaseReport, RegionReport, Report};
 pub use run::run;
-pub use thermocline_workloads::masim::{parse, MasimConfig, Pattern, Phase, RwMode, DEFAULT_BURST};
+pub use thermocline_masim::{parse, MasimConfig, Pattern, Phase, RwMode, DEFAULT_BURST};
 pub use verify::{Trigger, Verification};
 
 use crate::LiveError;

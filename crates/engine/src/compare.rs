@@ -1,0 +1,350 @@
+//! `thermocline compare`: one workload under several managers, run in
+//! parallel, every name checked before anything runs.
+
+use crate::config::RunConfig;
+use crate::error::{ConfigError, RunError};
+use crate::parallel;
+use crate::report::Report;
+use crate::runner;
+use crate::setup;
+use crate::validate;
+use thermocline_managers::registry;
+
+/// One configuration per manager: `base` with `run.manager` set.
+pub fn configs(base: &RunConfig, managers: &[String]) -> Vec<RunConfig> {
+    managers
+        .iter()
+        .map(|m| {
+            let mut cfg = base.clone();
+            cfg.run.manager = m.clone();
+            cfg
+        })
+        .collect()
+}
+
+/// Checks what can be checked before a run: every manager is known, can run
+/// on a simulated machine, accepts its parameters and its machine; the
+/// first run's workload, machine and capacities resolve (they are the same
+/// for every run but a manager's default fast capacity). A name that is
+/// wrong is found before any run has taken time.
+pub fn preflight(cfgs: &[RunConfig]) -> Result<(), RunError> {
+    let mut seen = std::collections::BTreeSet::new();
+    for cfg in cfgs {
+        let name = &cfg.run.manager;
+        if !seen.insert(name.as_str()) {
+            return Err(ConfigError::invalid("managers", format!("{name} is named twice")).into());
+        }
+        check_manager(cfg)?;
+    }
+    if let Some(first) = cfgs.first() {
+        setup::setup(first)?;
+    }
+    Ok(())
+}
+
+/// Checks `cfg`'s manager: known, able to run on a simulated machine, and
+/// accepting its parameters and its machine.
+pub fn check_manager(cfg: &RunConfig) -> Result<(), RunError> {
+    let name = &cfg.run.manager;
+    {
+        if !registry::exists(name) {
+            return Err(ConfigError::UnknownName {
+                kind: "manager",
+                name: name.clone(),
+                listing: "list",
+            }
+            .into());
+        }
+        if registry::LIVE_ONLY.contains(&name.as_str()) {
+            return Err(ConfigError::invalid(
+                "managers",
+                format!("{name} acts only on a live host (thermocline daemon or exec); compare runs simulated machines"),
+            )
+            .into());
+        }
+        let manager = registry::build(name, cfg.manager_params(name), cfg.run.seed)
+            .map_err(|e| validate::manager_error(cfg, name, e))?;
+        setup::resolve_machine(cfg.run.machine.as_deref(), manager.as_ref())?;
+    }
+    Ok(())
+}
+
+/// A finished run, for progress lines.
+pub struct Finished<'a> {
+    /// Its index in the configurations.
+    pub index: usize,
+    /// Its report.
+    pub report: &'a Report,
+}
+
+/// Runs every configuration on `jobs` threads and returns the reports in
+/// the configurations' order, byte for byte the same whatever `jobs` is.
+/// `warn(manager, line)` gets each configuration warning before its run,
+/// `done` each run as it finishes.
+pub fn run_all(
+    cfgs: &[RunConfig],
+    jobs: usize,
+    warn: &(dyn Fn(&str, &str) + Sync),
+    started: &(dyn Fn(usize) + Sync),
+    done: &(dyn Fn(Finished<'_>) + Sync),
+) -> Result<Vec<Report>, RunError> {
+    run_all_stoppable(cfgs, jobs, warn, started, done, &|| false)
+}
+
+/// [`run_all`], every run asking `stop` after each look at its clock
+/// ([`runner::run_stoppable`]); the first stopped run ends them all.
+pub fn run_all_stoppable(
+    cfgs: &[RunConfig],
+    jobs: usize,
+    warn: &(dyn Fn(&str, &str) + Sync),
+    started: &(dyn Fn(usize) + Sync),
+    done: &(dyn Fn(Finished<'_>) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<Report>, RunError> {
+    parallel::map_in_order(
+        cfgs.len(),
+        jobs,
+        |i| {
+            started(i);
+            let cfg = &cfgs[i];
+            let mut warned = |w: &str| warn(&cfg.run.manager, w);
+            runner::run_stoppable(cfg, &mut |_, _| {}, &mut warned, stop)
+        },
+        |index, report| done(Finished { index, report }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config;
+
+    fn base() -> RunConfig {
+        config::load(None, &["run.duration_s=0.02".into()]).unwrap()
+    }
+
+    #[test]
+    fn an_unknown_manager_is_found_before_anything_runs() {
+        let names = ["first-touch".to_string(), "no-such-manager".to_string()];
+        let e = preflight(&configs(&base(), &names)).unwrap_err();
+        assert!(e.to_string().contains("no-such-manager"), "{e}");
+    }
+
+    #[test]
+    fn a_live_only_manager_and_a_repeated_name_are_refused() {
+        let live = ["kernel-tiering".to_string()];
+        let e = preflight(&configs(&base(), &live)).unwrap_err();
+        assert!(e.to_string().contains("live host"), "{e}");
+        let twice = ["random".to_string(), "random".to_string()];
+        let e = preflight(&configs(&base(), &twice)).unwrap_err();
+        assert!(e.to_string().contains("named twice"), "{e}");
+    }
+
+    #[test]
+    fn reports_are_the_same_whatever_the_number_of_jobs() {
+        let names: Vec<String> = ["first-touch", "ambix", "damon-tiering", "kstaled"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let cfgs = configs(&base(), &names);
+        preflight(&cfgs).unwrap();
+        let json = |jobs| {
+            run_all(&cfgs, jobs, &|_, _| {}, &|_| {}, &|_| {})
+                .unwrap()
+                .iter()
+                .map(Report::to_json)
+                .collect::<String>()
+        };
+        assert_eq!(json(1), json(3));
+    }
+}
+
+/// Managers that place pages once by a fixed rule and never move them:
+/// the baselines, for which ending as first-touch needs no explanation.
+const FIXED_PLACEMENTS: &[&str] = &[
+    "all-fast",
+    "all-slow",
+    "first-touch",
+    "interleave",
+    "random",
+    "adm-default",
+    "memory-mode",
+];
+
+/// Why a row looks wrong, from the reports' own time breakdowns: a manager
+/// that ended exactly as first-touch without being one of the fixed
+/// placements, a manager
+/// that ran on another machine than the baselines (its slowdown is against
+/// all-fast there), one slower than leaving everything in the slow tier
+/// (all-slow), or one that migrates and still ends slower than
+/// first-touch's placement. One line per such row; nothing when the
+/// baselines are not in the table.
+pub fn explanations(reports: &[Report]) -> Vec<String> {
+    let find = |name: &str| reports.iter().find(|r| r.manager == name);
+    let slow_share = |r: &Report| {
+        let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
+        let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
+        slow as f64 * 100.0 / all.max(1) as f64
+    };
+    let memory = |r: &Report| r.time_breakdown.as_ref().map_or(0.0, |b| b.memory_s);
+    let mut out = Vec::new();
+    for r in reports {
+        let Some(t) = &r.time_breakdown else {
+            continue;
+        };
+        let overhead = t.sampling_s + t.monitor_shootdown_s + t.migration_shootdown_s;
+        let costs = format!(
+            "{:.2} s of monitoring faults and samples, {:.2} s of TLB shootdowns for monitoring, {:.2} s for migrations",
+            t.sampling_s, t.monitor_shootdown_s, t.migration_shootdown_s
+        );
+        let baseline = find("first-touch").or_else(|| find("all-slow"));
+        if let Some(base) = baseline.filter(|b| b.machine != r.machine) {
+            out.push(format!(
+                "{} ran on its own machine, {}, the baselines on {}: its slowdown is against all-fast on {} (memory time {:.2} s, {:.1}% of accesses to the slow tier), not comparable with the other rows",
+                r.manager, r.machine, base.machine, r.machine, t.memory_s, slow_share(r)
+            ));
+            continue;
+        }
+        if let Some(base) = find("all-slow").filter(|b| b.manager != r.manager) {
+            if r.sim_time_s > base.sim_time_s && overhead > 0.0 {
+                let relation = if t.memory_s < memory(base) {
+                    "although its memory time is"
+                } else {
+                    "with a memory time of"
+                };
+                out.push(format!(
+                    "{} is slower than all-slow ({:.3} s against {:.3} s) {relation} {:.2} s against {:.2} s: its monitoring and moving cost {costs}",
+                    r.manager, r.sim_time_s, base.sim_time_s, t.memory_s, memory(base)
+                ));
+                continue;
+            }
+        }
+        if let Some(base) = find("first-touch").filter(|b| b.manager != r.manager) {
+            if r.migrations.bytes == 0
+                && !FIXED_PLACEMENTS.contains(&r.manager.as_str())
+                && r.sim_time_s == base.sim_time_s
+                && r.tiers == base.tiers
+            {
+                out.push(format!(
+                    "{} ended exactly as first-touch: it placed every page where first-touch did and moved none",
+                    r.manager
+                ));
+                continue;
+            }
+            if r.migrations.bytes > 0 && r.sim_time_s > base.sim_time_s {
+                let (mine, theirs) = (t.memory_s, memory(base));
+                let moved = r.migrations.bytes as f64 / 1e6;
+                let why = if mine > theirs * 1.001 {
+                    format!(
+                        "its placement serves more from the slow tiers ({:.1}% of accesses against first-touch's {:.1}%; memory time {mine:.2} s against {theirs:.2} s)",
+                        slow_share(r),
+                        slow_share(base),
+                    )
+                } else if mine < theirs * 0.999 {
+                    format!("its placement saves memory time ({mine:.2} s against {theirs:.2} s) but its monitoring and moving cost more: {costs}")
+                } else {
+                    format!("it moved {moved:.1} MB, too little to change the memory time ({mine:.2} s against {theirs:.2} s), and its monitoring and moving cost {costs}")
+                };
+                out.push(format!(
+                    "{} migrates and is still slower than first-touch ({:.3} s against {:.3} s): {why}",
+                    r.manager, r.sim_time_s, base.sim_time_s
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod explanation_tests {
+    use super::*;
+    use crate::report::{TierReport, TimeBreakdown};
+
+    fn report(
+        manager: &str,
+        sim: f64,
+        memory: f64,
+        shootdowns: f64,
+        moved: u64,
+        slow_reads: u64,
+    ) -> Report {
+        let mut r = Report {
+            manager: manager.into(),
+            sim_time_s: sim,
+            ..Report::default()
+        };
+        r.migrations.bytes = moved;
+        r.tiers = vec![
+            TierReport {
+                reads: 100 - slow_reads,
+                ..TierReport::default()
+            },
+            TierReport {
+                reads: slow_reads,
+                ..TierReport::default()
+            },
+        ];
+        r.time_breakdown = Some(TimeBreakdown {
+            memory_s: memory,
+            monitor_shootdown_s: shootdowns,
+            ..TimeBreakdown::default()
+        });
+        r
+    }
+
+    #[test]
+    fn rows_slower_than_their_baselines_are_explained_by_their_own_times() {
+        let reports = vec![
+            report("first-touch", 10.0, 3.5, 0.0, 0, 50),
+            report("all-slow", 10.7, 4.3, 0.0, 0, 100),
+            report("autonuma-tiering", 11.3, 3.5, 1.2, 1 << 20, 50),
+            report("memos-placement", 10.1, 3.6, 0.0, 1 << 20, 64),
+            report("ambix", 9.8, 3.0, 0.1, 1 << 20, 20),
+        ];
+        let e = explanations(&reports);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert!(
+            e[0].starts_with("autonuma-tiering is slower than all-slow")
+                && e[0].contains("1.20 s of TLB shootdowns"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with("memos-placement migrates and is still slower than first-touch")
+                && e[1].contains("64.0% of accesses"),
+            "{}",
+            e[1]
+        );
+        assert!(
+            explanations(&reports[2..]).is_empty(),
+            "no baselines, nothing to explain against"
+        );
+    }
+
+    #[test]
+    fn a_row_on_another_machine_or_ending_as_first_touch_is_named() {
+        let mut own = report("thermostat-badgertrap", 40.0, 30.0, 0.0, 1 << 20, 40);
+        own.machine = "dram+badgertrap".into();
+        let mut reports = vec![
+            report("first-touch", 10.0, 3.5, 0.0, 0, 50),
+            report("adm-default", 10.0, 3.5, 0.0, 0, 50),
+            report("heteroos-heap-io-slab-od", 10.0, 3.5, 0.0, 0, 50),
+            own,
+        ];
+        for r in &mut reports[..3] {
+            r.machine = "dram+dcpmm".into();
+        }
+        let e = explanations(&reports);
+        assert_eq!(e.len(), 2, "{e:#?}");
+        assert!(
+            e[0].starts_with("heteroos-heap-io-slab-od ended exactly as first-touch"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with("thermostat-badgertrap ran on its own machine, dram+badgertrap"),
+            "{}",
+            e[1]
+        );
+    }
+}

@@ -1,0 +1,790 @@
+//! Telescope's evaluation (../shared/papers/002_98026fdc393d1867.txt,
+//! section 6) on the rate-driven machine:
+//!
+//! - `telescope-multiphase`: the 5 TiB three-phase MASIM benchmark, 4 KiB
+//!   pages and THP (Figures 7, 8, 10; Table 2's Multi columns);
+//! - `telescope-subtb`: 1, 10 and 100 GiB heaps with a 10% hot region
+//!   (Figure 9; Table 2's SubTB columns);
+//! - `telescope-needle`: a 50 MiB hot region in a 5 TiB heap (section 6.2.3);
+//! - `telescope-scattered`: beyond the paper (issue #20 item 3), a family of
+//!   phases with 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x
+//!   scattered over 5 TiB; per phase precision / recall, their mean and the
+//!   worst phase;
+//! - `telescope-kv`: Memcached- and Redis-like models under memtier- and
+//!   YCSB-like loads, data starting in the slow tier, each technique
+//!   migrating with section 6.3.2's rules after a 150 s warm-up (Table 4,
+//!   Figures 12-13).
+//!
+//! The machine is the paper's: DRAM sized 768 GiB beside DCPMM (the
+//! `dram+dcpmm` preset), first touch in address order. Every run uses the
+//! rate backend (the 1-100 GiB heaps too, for one backend across sizes; the
+//! differential tests in crates/rate/tests check it against the exact one).
+//! Precision and recall follow section 6.2 at 2 MiB granularity; a window in
+//! which something was hot but nothing was reported counts as precision 0,
+//! as the paper's plots show DAMON.
+
+pub mod claims;
+
+use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
+use serde_json::json;
+use std::fmt::Write;
+use thermocline_engine::report::Report;
+use thermocline_present::plot::Chart as _;
+use thermocline_present::plot::{HotMapChart, LineChart, Series};
+
+/// Every technique, in the paper's order.
+const TECHNIQUES: [&str; 9] = [
+    "damon-moderate",
+    "damon-aggressive",
+    "pebs-5khz",
+    "pebs-10khz",
+    "telescope-bounded",
+    "telescope-flex",
+    "linear-scan-aggressive",
+    "linear-scan-moderate",
+    "linear-scan-conservative",
+];
+/// Those Table 4 compares.
+const KV_TECHNIQUES: [&str; 4] = [
+    "damon-moderate",
+    "pebs-10khz",
+    "telescope-bounded",
+    "telescope-flex",
+];
+const KV_WORKLOADS: [&str; 4] = [
+    "memcached-ycsb",
+    "memcached-memtier",
+    "redis-ycsb",
+    "redis-memtier",
+];
+const SUBTB: [u64; 3] = [1, 10, 100];
+const COMMON: [&str; 3] = [
+    "run.backend=\"rate\"",
+    "run.fast_capacity=\"768GiB\"",
+    "metrics.hot_map_bins=128",
+];
+const WARMUP_S: f64 = 150.0;
+
+fn spec(workload: &str, manager: &str, extra: &[&str]) -> RunSpec {
+    let mut sets: Vec<&str> = COMMON.to_vec();
+    sets.extend_from_slice(extra);
+    RunSpec::new(workload, manager, &sets)
+}
+
+fn thp(variant: &str) -> &'static str {
+    if variant == "thp" {
+        "workload.thp=true"
+    } else {
+        "workload.thp=false"
+    }
+}
+
+/// Mean precision and recall of the windows ending in each phase.
+fn per_phase(r: &Report) -> Vec<(String, Option<f64>, Option<f64>)> {
+    let n = r.phase_starts_s.len();
+    (0..n)
+        .map(|i| {
+            let lo = r.phase_starts_s[i];
+            let hi = r
+                .phase_starts_s
+                .get(i + 1)
+                .copied()
+                .unwrap_or(f64::INFINITY);
+            let ws: Vec<_> = r
+                .windows
+                .iter()
+                .filter(|w| w.t_s > lo && w.t_s <= hi && w.recall.is_some())
+                .collect();
+            let mean = |f: &dyn Fn(&thermocline_engine::report::Window) -> f64| {
+                (!ws.is_empty()).then(|| ws.iter().map(|w| f(w)).sum::<f64>() / ws.len() as f64)
+            };
+            (
+                r.phases[i].name.clone(),
+                mean(&|w| w.precision.unwrap_or(0.0)),
+                mean(&|w| w.recall.unwrap_or(0.0)),
+            )
+        })
+        .collect()
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |x| format!("{x:.2}"))
+}
+
+/// Per window: precision, recall, and the technique's bits flipped, CPU
+/// cycles and CPU utilisation (of one core) within the window.
+fn windows_json(r: &Report) -> serde_json::Value {
+    let mut prev = (0.0, 0.0, 0.0);
+    json!(r
+        .windows
+        .iter()
+        .map(|w| {
+            let bits = w.manager.get("bits_flipped_count").copied().unwrap_or(0.0);
+            let cycles = w.manager.get("cpu_cycles_count").copied().unwrap_or(0.0);
+            let dt = w.t_s - prev.0;
+            let util = if dt > 0.0 {
+                (cycles - prev.2) / (thermocline_managers::telescope::CPU_GHZ * 1e9 * dt)
+            } else {
+                0.0
+            };
+            let out = json!({
+                "t_s": w.t_s,
+                "precision": w.precision,
+                "recall": w.recall,
+                "bits_flipped": bits - prev.1,
+                "cpu_cycles": cycles - prev.2,
+                "cpu_util": util,
+            });
+            prev = (w.t_s, bits, cycles);
+            out
+        })
+        .collect::<Vec<_>>())
+}
+
+fn technique_json(r: &Report) -> serde_json::Value {
+    json!({
+        "phases": per_phase(r)
+            .into_iter()
+            .map(|(name, p, rc)| json!({"phase": name, "precision": p, "recall": rc}))
+            .collect::<Vec<_>>(),
+        "mean_precision": r.mean_precision,
+        "mean_recall": r.mean_recall,
+        "bits_flipped": r.last_gauge("bits_flipped_count"),
+        "cpu_cycles": r.last_gauge("cpu_cycles_count"),
+        "cpu_util": r.manager_cpu_util,
+        "sim_time_s": r.sim_time_s,
+        "phase_starts_s": r.phase_starts_s,
+        "windows": windows_json(r),
+    })
+}
+
+fn hot_map_chart(title: String, r: &Report) -> Option<String> {
+    let m = r.hot_map.as_ref()?;
+    let column_s = r.windows.first().map_or(1.0, |w| w.t_s);
+    Some(
+        HotMapChart {
+            scale_label: "share of bin reported hot".into(),
+            title,
+            column_s,
+            span_bytes: m.hi - m.lo,
+            columns: m.rows.clone(),
+            marks_s: r.phase_starts_s.iter().skip(1).copied().collect(),
+        }
+        .to_svg(),
+    )
+}
+
+fn metric_chart(title: String, y: &str, runs: &[(&str, &Report)], recall: bool) -> String {
+    LineChart {
+        title,
+        x_label: "time (s)".into(),
+        y_label: y.into(),
+        series: runs
+            .iter()
+            .map(|(name, r)| Series {
+                name: name.to_string(),
+                points: r
+                    .windows
+                    .iter()
+                    .filter(|w| w.recall.is_some())
+                    .map(|w| {
+                        let v = if recall { w.recall } else { w.precision };
+                        (w.t_s, v.unwrap_or(0.0))
+                    })
+                    .collect(),
+            })
+            .collect(),
+        target: Some((0.9, "0.9".into())),
+    }
+    .to_svg()
+}
+
+fn multiphase_runs(_: &Options) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    for variant in ["4k", "thp"] {
+        for t in TECHNIQUES {
+            v.push(spec("telescope-multiphase", t, &[thp(variant)]));
+        }
+    }
+    v
+}
+
+fn multiphase(_: &Options, res: &Results) -> Output {
+    let mut text = String::new();
+    let mut charts = Vec::new();
+    let mut variants = serde_json::Map::new();
+    for variant in ["4k", "thp"] {
+        let mut techs = serde_json::Map::new();
+        let _ = writeln!(
+            text,
+            "Multi-phase, 5 TiB, {} pages: mean precision / recall per phase (paper: Telescope >= 0.9, DAMON ~0, PEBS precision ~1 with recall < 0.1)",
+            if variant == "thp" { "2 MiB" } else { "4 KiB" }
+        );
+        let _ = writeln!(
+            text,
+            "{:<26}{:>12}{:>12}{:>12}{:>14}{:>12}{:>9}",
+            "technique", "phase 1", "phase 2", "phase 3", "bits flipped", "Gcycles", "CPU %"
+        );
+        let mut runs: Vec<(&str, &Report)> = Vec::new();
+        for t in TECHNIQUES {
+            let Some(r) = res.get(&spec("telescope-multiphase", t, &[thp(variant)])) else {
+                continue;
+            };
+            runs.push((t, r));
+            let phases = per_phase(r);
+            let cell = |i: usize| {
+                phases
+                    .get(i)
+                    .map_or("-".into(), |p| format!("{}/{}", fmt(p.1), fmt(p.2)))
+            };
+            let _ = writeln!(
+                text,
+                "{:<26}{:>12}{:>12}{:>12}{:>14.0}{:>12.2}{:>9.3}",
+                t,
+                cell(0),
+                cell(1),
+                cell(2),
+                r.last_gauge("bits_flipped_count"),
+                r.last_gauge("cpu_cycles_count") / 1e9,
+                r.manager_cpu_util * 100.0
+            );
+            techs.insert(t.into(), technique_json(r));
+            if let Some(svg) = hot_map_chart(format!("{t}, multi-phase ({variant})"), r) {
+                charts.push((format!("telescope-multiphase-{variant}-{t}.svg"), svg));
+            }
+        }
+        text.push('\n');
+        let tele: Vec<(&str, &Report)> = runs
+            .iter()
+            .filter(|(t, _)| !t.starts_with("linear"))
+            .copied()
+            .collect();
+        charts.push((
+            format!("telescope-multiphase-{variant}-precision.svg"),
+            metric_chart(
+                format!("Multi-phase ({variant}): precision"),
+                "precision",
+                &tele,
+                false,
+            ),
+        ));
+        charts.push((
+            format!("telescope-multiphase-{variant}-recall.svg"),
+            metric_chart(
+                format!("Multi-phase ({variant}): recall"),
+                "recall",
+                &tele,
+                true,
+            ),
+        ));
+        variants.insert(variant.into(), serde_json::Value::Object(techs));
+    }
+    let hot_rule = res.values().next().map(|r| r.hot_rule.clone());
+    Output {
+        json: json!({"hot_rule": hot_rule, "variants": variants}),
+        text,
+        charts,
+    }
+}
+
+fn subtb_runs(_: &Options) -> Vec<RunSpec> {
+    SUBTB
+        .iter()
+        .flat_map(|g| {
+            TECHNIQUES
+                .iter()
+                .map(move |t| spec(&format!("telescope-subtb-{g}g"), t, &[]))
+        })
+        .collect()
+}
+
+fn subtb(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "Sub-terabyte heaps, 10% hot: mean precision / recall, Gcycles (paper: DAMON and PEBS fine at 1 GB, DAMON recall drops at 10 GB and is ~0 at 100 GB; Telescope high throughout)\n",
+    );
+    let _ = writeln!(
+        text,
+        "{:<26}{:>18}{:>18}{:>18}",
+        "technique", "1 GiB", "10 GiB", "100 GiB"
+    );
+    let mut sizes = serde_json::Map::new();
+    let mut charts = Vec::new();
+    for t in TECHNIQUES {
+        let mut row = format!("{t:<26}");
+        for g in SUBTB {
+            if let Some(r) = res.get(&spec(&format!("telescope-subtb-{g}g"), t, &[])) {
+                let (p, rc) = per_phase(r).first().map_or((None, None), |x| (x.1, x.2));
+                let _ = write!(
+                    row,
+                    "{:>18}",
+                    format!(
+                        "{}/{} {:.2}",
+                        fmt(p),
+                        fmt(rc),
+                        r.last_gauge("cpu_cycles_count") / 1e9
+                    )
+                );
+            }
+        }
+        let _ = writeln!(text, "{row}");
+    }
+    for g in SUBTB {
+        let mut techs = serde_json::Map::new();
+        let mut runs = Vec::new();
+        for t in TECHNIQUES {
+            if let Some(r) = res.get(&spec(&format!("telescope-subtb-{g}g"), t, &[])) {
+                techs.insert(t.into(), technique_json(r));
+                if !t.starts_with("linear") {
+                    runs.push((t, r));
+                }
+            }
+        }
+        charts.push((
+            format!("telescope-subtb-{g}g-precision.svg"),
+            metric_chart(
+                format!("SubTB {g} GiB: precision"),
+                "precision",
+                &runs,
+                false,
+            ),
+        ));
+        charts.push((
+            format!("telescope-subtb-{g}g-recall.svg"),
+            metric_chart(format!("SubTB {g} GiB: recall"), "recall", &runs, true),
+        ));
+        sizes.insert(format!("{g}GiB"), serde_json::Value::Object(techs));
+    }
+    Output {
+        json: json!({"sizes": sizes}),
+        text,
+        charts,
+    }
+}
+
+fn needle_runs(_: &Options) -> Vec<RunSpec> {
+    TECHNIQUES
+        .iter()
+        .map(|t| spec("telescope-needle", t, &[]))
+        .collect()
+}
+
+fn needle(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "Needle: 50 MiB hot in 5 TiB: mean precision / recall (paper: DAMON 0/0, PEBS 0.81/0.99, Telescope-BND 0.88/0.88, -FLX 0.92/0.92)\n",
+    );
+    let mut techs = serde_json::Map::new();
+    let mut charts = Vec::new();
+    for t in TECHNIQUES {
+        if let Some(r) = res.get(&spec("telescope-needle", t, &[])) {
+            let (p, rc) = per_phase(r).first().map_or((None, None), |x| (x.1, x.2));
+            let _ = writeln!(
+                text,
+                "{t:<26}{:>6} /{:>6}   bits flipped {:>12.0}   {:.2} Gcycles",
+                fmt(p),
+                fmt(rc),
+                r.last_gauge("bits_flipped_count"),
+                r.last_gauge("cpu_cycles_count") / 1e9
+            );
+            techs.insert(t.into(), technique_json(r));
+            if let Some(svg) = hot_map_chart(format!("{t}, needle"), r) {
+                charts.push((format!("telescope-needle-{t}.svg"), svg));
+            }
+        }
+    }
+    Output {
+        json: json!({"techniques": techs}),
+        text,
+        charts,
+    }
+}
+
+/// Those run on the scattered family (the region samplers and PEBS).
+const SCATTERED_TECHNIQUES: [&str; 4] = [
+    "telescope-bounded",
+    "telescope-flex",
+    "damon-moderate",
+    "pebs-10khz",
+];
+
+fn scattered_runs(_: &Options) -> Vec<RunSpec> {
+    SCATTERED_TECHNIQUES
+        .iter()
+        .map(|t| spec("telescope-scattered", t, &[]))
+        .collect()
+}
+
+/// The mean and the worst (lowest) of the phases' figures.
+fn mean_and_worst(xs: &[f64]) -> (Option<f64>, Option<f64>) {
+    if xs.is_empty() {
+        return (None, None);
+    }
+    (
+        Some(xs.iter().sum::<f64>() / xs.len() as f64),
+        xs.iter().copied().reduce(f64::min),
+    )
+}
+
+fn scattered(_: &Options, res: &Results) -> Output {
+    let family = thermocline_workloads::telescope::Scattered::family();
+    let mut text = format!(
+        "Scattered hot regions (beyond the paper): 5 TiB, {} phases of {:?} hot regions, 10 MiB-100 GiB, densities 1x-10x: precision / recall per phase, mean and worst phase\n",
+        family.counts.len(),
+        family.counts
+    );
+    let _ = write!(text, "{:<20}", "technique");
+    for k in &family.counts {
+        let _ = write!(text, "{:>11}", format!("{k} hot"));
+    }
+    let _ = writeln!(text, "{:>12}{:>12}{:>9}", "mean", "worst", "Gcycles");
+    let mut techs = serde_json::Map::new();
+    for t in SCATTERED_TECHNIQUES {
+        let Some(r) = res.get(&spec("telescope-scattered", t, &[])) else {
+            continue;
+        };
+        let phases = per_phase(r);
+        let _ = write!(text, "{t:<20}");
+        for (_, p, rc) in &phases {
+            let _ = write!(text, "{:>11}", format!("{}/{}", fmt(*p), fmt(*rc)));
+        }
+        let ps: Vec<f64> = phases.iter().filter_map(|x| x.1).collect();
+        let rs: Vec<f64> = phases.iter().filter_map(|x| x.2).collect();
+        let (pm, pw) = mean_and_worst(&ps);
+        let (rm, rw) = mean_and_worst(&rs);
+        let _ = writeln!(
+            text,
+            "{:>12}{:>12}{:>9.2}",
+            format!("{}/{}", fmt(pm), fmt(rm)),
+            format!("{}/{}", fmt(pw), fmt(rw)),
+            r.last_gauge("cpu_cycles_count") / 1e9
+        );
+        let mut j = technique_json(r);
+        j["phase_mean"] = json!({"precision": pm, "recall": rm});
+        j["phase_worst"] = json!({"precision": pw, "recall": rw});
+        techs.insert(t.into(), j);
+    }
+    let draw: Vec<_> = family
+        .draw()
+        .iter()
+        .map(|p| {
+            p.iter()
+                .map(|&(start, bytes, intensity)| json!({"start": start, "bytes": bytes, "intensity": intensity}))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    Output {
+        json: json!({"phases_hot": draw, "techniques": techs}),
+        text,
+        charts: Vec::new(),
+    }
+}
+
+fn migrate_set(t: &str) -> String {
+    format!("{t}.migration.enabled=true")
+}
+
+fn kv_runs(_: &Options) -> Vec<RunSpec> {
+    let mut v = Vec::new();
+    for w in KV_WORKLOADS {
+        v.push(spec(w, "all-slow", &[]));
+        for t in KV_TECHNIQUES {
+            v.push(spec(w, t, &[migrate_set(t).as_str()]));
+        }
+    }
+    v
+}
+
+/// Accesses per second over the windows after the warm-up.
+fn post_warmup_throughput(r: &Report) -> f64 {
+    let ws: Vec<_> = r.windows.iter().filter(|w| w.t_s > WARMUP_S).collect();
+    if ws.is_empty() {
+        return 0.0;
+    }
+    ws.iter().map(|w| w.accesses_per_s).sum::<f64>() / ws.len() as f64
+}
+
+fn kv(_: &Options, res: &Results) -> Output {
+    let mut text = String::from(
+        "Key-value models, data in the slow tier, migration after 150 s: throughput change over no telemetry, GB migrated (paper Table 4: DAMON 0 GB; PMU ~0-0.15 GB; Telescope 28-108 GB, up to +34.4% throughput)\n",
+    );
+    let _ = writeln!(
+        text,
+        "{:<20}{:<20}{:>14}{:>14}{:>10}",
+        "workload", "technique", "throughput", "GB migrated", "recall"
+    );
+    let mut out = serde_json::Map::new();
+    let mut charts = Vec::new();
+    for w in KV_WORKLOADS {
+        let Some(base) = res.get(&spec(w, "all-slow", &[])) else {
+            continue;
+        };
+        let base_tput = post_warmup_throughput(base);
+        let mut techs = serde_json::Map::new();
+        let mut series = Vec::new();
+        for t in KV_TECHNIQUES {
+            let Some(r) = res.get(&spec(w, t, &[migrate_set(t).as_str()])) else {
+                continue;
+            };
+            let tput = post_warmup_throughput(r);
+            let change = if base_tput > 0.0 {
+                tput / base_tput - 1.0
+            } else {
+                0.0
+            };
+            let gb = r.migrations.bytes as f64 / 1e9;
+            let _ = writeln!(
+                text,
+                "{w:<20}{t:<20}{:>13.1}%{gb:>14.2}{:>10}",
+                change * 100.0,
+                fmt(r.mean_recall)
+            );
+            techs.insert(
+                t.into(),
+                json!({
+                    "throughput_change": change,
+                    "migrated_gb": gb,
+                    "mean_precision": r.mean_precision,
+                    "mean_recall": r.mean_recall,
+                    "cpu_cycles": r.last_gauge("cpu_cycles_count"),
+                    "fast_tier_gib": r.windows.iter().map(|x| json!([x.t_s, x.resident_bytes[0] as f64 / (1u64 << 30) as f64])).collect::<Vec<_>>(),
+                }),
+            );
+            series.push(Series {
+                name: t.into(),
+                points: r
+                    .windows
+                    .iter()
+                    .map(|x| (x.t_s, x.resident_bytes[0] as f64 / (1u64 << 30) as f64))
+                    .collect(),
+            });
+        }
+        out.insert(
+            w.into(),
+            json!({"baseline_accesses_per_s": base_tput, "techniques": techs}),
+        );
+        charts.push((
+            format!("telescope-kv-{w}-dram.svg"),
+            LineChart {
+                title: format!("{w}: DRAM in use as hot data is migrated"),
+                x_label: "time (s)".into(),
+                y_label: "fast tier (GiB)".into(),
+                series,
+                target: None,
+            }
+            .to_svg(),
+        ));
+    }
+    Output {
+        json: json!({"warmup_s": WARMUP_S, "workloads": out}),
+        text,
+        charts,
+    }
+}
+
+/// Telescope's reproductions.
+pub fn reproductions() -> Vec<Reproduction> {
+    vec![
+        Reproduction {
+            name: "telescope-multiphase",
+            description: "Telescope Figures 7-8, 10, Table 2: nine techniques on the 5 TiB three-phase benchmark, 4 KiB and THP",
+            runs: multiphase_runs,
+            summarize: multiphase,
+            claims: crate::telescope::claims::multiphase,
+        },
+        Reproduction {
+            name: "telescope-subtb",
+            description: "Telescope Figure 9, Table 2: 1, 10, 100 GiB heaps with a 10% hot region",
+            runs: subtb_runs,
+            summarize: subtb,
+            claims: crate::telescope::claims::subtb,
+        },
+        Reproduction {
+            name: "telescope-needle",
+            description: "Telescope 6.2.3: a 50 MiB hot region in a 5 TiB heap",
+            runs: needle_runs,
+            summarize: needle,
+            claims: crate::telescope::claims::needle,
+        },
+        Reproduction {
+            name: "telescope-scattered",
+            description: "Beyond Telescope 6.2 (issue #20): 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x per phase in 5 TiB; mean and worst phase",
+            runs: scattered_runs,
+            summarize: scattered,
+            claims: crate::telescope::claims::scattered,
+        },
+        Reproduction {
+            name: "telescope-kv",
+            description: "Telescope Table 4, Figures 12-13: KV models from the slow tier, migration by each technique",
+            runs: kv_runs,
+            summarize: kv,
+            claims: crate::telescope::claims::kv,
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use thermocline_engine::report::Window;
+    use thermocline_managers::telescope::CPU_GHZ;
+    use thermocline_workloads::PhaseMark;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    fn window(t_s: f64, precision: Option<f64>, recall: Option<f64>) -> Window {
+        Window {
+            t_s,
+            resident_bytes: vec![0, 0],
+            accesses_per_s: 0.0,
+            slow_tier_accesses_per_s: 0.0,
+            slow_tier_faults_per_s: 0.0,
+            precision,
+            recall,
+            manager: BTreeMap::new(),
+        }
+    }
+
+    fn report(windows: Vec<Window>) -> Report {
+        Report {
+            workload: "w".into(),
+            manager: "m".into(),
+            machine: "dram+dcpmm".into(),
+            seed: 1,
+            backend: "rate".into(),
+            sim_time_s: windows.last().map_or(0.0, |w| w.t_s),
+            windows,
+            ..Default::default()
+        }
+    }
+
+    fn phase(name: &str) -> PhaseMark {
+        PhaseMark {
+            name: name.into(),
+            first_access: 0,
+        }
+    }
+
+    /// Windows belong to the phase they end in; unscored windows (no
+    /// recall) are left out, and a scored window with no precision (nothing
+    /// reported) counts as precision 0.
+    #[test]
+    fn per_phase_means_by_hand() {
+        let mut r = report(vec![
+            window(5.0, Some(0.5), Some(0.6)),
+            window(10.0, Some(0.7), Some(0.8)),
+            window(15.0, None, Some(0.2)),
+            window(20.0, Some(0.9), Some(0.4)),
+            window(25.0, Some(1.0), None),
+        ]);
+        r.phases = vec![phase("one"), phase("two"), phase("three")];
+        r.phase_starts_s = vec![0.0, 10.0, 30.0];
+        let p = per_phase(&r);
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0].0, "one");
+        assert!(close(p[0].1.unwrap(), 0.6) && close(p[0].2.unwrap(), 0.7));
+        assert!(close(p[1].1.unwrap(), 0.45) && close(p[1].2.unwrap(), 0.3));
+        assert_eq!((p[2].1, p[2].2), (None, None), "no window ends in phase 3");
+    }
+
+    /// The family's summary: the mean of the phases and the worst phase.
+    #[test]
+    fn mean_and_worst_phase_by_hand() {
+        assert_eq!(mean_and_worst(&[]), (None, None));
+        let (m, w) = mean_and_worst(&[0.9, 0.6, 1.0, 0.7]);
+        assert!(close(m.unwrap(), 0.8));
+        assert_eq!(w, Some(0.6));
+    }
+
+    /// Per-window figures are differences of the cumulative gauges, and CPU
+    /// utilisation is the window's cycles over the cycles of one core at
+    /// CPU_GHZ in the window.
+    #[test]
+    fn windows_json_differences_cumulative_gauges() {
+        let mut ws = vec![
+            window(1.0, None, None),
+            window(2.0, None, None),
+            window(4.0, None, None),
+        ];
+        for (w, (bits, cycles)) in ws.iter_mut().zip([(10.0, 1e9), (25.0, 1e9), (25.0, 5e9)]) {
+            w.manager.insert("bits_flipped_count".into(), bits);
+            w.manager.insert("cpu_cycles_count".into(), cycles);
+        }
+        let j = windows_json(&report(ws));
+        let f = |i: usize, k: &str| j[i][k].as_f64().unwrap();
+        assert_eq!(
+            (
+                f(0, "bits_flipped"),
+                f(1, "bits_flipped"),
+                f(2, "bits_flipped")
+            ),
+            (10.0, 15.0, 0.0)
+        );
+        assert_eq!(
+            (f(0, "cpu_cycles"), f(1, "cpu_cycles"), f(2, "cpu_cycles")),
+            (1e9, 0.0, 4e9)
+        );
+        assert!(close(f(0, "cpu_util"), 1e9 / (CPU_GHZ * 1e9)));
+        assert_eq!(f(1, "cpu_util"), 0.0);
+        assert!(close(f(2, "cpu_util"), 4e9 / (CPU_GHZ * 1e9 * 2.0)));
+        // The per-window figures add up to the run's totals.
+        let total: f64 = (0..3).map(|i| f(i, "cpu_cycles")).sum();
+        assert_eq!(total, 5e9);
+    }
+
+    /// Throughput change = mean accesses/s of the post-warm-up windows over
+    /// the all-slow baseline's, minus one; GB migrated in 10^9 bytes.
+    #[test]
+    fn kv_throughput_change_and_migrated_gb_by_hand() {
+        let run = |rates: [f64; 3], bytes: u64| {
+            let mut r = report(
+                [100.0, 200.0, 300.0]
+                    .iter()
+                    .zip(rates)
+                    .map(|(&t, a)| {
+                        let mut w = window(t, None, None);
+                        w.accesses_per_s = a;
+                        w
+                    })
+                    .collect(),
+            );
+            r.migrations.bytes = bytes;
+            r
+        };
+        // Windows at 100 s fall in the 150 s warm-up and do not count.
+        let base = run([1e9, 200.0, 400.0], 0);
+        assert_eq!(post_warmup_throughput(&base), 300.0);
+        let opts = Options {
+            duration_s: None,
+            seed: 1,
+        };
+        let res: Results = kv_runs(&opts)
+            .into_iter()
+            .map(|s| {
+                let r = if s.manager == "all-slow" {
+                    base.clone()
+                } else if s.manager == "telescope-flex" {
+                    run([0.0, 330.0, 330.0], 28_000_000_000)
+                } else {
+                    run([0.0, 240.0, 240.0], 0)
+                };
+                (s, r)
+            })
+            .collect();
+        let out = kv(&opts, &res);
+        let w = &out.json["workloads"][KV_WORKLOADS[0]];
+        assert_eq!(w["baseline_accesses_per_s"], 300.0);
+        let t = &w["techniques"];
+        assert!(close(
+            t["telescope-flex"]["throughput_change"].as_f64().unwrap(),
+            0.1
+        ));
+        assert!(close(
+            t["damon-moderate"]["throughput_change"].as_f64().unwrap(),
+            -0.2
+        ));
+        assert_eq!(t["telescope-flex"]["migrated_gb"], 28.0);
+        assert_eq!(t["pebs-10khz"]["migrated_gb"], 0.0);
+    }
+}
