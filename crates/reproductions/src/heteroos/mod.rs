@@ -17,7 +17,7 @@ pub mod vmm_claims;
 pub mod vmm_setup;
 
 /// HeteroOS' reproductions, in the order `reproduce --list` shows them.
-pub fn reproductions() -> Vec<crate::reproduce::Reproduction> {
+pub fn reproductions() -> Vec<crate::reproduction::Reproduction> {
     let mut all = placement::reproductions();
     all.extend(vmm::reproductions());
     all.extend(sensitivity::reproductions());

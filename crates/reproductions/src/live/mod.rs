@@ -6,7 +6,7 @@ pub mod agreement;
 pub mod damon;
 
 /// The live reproductions, in the order `reproduce --list` shows them.
-pub fn reproductions() -> Vec<crate::reproduce::Reproduction> {
+pub fn reproductions() -> Vec<crate::reproduction::Reproduction> {
     let mut all = agreement::reproductions();
     all.extend(damon::reproductions());
     all

@@ -12,7 +12,7 @@ pub mod setup;
 pub mod steps;
 
 /// Memos' reproductions, in the order `reproduce --list` shows them.
-pub fn reproductions() -> Vec<crate::reproduce::Reproduction> {
+pub fn reproductions() -> Vec<crate::reproduction::Reproduction> {
     let mut all = monitor::reproductions();
     all.extend(eval::reproductions());
     all.extend(breakdown::reproductions());
