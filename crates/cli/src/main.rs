@@ -8,10 +8,16 @@
 //! the process with exit code 2 and one line naming the file and line where
 //! there is one; an internal failure (a manager's bug, a broken invariant, a
 //! panic) exits with 1 and says "internal error" and how to reproduce it.
-//! `masim` exits with 3 when its memory failed verification.
+//! `masim` exits with 3 when its memory failed verification. A live host's
+//! refusal has a code of its kind: 4 permission, 5 missing kernel feature,
+//! 6 target gone, 7 out of memory ([`exit`], docs/exit-codes.md).
+//!
+//! This file parses and dispatches; each command is in a module of its own
+//! (`cmd`, `live`).
 
 mod args;
 mod cmd;
+mod exit;
 mod live;
 mod output;
 mod progress;
@@ -22,14 +28,14 @@ use args::{at_least_one, Chatter, Common};
 use clap::{Parser, Subcommand};
 use cmd::config::ConfigCmd;
 use cmd::report::ReportView;
-use cmd::reproduce::{ClaimsNotHeld, ReproduceArgs};
-use thermocline_experiments::RunError;
+use cmd::reproduce::ReproduceArgs;
 
 #[derive(Parser)]
 #[command(
     name = "thermocline",
     version,
-    about = "Hot/cold telemetry and tier placement for tiered main memory"
+    about = "Hot/cold telemetry and tier placement for tiered main memory",
+    after_help = exit::CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -253,21 +259,7 @@ fn main() {
         }
     };
     if let Err(e) = dispatch(cli) {
-        if let Some(n) = e.downcast_ref::<ClaimsNotHeld>() {
-            eprintln!("{n}");
-            std::process::exit(1);
-        }
-        if let Some(c) = e.downcast_ref::<live::MasimCorrupted>() {
-            eprintln!("{c}");
-            std::process::exit(3);
-        }
-        let code = e.downcast_ref::<RunError>().map_or(2, RunError::exit_code);
-        if code == 1 {
-            eprintln!("{e:#}");
-        } else {
-            eprintln!("error: {e:#}");
-        }
-        std::process::exit(code);
+        std::process::exit(exit::report(&e));
     }
 }
 

@@ -1,7 +1,9 @@
 //! Why a run could not be set up or finished, split by whose fault it is:
 //! the user's input (exit code 2, one line naming the file and line where
-//! there is one) or thermocline itself (exit code 1, "internal error" with
-//! what reproduces it).
+//! there is one), thermocline itself (exit code 1, "internal error" with
+//! what reproduces it), or the live host (a permission, a kernel feature,
+//! the target or memory it lacks: [`RunError::Host`], each kind with its
+//! own exit code in the CLI).
 
 /// A configuration the user gave that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,18 @@ pub enum RunError {
         /// Its reason.
         why: String,
     },
+    /// The live host refused or lacks something: a permission, a kernel
+    /// feature, the target process (it exited) or memory. Neither the
+    /// input's fault nor thermocline's: the message says what to do.
+    #[error("{what}: {message}; {}", kind.advice())]
+    Host {
+        /// What kind of host failure.
+        kind: thermocline_live::HostKind,
+        /// The setting or step that met it (`[target]`, `[tiers]`...).
+        what: String,
+        /// What the live backend said.
+        message: String,
+    },
     /// The caller asked the run to stop (a Ctrl-C in a notebook).
     #[error("the run was stopped at {at_s:.3} s of simulated time, as asked")]
     Stopped {
@@ -130,14 +144,68 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// The live backend's error `e` on `what` (a setting or a step): a host
+    /// failure keeps its kind ([`RunError::Host`]); anything else (a value
+    /// the kernel refuses, a resource another user holds) is the input's.
+    pub fn live(what: impl Into<String>, e: thermocline_live::LiveError) -> RunError {
+        match e.host_kind() {
+            Some(kind) => RunError::Host {
+                kind,
+                what: what.into(),
+                message: e.to_string(),
+            },
+            None => ConfigError::invalid(what, e.to_string()).into(),
+        }
+    }
+
+    /// The kind of host failure this is, if it is one.
+    pub fn host_kind(&self) -> Option<thermocline_live::HostKind> {
+        match self {
+            RunError::Host { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
     /// The process exit code this error calls for: 2 for the user's input,
-    /// 1 for an internal failure.
+    /// 1 for an internal failure, 130 for a stop. A host failure is
+    /// neither: the CLI gives each [`host_kind`](Self::host_kind) its own
+    /// code and asks that first; here it is 1 (not the input's fault).
     pub fn exit_code(&self) -> i32 {
         match self {
-            RunError::Internal { .. } => 1,
+            RunError::Internal { .. } | RunError::Host { .. } => 1,
             // as a shell reports a process ended by SIGINT
             RunError::Stopped { .. } => 130,
             _ => 2,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_live::{HostKind, LiveError};
+
+    #[test]
+    fn a_host_refusal_keeps_its_kind_and_says_what_to_do() {
+        let eperm = LiveError::io(
+            "/proc/1/pagemap",
+            // EPERM
+            std::io::Error::from_raw_os_error(1),
+            Some(1),
+        );
+        let e = RunError::live("[target]", eperm);
+        assert_eq!(e.host_kind(), Some(HostKind::Permission));
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("[target]: /proc/1/pagemap: permission denied"),
+            "{msg}"
+        );
+        assert!(msg.contains("run thermocline as root"), "{msg}");
+        let gone = RunError::live("[target]", LiveError::Exited { pid: 7 });
+        assert_eq!(gone.host_kind(), Some(HostKind::TargetGone));
+        // a value the kernel refuses is still the input's
+        let bad = RunError::live("[tiers]", LiveError::Invalid("node 9".into()));
+        assert_eq!(bad.host_kind(), None);
+        assert_eq!(bad.exit_code(), 2);
     }
 }

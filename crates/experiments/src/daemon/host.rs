@@ -64,7 +64,7 @@ pub(super) fn start(
         }),
     };
     let h = HostTiering::start(&mode, *fast, *slow)
-        .map_err(|e| ConfigError::invalid("[manager] kernel-tiering", e.to_string()))?;
+        .map_err(|e| RunError::live("[manager] kernel-tiering", e))?;
     log(
         start,
         "info",

@@ -82,8 +82,9 @@ fn load(path: &str, pid: Option<i32>) -> Result<DaemonConfig, RunError> {
     Ok(config::parse_for(path, &text, pid)?)
 }
 
+/// A live error on `what`: a host failure keeps its kind to the CLI.
 fn live_error(what: &str, e: LiveError) -> RunError {
-    ConfigError::invalid(what, e.to_string()).into()
+    RunError::live(what, e)
 }
 
 fn tiers_of(cfg: &DaemonConfig) -> Option<Vec<LiveTier>> {
@@ -202,10 +203,15 @@ fn launch_policy(
     let fast_has_cpus =
         thermocline_live::backend::fast_has_cpus(&tiers).map_err(|e| live_error("[tiers]", e))?;
     let kernel = launch::kernel_policy(policy, &tiers, fast_has_cpus).map_err(|e| {
-        ConfigError::invalid(
-            "[manager]",
-            format!("{name} places pages by the policy a command starts under ({policy:?}), which cannot run here: {e}"),
-        )
+        let why = format!("{name} places pages by the policy a command starts under ({policy:?}), which cannot run here: {e}");
+        match e.host_kind() {
+            Some(kind) => RunError::Host {
+                kind,
+                what: "[manager]".into(),
+                message: why,
+            },
+            None => ConfigError::invalid("[manager]", why).into(),
+        }
     })?;
     Ok((Some(policy), kernel))
 }
