@@ -14,14 +14,16 @@ use thermocline_live::damon::DamonAttrs;
 use thermocline_live::host_tiering::{DamosTiering, HostTiering, HostTieringMode};
 use thermocline_managers::kernel_tiering::{KernelMode, KernelTieringParams};
 
-/// Starts the kernel's tiering if the manager is `kernel-tiering`.
+/// Starts the kernel's tiering if the manager is one that sets it up (the
+/// registry's `host_tiering`: `kernel-tiering`).
 pub(super) fn start(
     cfg: &DaemonConfig,
     params: &toml::Table,
     b: &LinuxBackend,
     start: Instant,
 ) -> Result<Option<HostTiering>, RunError> {
-    if cfg.manager.name != "kernel-tiering" {
+    let name = &cfg.manager.name;
+    if !thermocline_managers::registry::traits(name).host_tiering {
         return Ok(None);
     }
     if !cfg.kernel.allow_host_settings {
@@ -41,12 +43,14 @@ pub(super) fn start(
         tiers.first().and_then(|t| t.nodes.first()),
         tiers.last().and_then(|t| t.nodes.first()),
     ) else {
-        return Err(
-            ConfigError::invalid("[tiers]", "kernel-tiering needs a fast and a slow node").into(),
-        );
+        return Err(ConfigError::invalid(
+            "[tiers]",
+            format!("{name} needs a fast and a slow node"),
+        )
+        .into());
     };
     if tiers.len() < 2 {
-        return Err(ConfigError::invalid("[tiers]", "kernel-tiering needs two node tiers").into());
+        return Err(ConfigError::invalid("[tiers]", format!("{name} needs two node tiers")).into());
     }
     let mode = match p.mode {
         KernelMode::NumaBalancing => HostTieringMode::NumaBalancing,
@@ -64,7 +68,7 @@ pub(super) fn start(
         }),
     };
     let h = HostTiering::start(&mode, *fast, *slow)
-        .map_err(|e| RunError::live("[manager] kernel-tiering", e))?;
+        .map_err(|e| RunError::live(format!("[manager] {name}"), e))?;
     log(
         start,
         "info",

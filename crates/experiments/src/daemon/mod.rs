@@ -592,17 +592,21 @@ fn settle(pid: i32, settle_s: f64, start: Instant) {
 /// Thermostat's cost of a slow access, t_s, is the cost of a refault here
 /// (its counts are refaults: see the live backend's docs).
 fn measured_params(manager: &str, params: &mut toml::Table, start: Instant) {
-    if manager.starts_with("thermostat") && !params.contains_key("slow_access_ns") {
+    let Some(key) = thermocline_managers::registry::traits(manager).measured_slow_access else {
+        return;
+    };
+    if !params.contains_key(key) {
         if let Some(ns) =
             thermocline_live::probe::measure_refault_ns(thermocline_live::probe::COST_PAGES)
         {
-            params.insert("slow_access_ns".into(), toml::Value::Float(ns.round()));
-            log(
-                start,
-                "info",
-                "measured",
-                serde_json::json!({"thermostat.slow_access_ns": ns.round(), "from": "the cost of a refault from swap on this host"}),
+            params.insert(key.into(), toml::Value::Float(ns.round()));
+            let mut fields = serde_json::Map::new();
+            fields.insert(format!("{manager}.{key}"), ns.round().into());
+            fields.insert(
+                "from".into(),
+                "the cost of a refault from swap on this host".into(),
             );
+            log(start, "info", "measured", serde_json::Value::Object(fields));
         }
     }
 }
