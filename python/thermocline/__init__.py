@@ -21,7 +21,7 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
-from ._native import ConfigError, InternalError, ThermoclineError
+from ._native import ConfigError, HostError, InternalError, ThermoclineError
 from .report import Report
 from . import sweep as _sweep
 from .sweep import Sweep, sweep
@@ -30,6 +30,7 @@ __version__ = _native.__version__
 
 __all__ = [
     "ConfigError",
+    "HostError",
     "InternalError",
     "ThermoclineError",
     "Report",

@@ -16,6 +16,11 @@ class ConfigError(ThermoclineError):
 class InternalError(ThermoclineError):
     """A failure of thermocline itself; the message says how to reproduce it."""
 
+class HostError(ThermoclineError):
+    """What a live host refused or lacks; the message says what to do."""
+
+    kind: str
+
 def catalogue_entries() -> List[Tuple[str, str, str]]: ...
 def run(sets: List[str], config_path: Optional[str] = None) -> str: ...
 def compare_runs(

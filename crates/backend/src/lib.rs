@@ -21,11 +21,13 @@
 
 mod caps;
 mod error;
+mod host;
 mod ops;
 mod types;
 
 pub use caps::{Capabilities, Capability};
 pub use error::BackendError;
+pub use host::HostKind;
 pub use ops::Backend;
 pub use thermocline_model::costs;
 pub use thermocline_vocab::RegionInfo;

@@ -221,7 +221,7 @@ fn the_daemon_survives_eperm_a_full_slow_node_and_its_target_exiting() {
     let (code, console) = guest("errors.sh", &[], 128);
     assert_eq!(code, 0, "{console}");
     let eperm = section(&console, "EPERM");
-    assert!(eperm.contains("EPERM-EXIT=2"), "{eperm}");
+    assert!(eperm.contains("EPERM-EXIT=4"), "{eperm}");
     let msg: Vec<&str> = eperm.lines().filter(|l| l.starts_with("error:")).collect();
     assert_eq!(msg.len(), 1, "{eperm}");
     assert!(msg[0].contains("permission denied"), "{eperm}");

@@ -326,8 +326,10 @@ fn check(cfg: &DaemonConfig) -> Result<(), String> {
             cfg.manager.name
         ));
     }
-    if cfg.manager.name == "kernel-tiering" && !cfg.kernel.allow_host_settings {
-        return Err("[manager] kernel-tiering changes host-wide settings (kernel.numa_balancing and /sys/kernel/mm/numa/demotion_enabled, or a DAMOS kdamond on physical memory, which moves every process's pages): set [kernel] allow_host_settings = true to allow it (the daemon restores them when it exits)".into());
+    if thermocline_managers::registry::traits(&cfg.manager.name).host_tiering
+        && !cfg.kernel.allow_host_settings
+    {
+        return Err(format!("[manager] {} changes host-wide settings (kernel.numa_balancing and /sys/kernel/mm/numa/demotion_enabled, or a DAMOS kdamond on physical memory, which moves every process's pages): set [kernel] allow_host_settings = true to allow it (the daemon restores them when it exits)", cfg.manager.name));
     }
     if let Some(d) = cfg.daemon.duration_s {
         if !(d > 0.0 && d.is_finite()) {

@@ -12,16 +12,19 @@ use thermocline_engine::error::{ConfigError, RunError};
 use thermocline_live::backend::LinuxBackend;
 use thermocline_live::damon::DamonAttrs;
 use thermocline_live::host_tiering::{DamosTiering, HostTiering, HostTieringMode};
+use thermocline_live::LiveError;
 use thermocline_managers::kernel_tiering::{KernelMode, KernelTieringParams};
 
-/// Starts the kernel's tiering if the manager is `kernel-tiering`.
+/// Starts the kernel's tiering if the manager is one that sets it up (the
+/// registry's `host_tiering`: `kernel-tiering`).
 pub(super) fn start(
     cfg: &DaemonConfig,
     params: &toml::Table,
     b: &LinuxBackend,
     start: Instant,
 ) -> Result<Option<HostTiering>, RunError> {
-    if cfg.manager.name != "kernel-tiering" {
+    let name = &cfg.manager.name;
+    if !thermocline_managers::registry::traits(name).host_tiering {
         return Ok(None);
     }
     if !cfg.kernel.allow_host_settings {
@@ -41,12 +44,14 @@ pub(super) fn start(
         tiers.first().and_then(|t| t.nodes.first()),
         tiers.last().and_then(|t| t.nodes.first()),
     ) else {
-        return Err(
-            ConfigError::invalid("[tiers]", "kernel-tiering needs a fast and a slow node").into(),
-        );
+        return Err(ConfigError::invalid(
+            "[tiers]",
+            format!("{name} needs a fast and a slow node"),
+        )
+        .into());
     };
     if tiers.len() < 2 {
-        return Err(ConfigError::invalid("[tiers]", "kernel-tiering needs two node tiers").into());
+        return Err(ConfigError::invalid("[tiers]", format!("{name} needs two node tiers")).into());
     }
     let mode = match p.mode {
         KernelMode::NumaBalancing => HostTieringMode::NumaBalancing,
@@ -64,7 +69,7 @@ pub(super) fn start(
         }),
     };
     let h = HostTiering::start(&mode, *fast, *slow)
-        .map_err(|e| ConfigError::invalid("[manager] kernel-tiering", e.to_string()))?;
+        .map_err(|e| live_error(&format!("[manager] {name}"), e))?;
     log(
         start,
         "info",
@@ -119,4 +124,48 @@ pub(super) fn vmstat_since(before: &BTreeMap<String, u64>) -> BTreeMap<String, u
             (k, v.saturating_sub(b))
         })
         .collect()
+}
+
+/// The live backend's error `e` on `what` (a setting or a step): a host
+/// failure keeps its kind ([`RunError::Host`]); anything else (a value
+/// the kernel refuses, a resource another user holds) is the input's.
+pub fn live_error(what: &str, e: LiveError) -> RunError {
+    match e.host_kind() {
+        Some(kind) => RunError::Host {
+            kind,
+            what: what.to_string(),
+            message: e.to_string(),
+        },
+        None => ConfigError::invalid(what, e.to_string()).into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use thermocline_live::HostKind;
+
+    #[test]
+    fn a_host_refusal_keeps_its_kind_and_says_what_to_do() {
+        let eperm = LiveError::io(
+            "/proc/1/pagemap",
+            // EPERM
+            std::io::Error::from_raw_os_error(1),
+            Some(1),
+        );
+        let e = live_error("[target]", eperm);
+        assert_eq!(e.host_kind(), Some(HostKind::Permission));
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("[target]: /proc/1/pagemap: permission denied"),
+            "{msg}"
+        );
+        assert!(msg.contains("run thermocline as root"), "{msg}");
+        let gone = live_error("[target]", LiveError::Exited { pid: 7 });
+        assert_eq!(gone.host_kind(), Some(HostKind::TargetGone));
+        // a value the kernel refuses is still the input's
+        let bad = live_error("[tiers]", LiveError::Invalid("node 9".into()));
+        assert_eq!(bad.host_kind(), None);
+        assert_eq!(bad.exit_code(), 2);
+    }
 }

@@ -90,8 +90,9 @@ fn load(path: &str, pid: Option<i32>) -> Result<DaemonConfig, RunError> {
     Ok(config::parse_for(path, &text, pid)?)
 }
 
+/// A live error on `what`: a host failure keeps its kind to the CLI.
 fn live_error(what: &str, e: LiveError) -> RunError {
-    ConfigError::invalid(what, e.to_string()).into()
+    host::live_error(what, e)
 }
 
 fn tiers_of(cfg: &DaemonConfig) -> Option<Vec<LiveTier>> {
@@ -210,10 +211,15 @@ fn launch_policy(
     let fast_has_cpus =
         thermocline_live::backend::fast_has_cpus(&tiers).map_err(|e| live_error("[tiers]", e))?;
     let kernel = launch::kernel_policy(policy, &tiers, fast_has_cpus).map_err(|e| {
-        ConfigError::invalid(
-            "[manager]",
-            format!("{name} places pages by the policy a command starts under ({policy:?}), which cannot run here: {e}"),
-        )
+        let why = format!("{name} places pages by the policy a command starts under ({policy:?}), which cannot run here: {e}");
+        match e.host_kind() {
+            Some(kind) => RunError::Host {
+                kind,
+                what: "[manager]".into(),
+                message: why,
+            },
+            None => ConfigError::invalid("[manager]", why).into(),
+        }
     })?;
     Ok((Some(policy), kernel))
 }
@@ -594,17 +600,21 @@ fn settle(pid: i32, settle_s: f64, start: Instant) {
 /// Thermostat's cost of a slow access, t_s, is the cost of a refault here
 /// (its counts are refaults: see the live backend's docs).
 fn measured_params(manager: &str, params: &mut toml::Table, start: Instant) {
-    if manager.starts_with("thermostat") && !params.contains_key("slow_access_ns") {
+    let Some(key) = thermocline_managers::registry::traits(manager).measured_slow_access else {
+        return;
+    };
+    if !params.contains_key(key) {
         if let Some(ns) =
             thermocline_live::probe::measure_refault_ns(thermocline_live::probe::COST_PAGES)
         {
-            params.insert("slow_access_ns".into(), toml::Value::Float(ns.round()));
-            log(
-                start,
-                "info",
-                "measured",
-                serde_json::json!({"thermostat.slow_access_ns": ns.round(), "from": "the cost of a refault from swap on this host"}),
+            params.insert(key.into(), toml::Value::Float(ns.round()));
+            let mut fields = serde_json::Map::new();
+            fields.insert(format!("{manager}.{key}"), ns.round().into());
+            fields.insert(
+                "from".into(),
+                "the cost of a refault from swap on this host".into(),
             );
+            log(start, "info", "measured", serde_json::Value::Object(fields));
         }
     }
 }

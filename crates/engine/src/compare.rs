@@ -159,21 +159,9 @@ mod tests {
     }
 }
 
-/// Managers that place pages once by a fixed rule and never move them:
-/// the baselines, for which ending as first-touch needs no explanation.
-const FIXED_PLACEMENTS: &[&str] = &[
-    "all-fast",
-    "all-slow",
-    "first-touch",
-    "interleave",
-    "random",
-    "adm-default",
-    "memory-mode",
-];
-
 /// Why a row looks wrong, from the reports' own time breakdowns: a manager
-/// that ended exactly as first-touch without being one of the fixed
-/// placements, a manager
+/// that ended exactly as first-touch without being a fixed placement (the
+/// registry's `fixed_placement`), a manager
 /// that ran on another machine than the baselines (its slowdown is against
 /// all-fast there), one slower than leaving everything in the slow tier
 /// (all-slow), or one that migrates and still ends slower than
@@ -221,7 +209,7 @@ pub fn explanations(reports: &[Report]) -> Vec<String> {
         }
         if let Some(base) = find("first-touch").filter(|b| b.manager != r.manager) {
             if r.migrations.bytes == 0
-                && !FIXED_PLACEMENTS.contains(&r.manager.as_str())
+                && !registry::traits(&r.manager).fixed_placement
                 && r.sim_time_s == base.sim_time_s
                 && r.tiers == base.tiers
             {

@@ -1,7 +1,9 @@
 //! Why a run could not be set up or finished, split by whose fault it is:
 //! the user's input (exit code 2, one line naming the file and line where
-//! there is one) or thermocline itself (exit code 1, "internal error" with
-//! what reproduces it).
+//! there is one), thermocline itself (exit code 1, "internal error" with
+//! what reproduces it), or the live host (a permission, a kernel feature,
+//! the target or memory it lacks: [`RunError::Host`], each kind with its
+//! own exit code in the CLI).
 
 /// A configuration the user gave that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -103,6 +105,18 @@ pub enum RunError {
         /// Its reason.
         why: String,
     },
+    /// The live host refused or lacks something: a permission, a kernel
+    /// feature, the target process (it exited) or memory. Neither the
+    /// input's fault nor thermocline's: the message says what to do.
+    #[error("{what}: {message}; {}", kind.advice())]
+    Host {
+        /// What kind of host failure.
+        kind: thermocline_backend::HostKind,
+        /// The setting or step that met it (`[target]`, `[tiers]`...).
+        what: String,
+        /// What the live backend said.
+        message: String,
+    },
     /// The caller asked the run to stop (a Ctrl-C in a notebook).
     #[error("the run was stopped at {at_s:.3} s of simulated time, as asked")]
     Stopped {
@@ -130,11 +144,21 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// The kind of host failure this is, if it is one.
+    pub fn host_kind(&self) -> Option<thermocline_backend::HostKind> {
+        match self {
+            RunError::Host { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
     /// The process exit code this error calls for: 2 for the user's input,
-    /// 1 for an internal failure.
+    /// 1 for an internal failure, 130 for a stop. A host failure is
+    /// neither: the CLI gives each [`host_kind`](Self::host_kind) its own
+    /// code and asks that first; here it is 1 (not the input's fault).
     pub fn exit_code(&self) -> i32 {
         match self {
-            RunError::Internal { .. } => 1,
+            RunError::Internal { .. } | RunError::Host { .. } => 1,
             // as a shell reports a process ended by SIGINT
             RunError::Stopped { .. } => 130,
             _ => 2,

@@ -12,7 +12,7 @@ pub mod masim;
 pub mod monitor;
 pub mod sys;
 
-pub use error::LiveError;
+pub use error::{HostKind, LiveError};
 pub mod backend;
 pub mod damon;
 pub mod host_tiering;

@@ -56,7 +56,56 @@ pub struct Entry {
     pub name: &'static str,
     /// One line for `thermocline list`.
     pub description: &'static str,
+    /// What code outside the registry needs to know about it.
+    pub traits: Traits,
     build: Builder,
+}
+
+/// What the rest of thermocline needs to know about a manager, declared
+/// with its entry instead of matched on its name elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Traits {
+    /// It places every page once by a fixed rule and never moves one (the
+    /// baselines): ending as first-touch needs no explanation.
+    pub fixed_placement: bool,
+    /// On a live host the daemon sets up the kernel's own tiering for it:
+    /// host-wide settings, which `[kernel] allow_host_settings` must allow.
+    pub host_tiering: bool,
+    /// Its parameter for the cost of a slow access, which a live host
+    /// measures (as the cost of a refault) when the config leaves it out.
+    pub measured_slow_access: Option<&'static str>,
+    /// It keeps a record per page it saw accessed: its host memory grows
+    /// with the pages a workload accesses.
+    pub per_page_records: bool,
+    /// Its boolean parameter that starts every page in the slow tier (as
+    /// Memos does), if it has one.
+    pub start_slow: Option<&'static str>,
+}
+
+impl Traits {
+    /// A manager with none of the traits.
+    pub const NONE: Traits = Traits {
+        fixed_placement: false,
+        host_tiering: false,
+        measured_slow_access: None,
+        per_page_records: false,
+        start_slow: None,
+    };
+    /// A fixed placement (a baseline).
+    const FIXED: Traits = Traits {
+        fixed_placement: true,
+        ..Traits::NONE
+    };
+    /// A linear scan, keeping a record per page.
+    const PER_PAGE: Traits = Traits {
+        per_page_records: true,
+        ..Traits::NONE
+    };
+    /// Thermostat: its slow-access cost measured on a live host.
+    const THERMOSTAT: Traits = Traits {
+        measured_slow_access: Some("slow_access_ns"),
+        ..Traits::NONE
+    };
 }
 
 /// The first number in `t` (or its sub-tables) that is negative, infinite or
@@ -395,181 +444,223 @@ pub const MANAGERS: &[Entry] = &[
     Entry {
         name: "all-fast",
         description: "every page in the fast tier (sized to the footprint unless --fast-capacity is given): the slowdown reference",
+        traits: Traits::FIXED,
         build: with_params::<AllFast>,
     },
     Entry {
         name: "all-slow",
         description: "every page in the slowest tier",
+        traits: Traits::FIXED,
         build: with_params::<AllSlow>,
     },
     Entry {
         name: "first-touch",
         description: "fast tier until full, then slow; no migration (Linux preferred node)",
+        traits: Traits::FIXED,
         build: with_params::<FirstTouch>,
     },
     Entry {
         name: "interleave",
         description: "pages alternate between tiers in touch order (MPOL_INTERLEAVE); no migration",
+        traits: Traits::FIXED,
         build: with_params::<Interleave>,
     },
     Entry {
         name: "random",
         description: "each page to the fast tier with probability random.fast_probability (0.5); no migration",
+        traits: Traits::FIXED,
         build: with_params::<Random>,
     },
     Entry {
         name: "thermostat",
         description: "Thermostat (ASPLOS'17): 5% of 2 MiB pages sampled per 30 s, poison-counted, cold pages to the slow tier under a 3% slowdown budget, with correction",
+        traits: Traits::THERMOSTAT,
         build: |n, p, s| thermostat(n, p, s, false),
     },
     Entry {
         name: "thermostat-badgertrap",
         description: "Thermostat on slow memory emulated as in its paper (dram+badgertrap: 1 us fault per TLB miss to a slow page)",
+        traits: Traits::THERMOSTAT,
         build: |n, p, s| thermostat(n, p, s, true),
     },
     Entry {
         name: "kstaled",
         description: "kstaled-like baseline: Accessed-bit scan every 1 s of 4 KiB pages (huge pages split); idle 10 s -> slow tier, accessed -> back; no slowdown target",
+        traits: Traits {
+            start_slow: Some("start_slow"),
+            ..Traits::NONE
+        },
         build: kstaled,
     },
     Entry {
         name: "ambix",
         description: "Ambix: every 2 s, DEMOTE / PROMOTE / PROMOTE_INT / SWITCH by DRAM usage (0.95) and DCPMM writes (50 MB/s); write-intensive pages kept in DRAM",
+        traits: Traits::NONE,
         build: ambix,
     },
     Entry {
         name: "adm-default",
         description: "App Direct, node-local policy: DRAM until full, then DCPMM; no migration (Ambix's baseline)",
+        traits: Traits::FIXED,
         build: with_params::<AdmDefault>,
     },
     Entry {
         name: "memory-mode",
         description: "Optane Memory Mode: DRAM as a direct-mapped 64 B-line write-back cache of DCPMM, caching on every access",
+        traits: Traits::FIXED,
         build: with_params::<MemoryMode>,
     },
     Entry {
         name: "autonuma-tiering",
         description: "NUMA-balancing tiering (tiering-0.4/TPP-like): kswapd demotes inactive pages under a watermark; hint faults promote",
+        traits: Traits::NONE,
         build: with_params::<AutonumaTiering>,
     },
     Entry {
         name: "kernel-tiering",
         description: "the live host kernel's own tiering, configured by the daemon and observed: NUMA balancing's tiering mode with demotion (mode = \"numa-balancing\") or DAMOS migrate_hot/migrate_cold on physical addresses (mode = \"damos\"); live only",
+        traits: Traits {
+            host_tiering: true,
+            ..Traits::NONE
+        },
         build: kernel_tiering,
     },
     Entry {
         name: "memos-placement",
         description: "Memos' placement as Ambix evaluated it: all pages start in NVM; hot, write-dominated first, up to 10 000 promoted per period",
+        traits: Traits::NONE,
         build: with_params::<MemosPlacement>,
     },
     Entry {
         name: "memos",
         description: "Memos (IEEE TC): HyMM counts NVM pages' TLB misses (5 s, cap 200), samples Dirty bits of hot regions (8-record history, sub-region representatives), finds streams by IQR; up to 10 000 hot pages to DRAM per 41 s cycle, WD first, by bank and LLC slab where the machine has them (stream pages in slab 0); bandwidth back-off; idle DRAM pages back to NVM by lockless DMA",
+        traits: Traits::NONE,
         build: memos,
     },
     Entry {
         name: "heteroos-heap-od",
         description: "HeteroOS Heap-OD (ISCA'17, Table 5): heap pages get FastMem on allocation, every other type SlowMem; per-type FastMem miss ratios every 100 ms",
+        traits: Traits::NONE,
         build: |n, p, _| heteroos_guest(n, p, Mechanism::HeapOd),
     },
     Entry {
         name: "heteroos-heap-io-slab-od",
         description: "HeteroOS Heap-IO-Slab-OD: heap, page-cache, buffer-cache and slab pages get FastMem on allocation; page tables SlowMem",
+        traits: Traits::NONE,
         build: |n, p, _| heteroos_guest(n, p, Mechanism::HeapIoSlabOd),
     },
     Entry {
         name: "heteroos-lru",
         description: "HeteroOS-LRU: Heap-IO-Slab-OD, I/O pages evicted from FastMem when their I/O completes, and under FastMem pressure inactive FastMem pages evicted at once (per-type thresholds)",
+        traits: Traits::NONE,
         build: |n, p, _| heteroos_guest(n, p, Mechanism::Lru),
     },
     Entry {
         name: "heteroos-coordinated",
         description: "HeteroOS-coordinated: HeteroOS-LRU; once FastMem allocations miss, the VMM scans the guest's heap VMAs (16 K pages per epoch, Equation 1's 50 ms-1 s interval by LLC misses) and the guest promotes the accessed pages",
+        traits: Traits::NONE,
         build: heteroos_coordinated,
     },
     Entry {
         name: "heteroos-vmm-exclusive",
         description: "HeteroOS's VMM-exclusive baseline (HeteroVisor-like): pages allocated in SlowMem; every 100 ms the VMM scans 16 K guest pages' Accessed bits (Table 6 walk cost), promotes the accessed ones, evicts idle FastMem pages",
+        traits: Traits::NONE,
         build: heteroos_vmm,
     },
     Entry {
         name: "heteroos-vms",
         description: "HeteroOS's VMM over several guest VMs (section 4.2): each address space (each part of a mix:A+B) a VM; FastMem and SlowMem divided at boot by weighted DRF (FastMem 2, SlowMem 1) or max-min from each VM's reservations, as per-VM tier quotas, SlowMem then ballooned between them with a swap device (DRF keeps reservations, max-min lends idle ones); each VM runs HeteroOS-coordinated (or another guest mechanism) within its share",
+        traits: Traits::NONE,
         build: heteroos_vms,
     },
     Entry {
         name: "linear-scan-aggressive",
         description: "Telescope 3.1: linear Accessed-bit scan of every leaf entry, 256 MB per batch, no sleep; profile = pages accessed between two passes",
+        traits: Traits::PER_PAGE,
         build: |n, p, s| linear_scan(n, p, s, 0.0),
     },
     Entry {
         name: "linear-scan-moderate",
         description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 10 ms sleep after each",
+        traits: Traits::PER_PAGE,
         build: |n, p, s| linear_scan(n, p, s, 10.0),
     },
     Entry {
         name: "linear-scan-conservative",
         description: "Telescope 3.1: linear Accessed-bit scan, 256 MB per batch, 100 ms sleep after each",
+        traits: Traits::PER_PAGE,
         build: |n, p, s| linear_scan(n, p, s, 100.0),
     },
     Entry {
         name: "damon-moderate",
         description: "DAMON vaddr region sampling: 5 ms sample, 200 ms aggregation, 10-1000 regions, random splits, merges of similar neighbours",
+        traits: Traits::NONE,
         build: |n, p, s| region_sampler(n, p, s, Pick::Leaf, 5.0),
     },
     Entry {
         name: "damon-aggressive",
         description: "DAMON vaddr region sampling with a 1 ms sample interval (200 samples per 200 ms window)",
+        traits: Traits::NONE,
         build: |n, p, s| region_sampler(n, p, s, Pick::Leaf, 1.0),
     },
     Entry {
         name: "damon-paddr",
         description: "DAMON paddr: physical-address region sampling over the biggest tier (5 ms / 200 ms, 10-1000 regions), each sampled frame's PTE found through the reverse map (the rate machine's frames are its pages in address order)",
+        traits: Traits::NONE,
         build: |n, p, s| damon_paddr(n, p, s),
     },
     Entry {
         name: "damon-kernel",
         description: "the host kernel's DAMON (vaddr, live backend only) with damon-moderate's intervals and bounds: its regions profiled and, with migration.enabled, migrated by Telescope's rules (6.3.2)",
+        traits: Traits::NONE,
         build: |n, p, s| damon_kernel(n, p, s),
     },
     Entry {
         name: "pebs-5khz",
         description: "PEBS-like sampling of retired loads and stores at 5 kHz (perf frequency mode, kernel throttling), 2 MiB units, 200 ms windows",
+        traits: Traits::NONE,
         build: |n, p, s| pebs(n, p, s, 5_000.0),
     },
     Entry {
         name: "pebs-10khz",
         description: "PEBS-like sampling of retired loads and stores at 10 kHz",
+        traits: Traits::NONE,
         build: |n, p, s| pebs(n, p, s, 10_000.0),
     },
     Entry {
         name: "telescope-bounded",
         description: "Telescope (bounded): DAMON-style regions; each 5 ms, per region, the Accessed bit of the highest page-table entry inside the region",
+        traits: Traits::NONE,
         build: |n, p, s| region_sampler(n, p, s, Pick::Bounded, 5.0),
     },
     Entry {
         name: "telescope-flex",
         description: "Telescope (flex): as bounded, but an entry may overshoot its region by 15% (PGD, PUD) or 25% (PMD)",
+        traits: Traits::NONE,
         build: |n, p, s| region_sampler(n, p, s, Pick::Flex, 5.0),
     },
     Entry {
         name: "damon-tiering",
         description: "damon-moderate acting by the kernel's DAMON tiering sample (samples/damon/mtier.c): accessed regions to the fast tier while it is under 99.7% used, idle ones out while it has under 0.5% free, 200 MiB/s each (schemes; the goal-tuned quota starts from 1 byte and grows at most 2x a second)",
+        traits: Traits::NONE,
         build: |n, p, s| tiering(n, p, s, |n, p, s| region_sampler(n, p, s, Pick::Leaf, 5.0)),
     },
     Entry {
         name: "telescope-tiering",
         description: "telescope-bounded acting by the same schemes as damon-tiering",
+        traits: Traits::NONE,
         build: |n, p, s| tiering(n, p, s, |n, p, s| region_sampler(n, p, s, Pick::Bounded, 5.0)),
     },
     Entry {
         name: "pebs-tiering",
         description: "pebs-5khz acting by the same schemes as damon-tiering",
+        traits: Traits::NONE,
         build: |n, p, s| tiering(n, p, s, |n, p, s| pebs(n, p, s, 5_000.0)),
     },
     Entry {
         name: "linear-scan-tiering",
         description: "linear-scan-moderate acting by the same schemes as damon-tiering",
+        traits: Traits::PER_PAGE,
         build: |n, p, s| tiering(n, p, s, |n, p, s| linear_scan(n, p, s, 10.0)),
     },
 ];
@@ -594,6 +685,15 @@ pub fn build_shown(name: &str, params: toml::Table, seed: u64) -> Result<Built, 
 /// the kernel's DAMON): a simulated machine has nothing for them to drive.
 pub const LIVE_ONLY: &[&str] = &["kernel-tiering", "damon-kernel"];
 
+/// The traits of manager `name` ([`Traits::NONE`] for a name the registry
+/// does not know).
+pub fn traits(name: &str) -> Traits {
+    MANAGERS
+        .iter()
+        .find(|e| e.name == name)
+        .map_or(Traits::NONE, |e| e.traits)
+}
+
 /// Whether `name` is a registered manager.
 pub fn exists(name: &str) -> bool {
     MANAGERS.iter().any(|e| e.name == name)
@@ -608,6 +708,20 @@ mod tests {
         for name in LIVE_ONLY {
             assert!(exists(name), "{name}");
         }
+    }
+
+    #[test]
+    fn the_parameters_traits_name_are_the_managers_own() {
+        for e in MANAGERS {
+            let params = build_shown(e.name, toml::Table::new(), 1).unwrap().params;
+            for key in [e.traits.measured_slow_access, e.traits.start_slow]
+                .into_iter()
+                .flatten()
+            {
+                assert!(params.contains_key(key), "{}: {key}", e.name);
+            }
+        }
+        assert_eq!(traits("no-such-manager"), Traits::NONE);
     }
 
     #[test]

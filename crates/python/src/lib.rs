@@ -7,7 +7,8 @@
 //! the interpreter has a pending signal, so a Ctrl-C in a notebook stops
 //! it there and raises `KeyboardInterrupt`. Errors are Python exceptions
 //! with the CLI's messages: `ConfigError` (with `file` and `line` where the
-//! message names them) for the user's input, `InternalError` for a bug.
+//! message names them) for the user's input, `InternalError` for a bug,
+//! `HostError` (with its `kind`) for what a live host refused or lacks.
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -43,10 +44,23 @@ create_exception!(
     "A failure of thermocline itself; the message says how to reproduce it."
 );
 
+create_exception!(
+    _native,
+    HostError,
+    ThermoclineError,
+    "What a live host refused or lacks: `kind` is permission, missing-feature, target-gone or out-of-memory; the message says what to do."
+);
+
 /// The Python exception for a run's error.
 fn py_err(py: Python<'_>, e: RunError) -> PyErr {
     if matches!(e, RunError::Internal { .. }) {
         return InternalError::new_err(e.to_string());
+    }
+    if let Some(kind) = e.host_kind() {
+        let err = HostError::new_err(e.to_string());
+        // Attributes on a fresh exception instance cannot fail to set.
+        let _ = err.value(py).setattr("kind", kind.name());
+        return err;
     }
     let (file, line) = match &e {
         RunError::Config(RustConfigError::AtLine { file, line, .. }) => {
@@ -447,6 +461,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ThermoclineError", py.get_type::<ThermoclineError>())?;
     m.add("ConfigError", py.get_type::<ConfigError>())?;
     m.add("InternalError", py.get_type::<InternalError>())?;
+    m.add("HostError", py.get_type::<HostError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(catalogue_entries, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -57,7 +57,7 @@ pub fn estimate_bytes(cfg: &RunConfig) -> Result<u64, RunError> {
             bytes += RATE_MANAGER_STATE;
             // the linear-scan family keeps a record per page it saw
             // accessed: bounded by the pages any phase accesses
-            if cfg.run.manager.starts_with("linear-scan") {
+            if thermocline_managers::registry::traits(&cfg.run.manager).per_page_records {
                 bytes += LINEAR_SCAN_PER_PAGE * accessed_pages(&s.workload);
             }
         }

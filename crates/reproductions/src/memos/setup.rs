@@ -123,6 +123,11 @@ pub fn spec(name: &str, sys: System) -> RunSpec {
         "random.fast_probability={}",
         sys.dram_gb / (sys.dram_gb + sys.nvm_gb)
     );
+    // Figure 13's case 2 starts in NVM, as Memos does, where the manager
+    // can (kstaled).
+    let start_slow = thermocline_managers::registry::traits(sys.manager)
+        .start_slow
+        .map(|key| format!("{}.{key}=true", sys.manager));
     let mut sets = vec![MACHINE, fast.as_str(), slow.as_str()];
     if sys.manager == "random" {
         sets.push(&p);
@@ -130,9 +135,8 @@ pub fn spec(name: &str, sys: System) -> RunSpec {
     if sys.dram_gb > DRAM_GB {
         sets.push(ALL_DRAM_CHANNEL);
     }
-    if sys.manager == "kstaled" {
-        // Figure 13's case 2 starts in NVM, as Memos does.
-        sets.push("kstaled.start_slow=true");
+    if let Some(set) = &start_slow {
+        sets.push(set);
     }
     RunSpec::new(
         &format!("memos:{}:{gib}:{WORK_S}", m.name),

@@ -1,0 +1,51 @@
+//! `thermocline heatmap`: accesses over time x address, drawn.
+
+use crate::args::{Chatter, Common};
+use crate::output::{check_chart_path, check_writable};
+use crate::progress::{prescan, Progress};
+use thermocline_present::heatmap;
+
+/// The image's size and bins.
+pub struct Size {
+    /// Width in pixels, also the number of time bins.
+    pub width: usize,
+    /// Height in pixels.
+    pub height: usize,
+    /// Address bins.
+    pub bins: usize,
+}
+
+/// `thermocline heatmap --out FILE`.
+pub fn heatmap_cmd(
+    common: &Common,
+    manager: Option<&str>,
+    out: &str,
+    size: Size,
+    chatter: Chatter,
+) -> anyhow::Result<()> {
+    let Size {
+        width,
+        height,
+        bins,
+    } = size;
+    let mut cfg = common.load(Some(manager.unwrap_or("first-touch")))?;
+    if manager.is_none() && common.config.is_none() {
+        cfg.run.manager = "first-touch".into();
+    }
+    check_chart_path(out)?;
+    check_writable(out)?;
+    prescan(&cfg.run.workload)?;
+    let mut p = Progress::new("heatmap", chatter);
+    let (obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;
+    p.finish();
+    obs.write_chart(out, width, height)?;
+    if !chatter.quiet {
+        eprintln!(
+            "{out}: {} accesses over {:.3} s simulated, {} address bins",
+            obs.total(),
+            r.sim_time_s,
+            bins
+        );
+    }
+    Ok(())
+}

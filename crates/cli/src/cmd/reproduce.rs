@@ -1,0 +1,306 @@
+//! `thermocline reproduce`: a paper's figures and tables from scratch, their
+//! claims checked, RESULTS.md updated.
+
+use crate::args::Chatter;
+use crate::cmd::sweep::sweep_on_ray;
+use crate::output::{check_writable, write_file};
+use crate::stamp::{command_line, commit, names_its_code};
+use clap::Args;
+use thermocline_reproductions::catalogue;
+
+/// `reproduce`'s options.
+#[derive(Args)]
+pub struct ReproduceArgs {
+    /// Reproductions to run.
+    names: Vec<String>,
+    /// Run every reproduction.
+    #[arg(long, conflicts_with = "names")]
+    all: bool,
+    /// List the reproductions and exit.
+    #[arg(long)]
+    list: bool,
+    /// Print each of the paper's claims as held / NOT held, our figure
+    /// beside the paper's; exit 1 if any claim does not hold.
+    #[arg(long)]
+    check: bool,
+    /// Write RESULTS.md-style markdown (stamped with the commit and this
+    /// command, every claim's verdict, every table) here.
+    #[arg(long)]
+    markdown: Option<String>,
+    /// Write the JSON (an object keyed by reproduction, each with its
+    /// claims' verdicts under "claims") here.
+    #[arg(long)]
+    json: Option<String>,
+    /// Write the charts (SVG) into this directory.
+    #[arg(long)]
+    out: Option<String>,
+    /// Cap every run at this many simulated seconds (quick looks; the
+    /// paper's figures need the full runs).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Seed of every run.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Runs in parallel (default: one per core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Keep the runs in this sweep directory (docs/sweeps.md: a report
+    /// per run in DIR/cells, keyed by commit, the table in DIR/table.csv,
+    /// the runs as a sweep spec in DIR/spec.toml) and reuse the ones
+    /// already there: an interrupted reproduction resumes where it stopped
+    /// (needs a tree without uncommitted changes).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<String>,
+    /// Run each run as a Ray task, on the cluster at ADDRESS or alone on a
+    /// new local one, gathering them in the --cache directory, then
+    /// summarize as without it (needs the Python package with Ray:
+    /// tools/python/install.sh).
+    #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "", requires = "cache")]
+    ray: Option<String>,
+}
+
+/// `reproduce --check` found claims that do not hold (exit 1: the results,
+/// not the input, are wrong).
+#[derive(Debug)]
+pub struct ClaimsNotHeld {
+    not_held: usize,
+    total: usize,
+}
+
+impl std::fmt::Display for ClaimsNotHeld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} of {} claims do not hold", self.not_held, self.total)
+    }
+}
+
+impl std::error::Error for ClaimsNotHeld {}
+
+pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
+    use thermocline_reproductions::claims;
+    use thermocline_reproductions::reproduce;
+    use thermocline_reproductions::results_md;
+    use thermocline_sweep as sweep;
+    let ReproduceArgs {
+        mut names,
+        all,
+        list,
+        check,
+        markdown,
+        json,
+        out,
+        duration,
+        seed,
+        jobs,
+        cache,
+        ray,
+    } = a;
+    if all {
+        names = reproduce::all()
+            .iter()
+            .map(|r| r.name.to_string())
+            .collect();
+    }
+    if names.is_empty() && !list {
+        if let Some(p) = &markdown {
+            // Rebuilds the summary from the sections already there (after
+            // sections were merged from elsewhere, say); runs nothing.
+            let opts = reproduce::Options {
+                duration_s: duration,
+                seed,
+            };
+            return write_results_md(p, Vec::new(), &opts);
+        }
+    }
+    if list || names.is_empty() {
+        for r in catalogue::reproductions() {
+            println!("  {:<24} {}", r.name, r.description);
+        }
+        if names.is_empty() && !list {
+            anyhow::bail!("name at least one reproduction (listed above), or --all, or only --markdown FILE to rebuild its summary");
+        }
+        return Ok(());
+    }
+    if let Some(d) = duration {
+        if !(d.is_finite() && d > 0.0) {
+            anyhow::bail!("--duration must be a positive number of seconds");
+        }
+        eprintln!(
+            "warning: --duration {d} caps every run at {d} simulated seconds: a manager whose first period is longer (Thermostat's is 30 s, kstaled's 10 s) does nothing, and its rows read as zeros; the paper's figures need the full runs (no --duration)"
+        );
+    }
+    let repros = reproduce::find(&names)?;
+    for p in json.iter().chain(&markdown) {
+        check_writable(p)?;
+    }
+    let opts = reproduce::Options {
+        duration_s: duration,
+        seed,
+    };
+    let jobs = jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    // The stamp is taken before the runs: the tree may change while they go.
+    let stamp = results_md::Stamp {
+        commit: commit(),
+        command: command_line(),
+        duration_s: duration,
+        seed,
+    };
+    let code = &stamp.commit;
+    let cache = match cache {
+        None => None,
+        Some(dir) => {
+            if !names_its_code(code) {
+                return Err(thermocline_engine::ConfigError::invalid(
+                    "--cache",
+                    format!("runs are keyed by commit and this tree is at {code:?}: commit (or stash) the changes first"),
+                )
+                .into());
+            }
+            let d = sweep::SweepDir::open(&dir)?;
+            // the runs as a sweep spec: what `sweep` or `--ray` runs
+            let names: Vec<&str> = repros.iter().map(|r| r.name).collect();
+            let (spec, _) = reproduce::sweep_spec(
+                &names.join("+"),
+                &reproduce::runs_of(&repros, &opts),
+                &opts,
+            )?;
+            write_file(&format!("{dir}/spec.toml"), &spec.to_toml())?;
+            Some((d, dir))
+        }
+    };
+    let started = std::time::Instant::now();
+    let progress = |done, total, spec: &reproduce::RunSpec, source| {
+        let from = match source {
+            reproduce::Source::Cache => "from the cache".to_string(),
+            reproduce::Source::Ran => format!("{:.0} s", started.elapsed().as_secs_f64()),
+        };
+        eprintln!(
+            "[{done}/{total}] {} on {} {} ({from})",
+            spec.manager,
+            spec.workload,
+            spec.sets.join(" "),
+        );
+    };
+    let done = match (&ray, &cache) {
+        (Some(address), Some((d, dir))) => {
+            // the sweep's own lines go to stderr: stdout is the reproduction's
+            let exit = sweep_on_ray(
+                &format!("{dir}/spec.toml"),
+                dir,
+                None,
+                address,
+                Chatter::default(),
+                true,
+            )?;
+            if exit != 0 {
+                std::process::exit(exit);
+            }
+            reproduce::reproduce_from(&repros, &opts, d, code)?
+        }
+        _ => reproduce::reproduce(
+            &repros,
+            &opts,
+            jobs,
+            cache.as_ref().map(|(d, _)| (d, code.as_str())),
+            &progress,
+        )?,
+    };
+    let mut everything = serde_json::Map::new();
+    for d in &done {
+        let (name, o) = (d.name, &d.output);
+        println!("== {name}\n{}", o.text);
+        if check {
+            println!("claims:\n{}", claims::render(&d.verdicts));
+        }
+        let mut j = o.json.clone();
+        if let Some(obj) = j.as_object_mut() {
+            obj.insert("claims".into(), serde_json::to_value(&d.verdicts)?);
+        }
+        everything.insert(name.to_string(), j);
+        if let Some(dir) = &out {
+            std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{dir}: {e}"))?;
+            for (file, svg) in &o.charts {
+                let path = format!("{dir}/{file}");
+                write_file(&path, svg)?;
+                eprintln!("wrote {path}");
+            }
+        }
+    }
+    if let Some(p) = json {
+        let mut s = serde_json::to_string_pretty(&serde_json::Value::Object(everything))?;
+        s.push('\n');
+        write_file(&p, &s)?;
+    }
+    if let Some(p) = markdown {
+        let fresh = done
+            .iter()
+            .map(|d| results_md::section(&stamp, d))
+            .collect();
+        write_results_md(&p, fresh, &opts)?;
+    }
+    let total: usize = done.iter().map(|d| d.verdicts.len()).sum();
+    let not_held = done
+        .iter()
+        .flat_map(|d| &d.verdicts)
+        .filter(|v| !v.held)
+        .count();
+    if check {
+        println!("claims: {} held, {not_held} not held", total - not_held);
+        if not_held > 0 {
+            return Err(ClaimsNotHeld { not_held, total }.into());
+        }
+    }
+    Ok(())
+}
+
+/// Writes RESULTS.md at `p`: the `fresh` sections replace or join those
+/// already in the file, whose other sections stay.
+fn write_results_md(
+    p: &str,
+    fresh: Vec<thermocline_reproductions::results_md::Section>,
+    opts: &thermocline_reproductions::reproduce::Options,
+) -> anyhow::Result<()> {
+    use thermocline_reproductions::reproduce;
+    use thermocline_reproductions::results_md;
+    let existing = match std::fs::read_to_string(p) {
+        Ok(s) => Some(s),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => anyhow::bail!("{p}: {e}"),
+    };
+    let all = reproduce::all();
+    let order: Vec<&str> = all.iter().map(|r| r.name).collect();
+    let not_run = |name: &str| {
+        all.iter()
+            .find(|r| r.name == name)
+            .map(|r| results_md::NotRun {
+                name: r.name,
+                description: r.description,
+                runs: (r.runs)(opts).len(),
+            })
+    };
+    let reasons: std::collections::BTreeMap<String, &'static str> = all
+        .iter()
+        .flat_map(|r| (r.claims)())
+        .filter(|c| c.reason != thermocline_reproductions::claims::UNKNOWN)
+        .map(|c| (c.id, c.reason))
+        .collect();
+    let (md, kept, dropped) =
+        results_md::update(existing.as_deref(), fresh, &order, not_run, |id| {
+            reasons.get(id).map(|r| r.to_string())
+        });
+    write_file(p, &md)?;
+    if !kept.is_empty() {
+        eprintln!(
+            "{p}: kept the earlier sections of {} (each names its commit)",
+            kept.join(", ")
+        );
+    }
+    if dropped > 0 {
+        eprintln!(
+            "{p}: dropped {dropped} section(s) without a stamp (written before sections had one)"
+        );
+    }
+    eprintln!("wrote {p}");
+    Ok(())
+}
