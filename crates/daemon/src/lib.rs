@@ -17,6 +17,7 @@ pub mod guest;
 mod host;
 pub mod live_driver;
 pub mod metrics;
+pub mod tools;
 
 use crate::live_driver::{LiveDriver, LiveEnd, Quota};
 use config::DaemonConfig;
