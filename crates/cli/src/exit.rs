@@ -2,8 +2,9 @@
 //! that says whose the failure is (the codes are listed under `thermocline
 //! --help` and in docs/exit-codes.md).
 
+use thermocline_backend::HostKind;
+use thermocline_daemon::tools::{self, ToolError};
 use thermocline_engine::RunError;
-use thermocline_live::{HostKind, LiveError};
 
 /// A failure of thermocline itself (a bug; the message says how to
 /// reproduce it), or `reproduce --check` claims that do not hold.
@@ -51,7 +52,7 @@ pub fn report(e: &anyhow::Error) -> i32 {
         eprintln!("{n}");
         return INTERNAL;
     }
-    if let Some(c) = e.downcast_ref::<crate::live::MasimCorrupted>() {
+    if let Some(ToolError::Corrupted(c)) = e.downcast_ref::<ToolError>() {
         eprintln!("{c}");
         return MASIM_CORRUPTED;
     }
@@ -62,11 +63,7 @@ pub fn report(e: &anyhow::Error) -> i32 {
     }
     // a live command's own error (probe, torture, monitor...), under its
     // context
-    if let Some(kind) = e
-        .chain()
-        .find_map(|c| c.downcast_ref::<LiveError>())
-        .and_then(LiveError::host_kind)
-    {
+    if let Some(kind) = e.chain().find_map(tools::live_host_kind) {
         eprintln!("error: {e:#}; {}", kind.advice());
         return host_code(kind);
     }

@@ -1,9 +1,12 @@
 //! The live subcommands: `probe`, `daemon`, `exec`, `masim`, `torture`,
-//! `damon-record`.
+//! `damon-record`, `monitor`: their flags, and a call each to the daemon
+//! crate, which does the work (`thermocline_daemon::tools` for all but
+//! `daemon` and `exec`).
 
-use anyhow::Context;
 use clap::Args;
-use thermocline_live::probe;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use thermocline_daemon::tools;
 
 /// Parses `START-END` (hex with 0x, or decimal).
 pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
@@ -24,18 +27,12 @@ pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
 
 /// `thermocline probe [--pid P [--range A-B]...] [--json]`.
 pub fn probe_cmd(pid: Option<i32>, ranges: &[(u64, u64)], json: bool) -> anyhow::Result<()> {
-    if pid.is_none() && !ranges.is_empty() {
-        anyhow::bail!("--range needs --pid");
-    }
-    let p = probe::probe_ranges(pid, ranges).with_context(|| match pid {
-        Some(pid) => format!("probing this host and process {pid}"),
-        None => "probing this host".to_string(),
-    })?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&p)?);
-    } else {
-        print!("{}", probe::table(&p));
-    }
+    let o = tools::probe::ProbeOptions {
+        pid,
+        ranges: ranges.to_vec(),
+        json,
+    };
+    tools::probe::probe(&o, &mut Print::Out)?;
     Ok(())
 }
 
@@ -187,12 +184,14 @@ pub fn torture_cmd(
     seed: u64,
     page_out: bool,
 ) -> anyhow::Result<()> {
-    let t = thermocline_live::torture::torture(pid, moves, batch, seed, page_out)
-        .with_context(|| format!("torturing process {pid}"))?;
-    println!(
-        "torture: {} migrations ({} bytes) and {} page-outs of process {pid} in {} rounds ({} refused by the kernel: {} busy, {} no memory)",
-        t.migrations, t.migrated_bytes, t.pageouts, t.rounds, t.failed, t.busy, t.nomem
-    );
+    let o = tools::torture::TortureOptions {
+        pid,
+        moves,
+        batch,
+        seed,
+        page_out,
+    };
+    tools::torture::torture(&o, &mut Print::Out)?;
     Ok(())
 }
 
@@ -239,59 +238,19 @@ fn positive_factor(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `masim`'s memory failed verification (exit 3: the memory, not the
-/// input, is wrong).
-#[derive(Debug)]
-pub struct MasimCorrupted {
-    failed: usize,
-    total: usize,
-    corrupted_bytes: u64,
-    lost_writes: u64,
-}
-
-impl std::fmt::Display for MasimCorrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "masim: {} of {} verifications failed (the last: {} corrupted bytes, {} lost writes)",
-            self.failed, self.total, self.corrupted_bytes, self.lost_writes
-        )
-    }
-}
-
-impl std::error::Error for MasimCorrupted {}
-
+/// `thermocline masim CONFIG`: exits 3 when its memory failed verification
+/// ([`tools::ToolError::Corrupted`]).
 pub fn masim_cmd(a: MasimArgs) -> anyhow::Result<()> {
-    use thermocline_live::masim;
-    let text = std::fs::read_to_string(&a.config)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", a.config))?;
-    let cfg = masim::parse(&text, &a.config)?;
-    let opts = masim::Options {
+    let o = tools::masim::MasimOptions {
+        config: a.config,
         seed: a.seed,
         loops: a.loops,
         size_scale: a.size_scale,
         time_scale: a.time_scale,
-        burst: masim::DEFAULT_BURST,
         ready: a.ready.map(Into::into),
         report: a.report.map(Into::into),
     };
-    let r = masim::run(
-        &cfg,
-        &a.config,
-        &opts,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr(),
-    )?;
-    if !r.clean {
-        let last = r.verifications.last();
-        return Err(MasimCorrupted {
-            failed: r.verifications.iter().filter(|v| !v.clean()).count(),
-            total: r.verifications.len(),
-            corrupted_bytes: last.map_or(0, |v| v.corrupted_bytes),
-            lost_writes: last.map_or(0, |v| v.lost_writes),
-        }
-        .into());
-    }
+    tools::masim::masim(&o, &mut std::io::stdout().lock(), &mut std::io::stderr())?;
     Ok(())
 }
 
@@ -324,46 +283,27 @@ pub struct DamonRecordArgs {
 /// `thermocline damon-record --pid P`: JSON lines until the process exits,
 /// the duration passes, or SIGINT/SIGTERM.
 pub fn damon_record_cmd(a: DamonRecordArgs) -> anyhow::Result<()> {
-    use std::io::Write;
-    use thermocline_live::damon::{DamonAttrs, DamonOps, DamonSession};
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
-    let attrs = DamonAttrs {
+    let stop = stop_on_signals()?;
+    let o = tools::damon_record::DamonRecordOptions {
+        pid: a.pid,
+        duration: a.duration,
         sample_us: a.sample_us,
         aggr_us: a.aggr_us,
         update_us: a.update_us,
         min_regions: a.min_regions,
         max_regions: a.max_regions,
     };
-    let mut s = DamonSession::start(DamonOps::Vaddr(vec![a.pid]), attrs, &[])
-        .with_context(|| format!("starting DAMON on process {}", a.pid))?;
-    let start = std::time::Instant::now();
-    let out = std::io::stdout();
-    let mut out = out.lock();
-    while !stop.load(std::sync::atomic::Ordering::Relaxed)
-        && a.duration.is_none_or(|d| start.elapsed().as_secs_f64() < d)
-    {
-        let regions = match s.regions() {
-            Ok(r) => r,
-            // the process exited: its kdamond stopped
-            Err(thermocline_live::LiveError::Exited { .. }) => break,
-            Err(e) => return Err(e).context("reading DAMON's regions"),
-        };
-        // t_s: seconds since the kdamond started; clock_s: CLOCK_MONOTONIC,
-        // to line the snapshot up with other processes' times
-        let line = serde_json::json!({
-            "t_s": start.elapsed().as_secs_f64(),
-            "clock_s": thermocline_live::sys::monotonic_s(),
-            "regions": regions,
-        });
-        serde_json::to_writer(&mut out, &line)?;
-        writeln!(out)?;
-    }
-    out.flush()?;
-    s.stop().context("stopping DAMON")?;
+    tools::damon_record::damon_record(&o, &stop, &mut std::io::stdout().lock())?;
     Ok(())
+}
+
+/// A flag that SIGTERM and SIGINT set.
+fn stop_on_signals() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, stop.clone())?;
+    }
+    Ok(stop)
 }
 
 /// `monitor`'s options.
@@ -406,85 +346,52 @@ fn interval(s: &str) -> Result<f64, String> {
 
 /// A bin width: a size that is a whole number of 4 KiB pages.
 fn bin_width(s: &str) -> Result<u64, String> {
-    thermocline_live::monitor::parse_width(s)
+    tools::monitor::parse_width(s)
 }
 
 /// `thermocline monitor --pid P`: a live view of where a process's pages
 /// are and how hot they are, until the process exits or SIGINT/SIGTERM.
 pub fn monitor_cmd(a: MonitorArgs) -> anyhow::Result<()> {
-    use std::io::{IsTerminal, Write};
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use thermocline_live::monitor::{render, telemetry, Binning, Monitor};
-    if a.pid <= 0 {
-        anyhow::bail!("--pid must be a process id (> 0), got {}", a.pid);
-    }
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
-        signal_hook::flag::register(sig, stop.clone())?;
-    }
-    let mut sources: Vec<Box<dyn telemetry::Telemetry>> = Vec::new();
-    let mut notes = Vec::new();
-    if !a.no_damon && thermocline_live::monitor::alive(a.pid) {
-        match telemetry::Damon::start(a.pid) {
-            Ok(d) => sources.push(Box::new(d)),
-            Err(e) => notes.push(format!("damon not used: {e}")),
-        }
-    }
-    if a.writes {
-        sources.push(Box::new(telemetry::SoftDirty));
-    }
-    sources.push(Box::new(telemetry::PageIns));
-    let binning = a.bin.map_or(Binning::Mapping, Binning::Width);
-    let mut m = Monitor::new(a.pid, binning, sources, notes)
-        .with_context(|| format!("monitoring process {}", a.pid))?;
-    let terminal = std::io::stdout().is_terminal() && !a.once && !a.json;
-    let out = std::io::stdout();
-    loop {
-        let began = std::time::Instant::now();
-        while began.elapsed().as_secs_f64() < a.interval {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            if !thermocline_live::monitor::alive(a.pid) {
-                break;
-            }
-            let left = a.interval - began.elapsed().as_secs_f64();
-            std::thread::sleep(std::time::Duration::from_secs_f64(left.clamp(0.0, 0.05)));
-        }
-        let view = match m.sample() {
-            Ok(v) => v,
-            Err(thermocline_live::LiveError::Exited { .. }) => {
-                eprintln!("monitor: process {} exited", a.pid);
-                return Ok(());
-            }
-            Err(e) => return Err(e).with_context(|| format!("monitoring process {}", a.pid)),
+    use std::io::IsTerminal;
+    let o = tools::monitor::MonitorOptions {
+        pid: a.pid,
+        interval: a.interval,
+        once: a.once,
+        json: a.json,
+        writes: a.writes,
+        bin: a.bin,
+        no_damon: a.no_damon,
+        terminal: std::io::stdout().is_terminal(),
+    };
+    let stop = stop_on_signals()?;
+    tools::monitor::monitor(&o, &stop, &mut std::io::stdout(), &mut Print::Err)?;
+    Ok(())
+}
+
+/// Standard output or error as `print!` and `eprint!` write them: a write
+/// that fails panics as they do (and the panic hook ends quietly when the
+/// reader of stdout went away, as for `| head`).
+enum Print {
+    Out,
+    Err,
+}
+
+impl std::io::Write for Print {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let (done, name) = match self {
+            Print::Out => (std::io::stdout().write_all(buf), "stdout"),
+            Print::Err => (std::io::stderr().write_all(buf), "stderr"),
         };
-        let mut o = out.lock();
-        if a.json {
-            writeln!(o, "{}", serde_json::to_string(&view)?)?;
-        } else if terminal {
-            use crossterm::{cursor, execute, terminal};
-            let rows = terminal::size().map_or(24, |(_, h)| h as usize);
-            // header (4 lines), notes, and a line for "... more bins"
-            let room = rows.saturating_sub(5 + view.notes.len()).max(1);
-            execute!(
-                o,
-                cursor::MoveTo(0, 0),
-                terminal::Clear(terminal::ClearType::All)
-            )?;
-            // raw text lines need a carriage return only in raw mode, which
-            // is not used: Ctrl-C stays a signal
-            write!(
-                o,
-                "{}",
-                render::text(&view, render::Bars::Blocks, Some(room))
-            )?;
-        } else {
-            writeln!(o, "{}", render::text(&view, render::Bars::Ascii, None))?;
+        if let Err(e) = done {
+            panic!("failed printing to {name}: {e}");
         }
-        o.flush()?;
-        if a.once {
-            return Ok(());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Print::Out => std::io::stdout().flush(),
+            Print::Err => std::io::stderr().flush(),
         }
     }
 }
