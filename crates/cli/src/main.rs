@@ -2,8 +2,9 @@
 //! config show, and masim (a MASIM config executed for real, for the live
 //! backend's tests).
 //!
-//! It talks to the engine, presentation, sweep, daemon and reproductions crates, and to `thermocline-live` for
-//! masim only. Every error a user can cause
+//! It talks to the engine, presentation, sweep, daemon and reproductions
+//! crates, never to `thermocline-live`: the live commands' work is in the
+//! daemon crate (`thermocline_daemon::tools`). Every error a user can cause
 //! (unknown name, malformed config, bad `--set` value, unreadable trace) ends
 //! the process with exit code 2 and one line naming the file and line where
 //! there is one; an internal failure (a manager's bug, a broken invariant, a

@@ -9,7 +9,10 @@
 //! This crate also holds what runs a configuration on a real kernel from
 //! the host: the live host's driver of the run loop ([`live_driver`]) and
 //! the QEMU guest's orchestration ([`guest`]), which registers itself with
-//! the engine as the `guest` backend ([`guest::install`]).
+//! the engine as the `guest` backend ([`guest::install`]), and the work of
+//! the CLI's other live commands (`probe`, `torture`, `masim`,
+//! `damon-record`, `monitor`: [`tools`]), so that the binaries never call
+//! the live backend themselves.
 #![deny(missing_docs)]
 
 pub mod config;

@@ -68,3 +68,65 @@ impl ToolError {
 pub fn live_host_kind(e: &(dyn std::error::Error + 'static)) -> Option<HostKind> {
     e.downcast_ref::<LiveError>().and_then(LiveError::host_kind)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn input_mistakes_are_said_before_the_host_is_touched() {
+        let mut out = Vec::new();
+        let o = probe::ProbeOptions {
+            pid: None,
+            ranges: vec![(0x1000, 0x2000)],
+            json: false,
+        };
+        let e = probe::probe(&o, &mut out).unwrap_err();
+        assert_eq!(e.to_string(), "--range needs --pid");
+        assert_eq!(e.host_kind(), None);
+        let o = monitor::MonitorOptions {
+            pid: 0,
+            interval: 1.0,
+            once: true,
+            json: false,
+            writes: false,
+            bin: None,
+            no_damon: true,
+            terminal: false,
+        };
+        let e = monitor::monitor(&o, &AtomicBool::new(false), &mut out, &mut Vec::new());
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "--pid must be a process id (> 0), got 0"
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_host_failure_keeps_its_kind_and_says_what_was_being_done() {
+        let e = ToolError::host("torturing process 7")(LiveError::Exited { pid: 7 });
+        assert_eq!(e.host_kind(), Some(HostKind::TargetGone));
+        assert_eq!(e.to_string(), "torturing process 7");
+        let source = std::error::Error::source(&e).expect("the live error");
+        assert_eq!(live_host_kind(source), Some(HostKind::TargetGone));
+    }
+
+    #[test]
+    fn an_unreadable_masim_config_is_an_input_mistake_naming_the_file() {
+        let o = masim::MasimOptions {
+            config: "/nonexistent/x.cfg".into(),
+            seed: 1,
+            loops: 1,
+            size_scale: 1.0,
+            time_scale: 1.0,
+            ready: None,
+            report: None,
+        };
+        let e = masim::masim(&o, &mut Vec::new(), &mut Vec::new()).unwrap_err();
+        assert!(matches!(e, ToolError::Input(_)), "{e:?}");
+        assert!(e
+            .to_string()
+            .starts_with("/nonexistent/x.cfg: cannot read: "));
+    }
+}
