@@ -478,7 +478,7 @@ impl Ambix {
         }
         if b.capabilities().has(Capability::Exchange) {
             for (u, d) in pairs {
-                b.exchange(u.0, u.1, d.1)?;
+                b.exchanges()?.exchange(u.0, u.1, d.1)?;
             }
         } else {
             // two moves: the DRAM pages out first, so DRAM has the room

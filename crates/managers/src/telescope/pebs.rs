@@ -142,7 +142,8 @@ impl Manager for Pebs {
         self.p.migration.start(b)?;
         self.schemes = SchemeSet::start(&self.p.schemes, b)?;
         self.costs.ns_at_start = b.manager_ns();
-        b.set_sampling(Some(self.config()))
+        b.sampling()
+            .and_then(|x| x.set_sampling(Some(self.config())))
     }
 
     fn tick_ns(&self) -> Option<u64> {
@@ -152,7 +153,7 @@ impl Manager for Pebs {
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
         self.buf.clear();
         let before = b.manager_ns();
-        self.dropped += b.drain_samples(&mut self.buf)?;
+        self.dropped += b.sampling()?.drain_samples(&mut self.buf)?;
         let n = self.buf.len();
         let ns_per_sample = (b.manager_ns() - before) / n.max(1) as f64;
         self.samples += n as u64;
@@ -171,7 +172,7 @@ impl Manager for Pebs {
         let period = (events_per_s / rate).round().max(1.0) as u64;
         if period != self.period {
             self.period = period;
-            b.set_sampling(Some(self.config()))?;
+            b.sampling()?.set_sampling(Some(self.config()))?;
         }
         self.since_report_ns += TICK_NS;
         if (self.since_report_ns as f64) + 0.5 < self.p.report_ms * 1e6 {
