@@ -203,7 +203,7 @@ pub mod hymm;
 pub mod places;
 
 use crate::schemes::{SchemeParams, SchemeSet};
-use crate::telescope::Counted;
+use crate::telemetry::Counted;
 use crate::{HotSet, Manager};
 use hymm::Dominance;
 use serde::{Deserialize, Serialize};

@@ -6,8 +6,8 @@ use super::config::{Configured, SchemeParams};
 use super::{
     Action, Actuator, Applied, Engine, GoalMetric, Profile, Region, Stats, Traits, WatermarkMetric,
 };
-use crate::telescope::intervals::{rescale_age, rescale_nr_accesses};
-use crate::telescope::Counted;
+use crate::telemetry::intervals::{rescale_age, rescale_nr_accesses};
+use crate::telemetry::Counted;
 use thermocline_backend::{Backend, BackendError, Capability};
 use thermocline_vocab::{Asid, PageSize, PageType, TierId};
 

@@ -21,8 +21,9 @@
 //! precision on the needle (25 hot units beside 4-6 such units) and is not
 //! modelled (issue #20; telescope_claims.rs).
 
-use super::{hot_set, Costs, Counted, Migration};
+use super::{hot_set, Costs};
 use crate::schemes::{SchemeParams, SchemeSet};
+use crate::telemetry::{Counted, Migration};
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -146,7 +146,7 @@
 pub mod kstaled;
 
 use crate::schemes::{SchemeParams, SchemeSet};
-use crate::telescope::Counted;
+use crate::telemetry::Counted;
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::VecDeque;
