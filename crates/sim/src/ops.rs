@@ -809,7 +809,7 @@ impl MemoryMode for Machine {
 
 impl Machine {
     /// Queues the pages of `vas` on the DMA engine (see
-    /// [`Backend::dma_start`]), each to a frame of `place` if given.
+    /// [`thermocline_backend::Dma::dma_start`]), each to a frame of `place` if given.
     fn dma_queue(
         &mut self,
         asid: Asid,

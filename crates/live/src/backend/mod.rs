@@ -55,6 +55,10 @@
 //!   is new; see [`LinuxBackend::refresh`]).
 //! - Not here: upper-level Accessed bits, TLB-miss counts, PEBS-like samples,
 //!   tier traffic counters, other allocation policies: typed `Unsupported`.
+//!   Of the optional interfaces ([`thermocline_backend::Poisoning`] and the
+//!   rest) it offers only [`Poisoning`] and [`HugePages`], each while
+//!   probing found it (the capability is set); asked for any other, or for
+//!   one of these without its capability, it answers `Unsupported`.
 
 mod monitor;
 mod target;

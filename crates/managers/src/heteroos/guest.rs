@@ -4,7 +4,7 @@
 //!
 //! - **Heterogeneity awareness** (3.1): the guest's default allocator uses
 //!   SlowMem; FastMem is handed out only by the HeteroOS allocator, per page
-//!   type (`Backend::set_type_policy`), with SlowMem as the fallback when
+//!   type (`TypedAlloc::set_type_policy`), with SlowMem as the fallback when
 //!   FastMem is full (the on-demand driver's fallback strategy).
 //! - **On-demand placement** (3.2): Heap-OD gives FastMem to heap pages on
 //!   allocation; Heap-IO-Slab-OD also to page-cache, buffer-cache and slab

@@ -11,7 +11,7 @@
 //!   no reservation, the whole tier as the maximum).
 //! - **Sharing.** `sharing = "drf"` (the paper's weighted DRF, weights
 //!   FastMem 2, SlowMem 1) or `"max-min"` (the baseline). The VMM applies
-//!   the result as per-VM quotas of each tier ([`Backend::set_tier_quota`]):
+//!   the result as per-VM quotas of each tier ([`thermocline_backend::TypedAlloc::set_tier_quota`]):
 //!   a VM's new pages go to SlowMem when its FastMem quota is used, and its
 //!   guest sees FastMem as its quota ([`HeteroOsGuest::for_vm`]).
 //! - **Guests.** `guest = "coordinated"` (HeteroOS-coordinated, the paper's

@@ -40,8 +40,9 @@
 //! lists where the tuning differs from the kernel's.
 //!
 //! What a profile is ([`Counted`]) and the migration rules
-//! ([`Migration`]) are the shared telemetry core ([`crate::telemetry`]),
-//! which Thermostat, Memos, Ambix and the schemes use too.
+//! ([`crate::telemetry::Migration`]) are the shared telemetry core
+//! ([`crate::telemetry`]), which Thermostat, Memos, Ambix and the schemes
+//! use too.
 
 mod linear;
 mod pebs;
