@@ -226,67 +226,60 @@ pub trait Backend {
         0
     }
 
-    // ---- optional interfaces: each accessor returns the backend if it offers one ----
+    // ---- optional interfaces: an accessor returns the backend if it offers one ----
 
-    /// Page poisoning with fault counts (Thermostat's BadgerTrap) and NUMA hint faults.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::Poison`]`)` if this
-    /// backend does not offer [`Poisoning`].
+    /// This backend as [`Poisoning`]: page poisoning with fault counts
+    /// (Thermostat's BadgerTrap) and NUMA hint faults. Without it,
+    /// `Unsupported(Poison)`.
     fn poisoning(&mut self) -> Result<&mut dyn Poisoning> {
         Err(BackendError::Unsupported(crate::Capability::Poison))
     }
 
-    /// PEBS-like sampled memory events.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::Sampling`]`)` if this
-    /// backend does not offer [`Sampling`].
+    /// This backend as [`Sampling`]: PEBS-like sampled memory events. Without
+    /// it, `Unsupported(Sampling)`.
     fn sampling(&mut self) -> Result<&mut dyn Sampling> {
         Err(BackendError::Unsupported(crate::Capability::Sampling))
     }
 
-    /// Splitting and collapsing huge pages.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::HugePages`]`)` if this
-    /// backend does not offer [`HugePages`].
+    /// This backend as [`HugePages`]: splitting and collapsing huge pages.
+    /// Without it, `Unsupported(HugePages)`.
     fn huge_pages(&mut self) -> Result<&mut dyn HugePages> {
         Err(BackendError::Unsupported(crate::Capability::HugePages))
     }
 
-    /// Exchanging two pages' tiers in one operation.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::Exchange`]`)` if this
-    /// backend does not offer [`Exchange`].
+    /// This backend as [`Exchange`]: exchanging two pages' tiers in one
+    /// operation. Without it, `Unsupported(Exchange)`.
     fn exchanges(&mut self) -> Result<&mut dyn Exchange> {
         Err(BackendError::Unsupported(crate::Capability::Exchange))
     }
 
-    /// Memos' page colours: the bank and LLC slab of a frame.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::Colours`]`)` if this
-    /// backend does not offer [`Colours`].
+    /// This backend as [`Colours`]: Memos' page colours, the bank and LLC slab
+    /// of a frame. Without it, `Unsupported(Colours)`.
     fn colours(&mut self) -> Result<&mut dyn Colours> {
         Err(BackendError::Unsupported(crate::Capability::Colours))
     }
 
-    /// Memos' lockless DMA copies.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::Dma`]`)` if this
-    /// backend does not offer [`Dma`].
+    /// This backend as [`Dma`]: Memos' lockless DMA copies. Without it,
+    /// `Unsupported(Dma)`.
     fn dma(&mut self) -> Result<&mut dyn Dma> {
         Err(BackendError::Unsupported(crate::Capability::Dma))
     }
 
-    /// HeteroOS's allocation policies per page type and per-tier quotas.
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::TypedAlloc`]`)` if this
-    /// backend does not offer [`TypedAlloc`].
+    /// This backend as [`TypedAlloc`]: HeteroOS's allocation policies per page
+    /// type and per-tier quotas. Without it, `Unsupported(TypedAlloc)`.
     fn typed_alloc(&mut self) -> Result<&mut dyn TypedAlloc> {
         Err(BackendError::Unsupported(crate::Capability::TypedAlloc))
     }
 
-    /// The workload's memory events (HeteroOS).
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::MemEvents`]`)` if this
-    /// backend does not offer [`MemEvents`].
+    /// This backend as [`MemEvents`]: the workload's memory events (HeteroOS).
+    /// Without it, `Unsupported(MemEvents)`.
     fn mem_events(&mut self) -> Result<&mut dyn MemEvents> {
         Err(BackendError::Unsupported(crate::Capability::MemEvents))
     }
 
-    /// The fast tier as a memory-side cache (Optane's Memory Mode, Ambix's baseline).
-    /// [`BackendError::Unsupported`]`(`[`crate::Capability::MemoryMode`]`)` if this
-    /// backend does not offer [`MemoryMode`].
+    /// This backend as [`MemoryMode`]: the fast tier as a memory-side cache
+    /// (Optane's Memory Mode, Ambix's baseline). Without it,
+    /// `Unsupported(MemoryMode)`.
     fn memory_mode(&mut self) -> Result<&mut dyn MemoryMode> {
         Err(BackendError::Unsupported(crate::Capability::MemoryMode))
     }
