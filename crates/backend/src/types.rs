@@ -169,7 +169,7 @@ pub struct FramePlace {
     pub slab: u16,
 }
 
-/// What the DMA engine finished ([`crate::Backend::dma_poll`]).
+/// What the DMA engine finished ([`crate::Dma::dma_poll`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DmaReport {
     /// Pages whose copy completed clean: now in the destination tier.

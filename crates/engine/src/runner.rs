@@ -333,7 +333,9 @@ mod tests {
             Some(1_000_000)
         }
         fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
-            b.split_huge(thermocline_vocab::Asid(0), 0).map(|_| None)
+            b.huge_pages()
+                .and_then(|x| x.split_huge(thermocline_vocab::Asid(0), 0))
+                .map(|_| None)
         }
     }
 

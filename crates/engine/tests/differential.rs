@@ -278,7 +278,9 @@ fn poison_fault_counts_agree() {
     vas.dedup();
     for b in pair.both() {
         for &va in &vas {
-            b.set_poison(Asid(0), va, true).unwrap();
+            b.poisoning()
+                .and_then(|x| x.set_poison(Asid(0), va, true))
+                .unwrap();
         }
     }
     pair.run(PAGES * 10);
@@ -286,7 +288,11 @@ fn poison_fault_counts_agree() {
     for (i, b) in pair.both().into_iter().enumerate() {
         totals[i] = vas
             .iter()
-            .map(|&va| b.poison_faults(Asid(0), va, true).unwrap())
+            .map(|&va| {
+                b.poisoning()
+                    .and_then(|x| x.poison_faults(Asid(0), va, true))
+                    .unwrap()
+            })
             .sum();
     }
     let rel = (totals[0] as f64 - totals[1] as f64).abs() / totals[0] as f64;
@@ -363,7 +369,9 @@ fn pebs_samples_follow_the_access_distribution() {
         buffer: 1 << 20,
     };
     for b in pair.both() {
-        b.set_sampling(Some(cfg)).unwrap();
+        b.sampling()
+            .and_then(|x| x.set_sampling(Some(cfg)))
+            .unwrap();
     }
     pair.run(500_000);
     let r0 = regions()[0].clone();
@@ -371,7 +379,9 @@ fn pebs_samples_follow_the_access_distribution() {
     let mut counts = [0usize; 2];
     for (i, b) in pair.both().into_iter().enumerate() {
         let mut out = Vec::new();
-        b.drain_samples(&mut out).unwrap();
+        b.sampling()
+            .and_then(|x| x.drain_samples(&mut out))
+            .unwrap();
         counts[i] = out.len();
         hot_share[i] = out
             .iter()

@@ -15,7 +15,7 @@
 //! On a simulated backend it declines (`Unfit`): the simulators model NUMA
 //! balancing's tiering as `autonuma-tiering` and DAMON as `damon-*`.
 
-use crate::telescope::Migration;
+use crate::telemetry::Migration;
 use crate::Manager;
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError};

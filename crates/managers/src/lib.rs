@@ -13,6 +13,11 @@
 //! Memory Mode, adm-default, AutoNUMA tiering, Memos' placement as Ambix ran
 //! it), [`telescope`] (and DAMON, PEBS-like sampling, linear scanning).
 //! [`baselines`] holds the paper-independent placements.
+//!
+//! The modules stand in floors, each importing only those below it: the
+//! shared telemetry core ([`telemetry`]: counted regions, migration plans,
+//! DAMON's intervals auto-tuning and feedback loop) at the bottom, the
+//! DAMOS-like [`schemes`] over it, and the paper folders on top.
 #![deny(missing_docs)]
 
 pub mod ambix;
@@ -22,6 +27,7 @@ pub mod kernel_tiering;
 pub mod memos;
 pub mod registry;
 pub mod schemes;
+pub mod telemetry;
 pub mod telescope;
 pub mod thermostat;
 

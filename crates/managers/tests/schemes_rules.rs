@@ -137,7 +137,7 @@ fn a_bad_scheme_stops_the_manager_at_start_with_the_reason() {
 fn huge_page_actions_and_stat_do_what_the_reference_says() {
     use thermocline_backend::Backend;
     use thermocline_managers::schemes::{SchemeParams, SchemeSet};
-    use thermocline_managers::telescope::Counted;
+    use thermocline_managers::telemetry::Counted;
     use thermocline_vocab::{Access, Asid, PageSize};
 
     const HUGE: u64 = 2 << 20;

@@ -8,8 +8,9 @@ use crate::profile::Span;
 use crate::streams::{self, poisson};
 use crate::telemetry::{entry_key, entry_va, level_index};
 use thermocline_backend::{
-    AllocCounts, Backend, BackendError, Capabilities, Capability, Flush, MemPolicy,
-    MigrationReport, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, Backend, BackendError, Capabilities, Capability, Exchange, Flush, HugePages,
+    MemEvents, MemPolicy, MemoryMode, MigrationReport, Poisoning, Sample, Sampling, SamplingConfig,
+    TierCounters, TierInfo, Translation, TypedAlloc,
 };
 use thermocline_model::costs::FLUSH_CEILING_PAGES;
 use thermocline_vocab::RegionInfo;
@@ -347,99 +348,6 @@ impl Backend for RateMachine {
         Ok(())
     }
 
-    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
-        self.accounting
-            .charge_manager(self.cfg.costs.entry_access_ns);
-        let Page { base, bytes, .. } = self.leaf(asid, va)?;
-        if poisoned {
-            self.poison
-                .poison(asid.0, base, bytes, self.clock.progress());
-        } else {
-            self.poison.remove(asid.0, base);
-        }
-        self.invalidate();
-        self.shootdown(1);
-        Ok(())
-    }
-
-    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
-        self.accounting
-            .charge_manager(self.cfg.costs.entry_access_ns);
-        let Page { base, bytes, .. } = self.leaf(asid, va)?;
-        let key = entry_key(asid.0, base, Level::Pte);
-        let a = asid.0;
-        let at = self.next_set(streams::HINT_FAULT, key, |ix| {
-            ix.set_intensity(a, base, base + bytes, true)
-        });
-        self.poison
-            .arm_hint(asid.0, base, bytes, self.clock.progress(), at);
-        self.shootdown(1);
-        Ok(())
-    }
-
-    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
-        let base = self.leaf(asid, va)?.base;
-        let now = self.clock.progress();
-        let Some(rec) = self.poison.get(asid.0, base) else {
-            return Ok(0);
-        };
-        if let Some(at) = rec.hint_at {
-            let fired = u64::from(at <= now);
-            if fired == 1 && reset {
-                self.poison.remove(asid.0, base);
-            }
-            return Ok(fired);
-        }
-        // Faults since the last count: Poisson in the page's TLB-miss mass,
-        // over the current and later phases, then earlier ones (a record can
-        // outlive a phase change).
-        let page = Span {
-            asid: asid.0,
-            start: base,
-            end: base + rec.bytes,
-        };
-        let mean = self
-            .profile
-            .mass_between(rec.since, now, self.clock.phase(), page, Mass::Walks);
-        let mut rng = streams::poison_faults(self.cfg.seed, base, rec.since);
-        let total = rec.faults + poisson(mean, &mut rng);
-        self.poison
-            .counted(asid.0, base, now, if reset { 0 } else { total });
-        Ok(total)
-    }
-
-    fn set_sampling(&mut self, config: Option<SamplingConfig>) -> Result<()> {
-        if let Some(c) = config {
-            if c.period == 0 || c.buffer == 0 {
-                return Err(BackendError::Invalid {
-                    va: 0,
-                    why: "sampling period and buffer must be positive",
-                });
-            }
-            if c.buffer > 1 << 24 {
-                return Err(BackendError::Invalid {
-                    va: 0,
-                    why: "a sampling buffer holds at most 2^24 samples",
-                });
-            }
-        }
-        self.sampler.configure(config);
-        self.invalidate();
-        Ok(())
-    }
-
-    fn drain_samples(&mut self, out: &mut Vec<Sample>) -> Result<u64> {
-        let Some((n, dropped)) = self.sampler.drain(out) else {
-            return Err(BackendError::Invalid {
-                va: 0,
-                why: "sampling is off",
-            });
-        };
-        self.accounting
-            .charge_manager(n as f64 * self.cfg.costs.sample_ns);
-        Ok(dropped)
-    }
-
     fn tier_counters(&self, tier: TierId) -> Result<TierCounters> {
         self.check_tier(tier)?;
         Ok(self.accounting.tier_counters(tier.index()))
@@ -565,40 +473,167 @@ impl Backend for RateMachine {
         Ok(report)
     }
 
-    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
-        let Page {
-            base: ba,
-            bytes: sa,
-            tier: ta,
-        } = self.leaf(asid, a)?;
-        let Page {
-            base: bb,
-            bytes: sb,
-            tier: tb,
-        } = self.leaf(asid, b)?;
-        if sa != sb || ta == tb {
-            return Err(BackendError::Invalid {
-                va: a,
-                why: "exchange needs two pages of one size in different tiers",
-            });
+    fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
+        if let MemPolicy::Bind { tier } = policy {
+            self.check_tier(tier)?;
         }
-        self.placement
-            .set(asid.0, ba, ba + sa, Home::Tier(tb), sa > 4096);
-        self.placement
-            .set(asid.0, bb, bb + sb, Home::Tier(ta), sb > 4096);
-        let lines = (2 * sa / 64) as f64;
-        self.accounting
-            .copied(ta as usize, tb as usize, lines / 2.0);
-        self.accounting
-            .copied(tb as usize, ta as usize, lines / 2.0);
-        self.accounting.migrated_bytes(2 * sa);
-        self.accounting
-            .charge_manager(2.0 * self.cfg.costs.base_page_migration_ns(1) * (sa / 4096) as f64);
-        self.invalidate();
-        self.shootdown(2);
+        self.placement.set_policy(asid.0, policy);
         Ok(())
     }
 
+    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
+        Ok(self.placement.alloc_counts(asid.0))
+    }
+
+    fn charge_manager(&mut self, ns: f64) {
+        self.accounting.charge_manager(ns);
+    }
+
+    fn manager_ns(&self) -> f64 {
+        self.accounting.manager_ns()
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.accounting.stall_ns()
+    }
+
+    /// The expected time of the page-ins from tiers that fault on access
+    /// and give the page back (compressed, swap), as the exact machine
+    /// models it, capped at the time elapsed. This machine keeps a faulted
+    /// page where it is (its placement changes only by the manager's
+    /// moves), so a paged-out page that stays in use stalls at every TLB
+    /// miss, where the exact machine would have brought it back once.
+    fn some_memory_stall_us(&self) -> u64 {
+        (self.accounting.pagein_ns().min(self.now_ns() as f64) / 1e3) as u64
+    }
+
+    fn poisoning(&mut self) -> Result<&mut dyn Poisoning> {
+        Ok(self)
+    }
+
+    fn sampling(&mut self) -> Result<&mut dyn Sampling> {
+        Ok(self)
+    }
+
+    fn huge_pages(&mut self) -> Result<&mut dyn HugePages> {
+        Ok(self)
+    }
+
+    fn exchanges(&mut self) -> Result<&mut dyn Exchange> {
+        Ok(self)
+    }
+
+    fn typed_alloc(&mut self) -> Result<&mut dyn TypedAlloc> {
+        Ok(self)
+    }
+
+    fn mem_events(&mut self) -> Result<&mut dyn MemEvents> {
+        Ok(self)
+    }
+
+    fn memory_mode(&mut self) -> Result<&mut dyn MemoryMode> {
+        Ok(self)
+    }
+}
+
+impl Poisoning for RateMachine {
+    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
+        self.accounting
+            .charge_manager(self.cfg.costs.entry_access_ns);
+        let Page { base, bytes, .. } = self.leaf(asid, va)?;
+        if poisoned {
+            self.poison
+                .poison(asid.0, base, bytes, self.clock.progress());
+        } else {
+            self.poison.remove(asid.0, base);
+        }
+        self.invalidate();
+        self.shootdown(1);
+        Ok(())
+    }
+
+    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
+        self.accounting
+            .charge_manager(self.cfg.costs.entry_access_ns);
+        let Page { base, bytes, .. } = self.leaf(asid, va)?;
+        let key = entry_key(asid.0, base, Level::Pte);
+        let a = asid.0;
+        let at = self.next_set(streams::HINT_FAULT, key, |ix| {
+            ix.set_intensity(a, base, base + bytes, true)
+        });
+        self.poison
+            .arm_hint(asid.0, base, bytes, self.clock.progress(), at);
+        self.shootdown(1);
+        Ok(())
+    }
+
+    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
+        let base = self.leaf(asid, va)?.base;
+        let now = self.clock.progress();
+        let Some(rec) = self.poison.get(asid.0, base) else {
+            return Ok(0);
+        };
+        if let Some(at) = rec.hint_at {
+            let fired = u64::from(at <= now);
+            if fired == 1 && reset {
+                self.poison.remove(asid.0, base);
+            }
+            return Ok(fired);
+        }
+        // Faults since the last count: Poisson in the page's TLB-miss mass,
+        // over the current and later phases, then earlier ones (a record can
+        // outlive a phase change).
+        let page = Span {
+            asid: asid.0,
+            start: base,
+            end: base + rec.bytes,
+        };
+        let mean = self
+            .profile
+            .mass_between(rec.since, now, self.clock.phase(), page, Mass::Walks);
+        let mut rng = streams::poison_faults(self.cfg.seed, base, rec.since);
+        let total = rec.faults + poisson(mean, &mut rng);
+        self.poison
+            .counted(asid.0, base, now, if reset { 0 } else { total });
+        Ok(total)
+    }
+}
+
+impl Sampling for RateMachine {
+    fn set_sampling(&mut self, config: Option<SamplingConfig>) -> Result<()> {
+        if let Some(c) = config {
+            if c.period == 0 || c.buffer == 0 {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "sampling period and buffer must be positive",
+                });
+            }
+            if c.buffer > 1 << 24 {
+                return Err(BackendError::Invalid {
+                    va: 0,
+                    why: "a sampling buffer holds at most 2^24 samples",
+                });
+            }
+        }
+        self.sampler.configure(config);
+        self.invalidate();
+        Ok(())
+    }
+
+    fn drain_samples(&mut self, out: &mut Vec<Sample>) -> Result<u64> {
+        let Some((n, dropped)) = self.sampler.drain(out) else {
+            return Err(BackendError::Invalid {
+                va: 0,
+                why: "sampling is off",
+            });
+        };
+        self.accounting
+            .charge_manager(n as f64 * self.cfg.costs.sample_ns);
+        Ok(dropped)
+    }
+}
+
+impl HugePages for RateMachine {
     fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
         let Page { base, bytes, tier } = self.leaf(asid, va)?;
         if bytes == 4096 {
@@ -644,15 +679,45 @@ impl Backend for RateMachine {
         self.shootdown(1);
         Ok(())
     }
+}
 
-    fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
-        if let MemPolicy::Bind { tier } = policy {
-            self.check_tier(tier)?;
+impl Exchange for RateMachine {
+    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
+        let Page {
+            base: ba,
+            bytes: sa,
+            tier: ta,
+        } = self.leaf(asid, a)?;
+        let Page {
+            base: bb,
+            bytes: sb,
+            tier: tb,
+        } = self.leaf(asid, b)?;
+        if sa != sb || ta == tb {
+            return Err(BackendError::Invalid {
+                va: a,
+                why: "exchange needs two pages of one size in different tiers",
+            });
         }
-        self.placement.set_policy(asid.0, policy);
+        self.placement
+            .set(asid.0, ba, ba + sa, Home::Tier(tb), sa > 4096);
+        self.placement
+            .set(asid.0, bb, bb + sb, Home::Tier(ta), sb > 4096);
+        let lines = (2 * sa / 64) as f64;
+        self.accounting
+            .copied(ta as usize, tb as usize, lines / 2.0);
+        self.accounting
+            .copied(tb as usize, ta as usize, lines / 2.0);
+        self.accounting.migrated_bytes(2 * sa);
+        self.accounting
+            .charge_manager(2.0 * self.cfg.costs.base_page_migration_ns(1) * (sa / 4096) as f64);
+        self.invalidate();
+        self.shootdown(2);
         Ok(())
     }
+}
 
+impl TypedAlloc for RateMachine {
     /// As on the exact machine, but pages are placed once, when the
     /// workload starts: a policy set after that changes nothing.
     fn set_type_policy(
@@ -678,43 +743,21 @@ impl Backend for RateMachine {
         self.check_tier(tier)?;
         Ok((self.placement.used_by(asid.0, tier.index()) / 4096.0).round() as u64)
     }
+}
 
-    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
-        Ok(self.placement.alloc_counts(asid.0))
-    }
-
+impl MemEvents for RateMachine {
     /// A rate profile has no releases or I/O completions: none to give.
     fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
         let _ = out;
         Ok(0)
     }
+}
 
+impl MemoryMode for RateMachine {
     /// In expectation: see [`crate::dram_cache`].
     fn set_memory_mode(&mut self, on: bool) -> Result<()> {
         self.memory_mode = on;
         self.invalidate();
         Ok(())
-    }
-
-    fn charge_manager(&mut self, ns: f64) {
-        self.accounting.charge_manager(ns);
-    }
-
-    fn manager_ns(&self) -> f64 {
-        self.accounting.manager_ns()
-    }
-
-    fn stall_ns(&self) -> f64 {
-        self.accounting.stall_ns()
-    }
-
-    /// The expected time of the page-ins from tiers that fault on access
-    /// and give the page back (compressed, swap), as the exact machine
-    /// models it, capped at the time elapsed. This machine keeps a faulted
-    /// page where it is (its placement changes only by the manager's
-    /// moves), so a paged-out page that stays in use stalls at every TLB
-    /// miss, where the exact machine would have brought it back once.
-    fn some_memory_stall_us(&self) -> u64 {
-        (self.accounting.pagein_ns().min(self.now_ns() as f64) / 1e3) as u64
     }
 }

@@ -3,6 +3,7 @@
 //! `thermocline_rate::dram_cache` says, misses fill the cache, and dirty
 //! victims are written back to the slow tier.
 
+use thermocline_backend::MemoryMode;
 use thermocline_backend::{Backend, MemPolicy};
 use thermocline_model::rates::{RatePhase, RateProfile, RateSegment};
 use thermocline_model::{tiers, MachineConfig};

@@ -6,6 +6,7 @@
 
 use proptest::prelude::*;
 use thermocline_backend::{Backend, MemPolicy};
+use thermocline_backend::{MemEvents, TypedAlloc};
 use thermocline_model::rates::{RatePhase, RateProfile, RateSegment};
 use thermocline_model::{tiers, MachineConfig};
 use thermocline_rate::RateMachine;

@@ -1,5 +1,5 @@
 //! The memory events a manager has not read yet ([`crate::Machine`]'s
-//! side of `Backend::drain_mem_events`).
+//! side of `MemEvents::drain_mem_events`).
 
 use thermocline_vocab::MemEvent;
 

@@ -1497,7 +1497,7 @@ impl Machine {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use thermocline_backend::{Backend, SampleEvent};
+    use thermocline_backend::{Backend, Exchange, Poisoning, SampleEvent, Sampling};
     use thermocline_model::{tiers, LlcConfig, PerfConfig};
     use thermocline_vocab::PageType;
 

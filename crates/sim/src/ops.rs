@@ -3,8 +3,9 @@
 use crate::machine::{Machine, MAX_TIERS};
 use crate::pagetable as pt;
 use thermocline_backend::{
-    AllocCounts, Backend, BackendError, Capabilities, Capability, DmaReport, Flush, FramePlace,
-    MemPolicy, MigrationReport, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    AllocCounts, Backend, BackendError, Capabilities, Capability, Colours, Dma, DmaReport,
+    Exchange, Flush, FramePlace, HugePages, MemEvents, MemPolicy, MemoryMode, MigrationReport,
+    Poisoning, Sample, Sampling, SamplingConfig, TierCounters, TierInfo, Translation, TypedAlloc,
 };
 use thermocline_vocab::RegionInfo;
 use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId, PAGES_PER_HUGE};
@@ -274,6 +275,142 @@ impl Backend for Machine {
         Ok(())
     }
 
+    fn tier_counters(&self, tier: TierId) -> Result<TierCounters> {
+        self.counters
+            .get(tier.index())
+            .copied()
+            .ok_or(BackendError::NoSuchTier(tier))
+    }
+
+    fn llc_misses(&self) -> Result<u64> {
+        Ok(self.stats.llc_misses)
+    }
+
+    fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let mut report = MigrationReport::default();
+        let mut moved_base = 0u64;
+        let mut moved_huge = 0u64;
+        for &va in vas {
+            match self.move_page(asid.0, va, to) {
+                Ok((0, _)) => report.already_there += 1,
+                Ok((bytes, from)) => {
+                    report.pages += 1;
+                    report.bytes += bytes;
+                    if bytes > 4096 {
+                        moved_huge += 1;
+                    } else {
+                        moved_base += 1;
+                    }
+                    if to.0 < from {
+                        self.stats.promoted_pages += 1;
+                    } else {
+                        self.stats.demoted_pages += 1;
+                    }
+                    self.stats.migrated_bytes += bytes;
+                }
+                Err(BackendError::TierFull(_)) => report.failed += 1,
+                Err(BackendError::NotMapped { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let c = &self.cfg.costs;
+        self.charge_migration(
+            moved_base as f64 * c.base_page_migration_ns(vas.len() as u64)
+                + moved_huge as f64 * c.huge_page_migration_ns(),
+        );
+        if report.pages > 0 {
+            // One batched shootdown per call (Linux batches migration flushes).
+            self.migration_shootdown(report.pages.min(FLUSH_CEILING_PAGES));
+        }
+        Ok(report)
+    }
+
+    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
+        Ok(self.space(asid)?.allocs)
+    }
+
+    fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
+        self.check_policy(policy)?;
+        self.space_mut(asid)?.policy = policy;
+        Ok(())
+    }
+
+    fn charge_manager(&mut self, ns: f64) {
+        self.manager_ns += ns.max(0.0);
+    }
+
+    fn manager_ns(&self) -> f64 {
+        self.manager_ns
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.stall_ns
+    }
+
+    /// The page-ins' time: each fault on a page of a tier that faults on
+    /// access and gives the page back to a faster tier (zswap, swap; not
+    /// BadgerTrap's emulated slow memory, whose faults are monitoring)
+    /// stalls the thread that takes it for the tier's
+    /// `fault_on_access_ns`, as the machine's clock charges it. Summed over
+    /// threads and capped at the time elapsed: exact with one thread, an
+    /// upper bound with several (PSI's `some` counts overlapping stalls
+    /// once).
+    fn some_memory_stall_us(&self) -> u64 {
+        let mut ns = 0.0;
+        for (t, spec) in self.cfg.tiers.iter().enumerate().take(MAX_TIERS) {
+            let Some(cost) = spec.fault_on_access_ns.filter(|_| !spec.keep_on_fault) else {
+                continue;
+            };
+            let faults: u64 = self.spaces.iter().map(|s| s.tier_faults[t]).sum();
+            ns += faults as f64 * cost;
+        }
+        (ns.min(self.now_ns() as f64) / 1e3) as u64
+    }
+
+    fn poisoning(&mut self) -> Result<&mut dyn Poisoning> {
+        Ok(self)
+    }
+
+    fn sampling(&mut self) -> Result<&mut dyn Sampling> {
+        Ok(self)
+    }
+
+    fn huge_pages(&mut self) -> Result<&mut dyn HugePages> {
+        Ok(self)
+    }
+
+    fn exchanges(&mut self) -> Result<&mut dyn Exchange> {
+        Ok(self)
+    }
+
+    fn colours(&mut self) -> Result<&mut dyn Colours> {
+        if self.colouring.is_some() {
+            Ok(self)
+        } else {
+            Err(BackendError::Unsupported(Capability::Colours))
+        }
+    }
+
+    fn dma(&mut self) -> Result<&mut dyn Dma> {
+        Ok(self)
+    }
+
+    fn typed_alloc(&mut self) -> Result<&mut dyn TypedAlloc> {
+        Ok(self)
+    }
+
+    fn mem_events(&mut self) -> Result<&mut dyn MemEvents> {
+        Ok(self)
+    }
+
+    fn memory_mode(&mut self) -> Result<&mut dyn MemoryMode> {
+        Ok(self)
+    }
+}
+
+impl Poisoning for Machine {
     fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
         self.manager_ns += self.cfg.costs.entry_access_ns;
         let space = self.space_mut(asid)?;
@@ -350,7 +487,9 @@ impl Backend for Machine {
             Some(n) => *n,
         })
     }
+}
 
+impl Sampling for Machine {
     fn set_sampling(&mut self, config: Option<SamplingConfig>) -> Result<()> {
         if let Some(c) = config {
             if c.period == 0 || c.buffer == 0 {
@@ -376,252 +515,9 @@ impl Backend for Machine {
         self.manager_ns += (out.len() - before) as f64 * self.cfg.costs.sample_ns;
         Ok(dropped)
     }
+}
 
-    fn tier_counters(&self, tier: TierId) -> Result<TierCounters> {
-        self.counters
-            .get(tier.index())
-            .copied()
-            .ok_or(BackendError::NoSuchTier(tier))
-    }
-
-    fn llc_misses(&self) -> Result<u64> {
-        Ok(self.stats.llc_misses)
-    }
-
-    fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport> {
-        self.check_tier(to)?;
-        self.space_mut(asid)?;
-        let mut report = MigrationReport::default();
-        let mut moved_base = 0u64;
-        let mut moved_huge = 0u64;
-        for &va in vas {
-            match self.move_page(asid.0, va, to) {
-                Ok((0, _)) => report.already_there += 1,
-                Ok((bytes, from)) => {
-                    report.pages += 1;
-                    report.bytes += bytes;
-                    if bytes > 4096 {
-                        moved_huge += 1;
-                    } else {
-                        moved_base += 1;
-                    }
-                    if to.0 < from {
-                        self.stats.promoted_pages += 1;
-                    } else {
-                        self.stats.demoted_pages += 1;
-                    }
-                    self.stats.migrated_bytes += bytes;
-                }
-                Err(BackendError::TierFull(_)) => report.failed += 1,
-                Err(BackendError::NotMapped { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let c = &self.cfg.costs;
-        self.charge_migration(
-            moved_base as f64 * c.base_page_migration_ns(vas.len() as u64)
-                + moved_huge as f64 * c.huge_page_migration_ns(),
-        );
-        if report.pages > 0 {
-            // One batched shootdown per call (Linux batches migration flushes).
-            self.migration_shootdown(report.pages.min(FLUSH_CEILING_PAGES));
-        }
-        Ok(report)
-    }
-
-    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
-        self.dma_queue(asid, vas, to, None)
-    }
-
-    fn dma_start_placed(
-        &mut self,
-        asid: Asid,
-        va: u64,
-        to: TierId,
-        bank: Option<u16>,
-        slab: Option<u16>,
-    ) -> Result<bool> {
-        self.placed_colours(va, to, bank, slab)?;
-        Ok(self.dma_queue(asid, &[va], to, Some((bank, slab)))? > 0)
-    }
-
-    fn dma_poll(&mut self) -> Result<DmaReport> {
-        let mut r = DmaReport::default();
-        let mut moved = 0;
-        while let Some(c) = self.dma.finished(self.clock.now_ns) {
-            let dirty = match self.space_mut(c.asid)?.pt.leaf_mut(c.va) {
-                Some(e) => *e & pt::D != 0,
-                None => continue,
-            };
-            self.charge_migration(self.cfg.costs.entry_access_ns);
-            if dirty {
-                r.aborted += 1;
-                continue;
-            }
-            let placed = match c.place {
-                Some((bank, slab)) => {
-                    let colours = self.placed_colours(c.va, c.to, bank, slab)?;
-                    match self.move_page_to(c.asid.0, c.va, c.to, &colours) {
-                        Err(BackendError::TierFull(_)) => self.move_page(c.asid.0, c.va, c.to),
-                        r => r,
-                    }
-                }
-                None => self.move_page(c.asid.0, c.va, c.to),
-            };
-            match placed {
-                Ok((0, _)) => {}
-                Ok((bytes, from)) => {
-                    r.moved += 1;
-                    r.bytes += bytes;
-                    moved += 1;
-                    if c.to.0 < from {
-                        self.stats.promoted_pages += 1;
-                    } else {
-                        self.stats.demoted_pages += 1;
-                    }
-                    self.stats.migrated_bytes += bytes;
-                }
-                Err(BackendError::TierFull(_)) => r.aborted += 1,
-                Err(e) => return Err(e),
-            }
-        }
-        if moved > 0 {
-            // The new mappings: one batched shootdown.
-            self.migration_shootdown(moved.min(FLUSH_CEILING_PAGES));
-        }
-        r.pending = self.dma.pending();
-        Ok(r)
-    }
-
-    fn set_type_policy(
-        &mut self,
-        asid: Asid,
-        ty: PageType,
-        policy: Option<MemPolicy>,
-    ) -> Result<()> {
-        if let Some(p) = policy {
-            self.check_policy(p)?;
-        }
-        self.space_mut(asid)?.type_policy[ty.index()] = policy;
-        Ok(())
-    }
-
-    fn set_tier_quota(&mut self, asid: Asid, tier: TierId, pages: Option<u64>) -> Result<()> {
-        self.check_tier(tier)?;
-        self.space_mut(asid)?.quota[tier.index()] = pages;
-        Ok(())
-    }
-
-    fn held_pages(&self, asid: Asid, tier: TierId) -> Result<u64> {
-        self.check_tier(tier)?;
-        Ok(self.space(asid)?.held[tier.index()])
-    }
-
-    fn alloc_counts(&self, asid: Asid) -> Result<[AllocCounts; PageType::COUNT]> {
-        Ok(self.space(asid)?.allocs)
-    }
-
-    fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
-        Ok(self.events.drain(out))
-    }
-
-    fn set_coloured_allocation(&mut self, on: bool) -> Result<()> {
-        let Some(c) = &self.colouring else {
-            return Err(BackendError::Unsupported(Capability::Colours));
-        };
-        let bits = on.then(|| c.bits.clone());
-        for f in &mut self.frames {
-            f.set_colours(bits.as_deref())
-                .expect("colour bits were checked when the machine was built");
-        }
-        Ok(())
-    }
-
-    fn frame_place(&self, frame: u64) -> Result<FramePlace> {
-        let Some(c) = &self.colouring else {
-            return Err(BackendError::Unsupported(Capability::Colours));
-        };
-        let (bank, slab) = c.places[crate::colours::colour_of(&c.bits, frame)];
-        Ok(FramePlace { bank, slab })
-    }
-
-    fn place_counts(&self) -> Result<(u16, u16)> {
-        match (&self.colouring, self.memctl.as_ref()) {
-            (Some(_), Some(mc)) => Ok((mc.decoder().banks() as u16, mc.decoder().slabs() as u16)),
-            _ => Err(BackendError::Unsupported(Capability::Colours)),
-        }
-    }
-
-    fn migrate_placed(
-        &mut self,
-        asid: Asid,
-        va: u64,
-        to: TierId,
-        bank: Option<u16>,
-        slab: Option<u16>,
-    ) -> Result<bool> {
-        self.check_tier(to)?;
-        self.space_mut(asid)?;
-        let colours = self.placed_colours(va, to, bank, slab)?;
-        match self.move_page_to(asid.0, va, to, &colours) {
-            Ok((0, _)) => Ok(true),
-            Ok((bytes, from)) => {
-                if to.0 < from {
-                    self.stats.promoted_pages += 1;
-                } else if to.0 > from {
-                    self.stats.demoted_pages += 1;
-                }
-                self.stats.migrated_bytes += bytes;
-                self.charge_migration(self.cfg.costs.base_page_migration_ns(1));
-                self.migration_shootdown(1);
-                Ok(true)
-            }
-            Err(BackendError::TierFull(_)) => Ok(false),
-            Err(e) => Err(e),
-        }
-    }
-
-    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
-        let ta = self.translate(asid, a)?.ok_or(Self::not_mapped(asid, a))?;
-        let tb = self.translate(asid, b)?.ok_or(Self::not_mapped(asid, b))?;
-        if ta.size != tb.size || ta.tier == tb.tier {
-            return Err(BackendError::Invalid {
-                va: a,
-                why: "exchange needs two pages of one size in different tiers",
-            });
-        }
-        let space = self.space_mut(asid)?;
-        let ea = space.pt.leaf_mut(a).expect("translated");
-        *ea = pt::retarget(*ea, tb.frame);
-        let eb = space.pt.leaf_mut(b).expect("translated");
-        *eb = pt::retarget(*eb, ta.frame);
-        self.rmap_map(tb.frame, ta.size, asid.0, a);
-        self.rmap_map(ta.frame, ta.size, asid.0, b);
-        let lines = ta.size.bytes() / 64;
-        self.note_copy_into(tb.tier.index(), tb.frame, ta.size.bytes());
-        self.note_copy_into(ta.tier.index(), ta.frame, ta.size.bytes());
-        for (from, to) in [(ta.tier, tb.tier), (tb.tier, ta.tier)] {
-            self.epoch.migration_reads[from.index()] += lines;
-            self.epoch.migration_writes[to.index()] += lines;
-            self.counters[from.index()].reads += lines;
-            self.counters[to.index()].writes += lines;
-        }
-        self.stats.promoted_pages += 1;
-        self.stats.demoted_pages += 1;
-        self.stats.migrated_bytes += 2 * ta.size.bytes();
-        let c = &self.cfg.costs;
-        self.charge_migration(
-            2.0 * match ta.size {
-                PageSize::Base => c.base_page_migration_ns(2),
-                PageSize::Huge => c.huge_page_migration_ns(),
-            },
-        );
-        self.invalidate_page(asid.0, a);
-        self.invalidate_page(asid.0, b);
-        self.migration_shootdown(2);
-        Ok(())
-    }
-
+impl HugePages for Machine {
     fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
         self.split_huge_entry(asid, va)?;
         self.charge_migration(self.cfg.costs.split_huge_ns);
@@ -702,55 +598,218 @@ impl Backend for Machine {
         self.migration_shootdown(0);
         Ok(())
     }
+}
 
-    fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
-        self.check_policy(policy)?;
-        self.space_mut(asid)?.policy = policy;
+impl Exchange for Machine {
+    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<()> {
+        let ta = self.translate(asid, a)?.ok_or(Self::not_mapped(asid, a))?;
+        let tb = self.translate(asid, b)?.ok_or(Self::not_mapped(asid, b))?;
+        if ta.size != tb.size || ta.tier == tb.tier {
+            return Err(BackendError::Invalid {
+                va: a,
+                why: "exchange needs two pages of one size in different tiers",
+            });
+        }
+        let space = self.space_mut(asid)?;
+        let ea = space.pt.leaf_mut(a).expect("translated");
+        *ea = pt::retarget(*ea, tb.frame);
+        let eb = space.pt.leaf_mut(b).expect("translated");
+        *eb = pt::retarget(*eb, ta.frame);
+        self.rmap_map(tb.frame, ta.size, asid.0, a);
+        self.rmap_map(ta.frame, ta.size, asid.0, b);
+        let lines = ta.size.bytes() / 64;
+        self.note_copy_into(tb.tier.index(), tb.frame, ta.size.bytes());
+        self.note_copy_into(ta.tier.index(), ta.frame, ta.size.bytes());
+        for (from, to) in [(ta.tier, tb.tier), (tb.tier, ta.tier)] {
+            self.epoch.migration_reads[from.index()] += lines;
+            self.epoch.migration_writes[to.index()] += lines;
+            self.counters[from.index()].reads += lines;
+            self.counters[to.index()].writes += lines;
+        }
+        self.stats.promoted_pages += 1;
+        self.stats.demoted_pages += 1;
+        self.stats.migrated_bytes += 2 * ta.size.bytes();
+        let c = &self.cfg.costs;
+        self.charge_migration(
+            2.0 * match ta.size {
+                PageSize::Base => c.base_page_migration_ns(2),
+                PageSize::Huge => c.huge_page_migration_ns(),
+            },
+        );
+        self.invalidate_page(asid.0, a);
+        self.invalidate_page(asid.0, b);
+        self.migration_shootdown(2);
+        Ok(())
+    }
+}
+
+impl Colours for Machine {
+    fn set_coloured_allocation(&mut self, on: bool) -> Result<()> {
+        let Some(c) = &self.colouring else {
+            return Err(BackendError::Unsupported(Capability::Colours));
+        };
+        let bits = on.then(|| c.bits.clone());
+        for f in &mut self.frames {
+            f.set_colours(bits.as_deref())
+                .expect("colour bits were checked when the machine was built");
+        }
         Ok(())
     }
 
+    fn frame_place(&self, frame: u64) -> Result<FramePlace> {
+        let Some(c) = &self.colouring else {
+            return Err(BackendError::Unsupported(Capability::Colours));
+        };
+        let (bank, slab) = c.places[crate::colours::colour_of(&c.bits, frame)];
+        Ok(FramePlace { bank, slab })
+    }
+
+    fn place_counts(&self) -> Result<(u16, u16)> {
+        match (&self.colouring, self.memctl.as_ref()) {
+            (Some(_), Some(mc)) => Ok((mc.decoder().banks() as u16, mc.decoder().slabs() as u16)),
+            _ => Err(BackendError::Unsupported(Capability::Colours)),
+        }
+    }
+
+    fn migrate_placed(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<bool> {
+        self.check_tier(to)?;
+        self.space_mut(asid)?;
+        let colours = self.placed_colours(va, to, bank, slab)?;
+        match self.move_page_to(asid.0, va, to, &colours) {
+            Ok((0, _)) => Ok(true),
+            Ok((bytes, from)) => {
+                if to.0 < from {
+                    self.stats.promoted_pages += 1;
+                } else if to.0 > from {
+                    self.stats.demoted_pages += 1;
+                }
+                self.stats.migrated_bytes += bytes;
+                self.charge_migration(self.cfg.costs.base_page_migration_ns(1));
+                self.migration_shootdown(1);
+                Ok(true)
+            }
+            Err(BackendError::TierFull(_)) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Dma for Machine {
+    fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64> {
+        self.dma_queue(asid, vas, to, None)
+    }
+
+    fn dma_start_placed(
+        &mut self,
+        asid: Asid,
+        va: u64,
+        to: TierId,
+        bank: Option<u16>,
+        slab: Option<u16>,
+    ) -> Result<bool> {
+        self.placed_colours(va, to, bank, slab)?;
+        Ok(self.dma_queue(asid, &[va], to, Some((bank, slab)))? > 0)
+    }
+
+    fn dma_poll(&mut self) -> Result<DmaReport> {
+        let mut r = DmaReport::default();
+        let mut moved = 0;
+        while let Some(c) = self.dma.finished(self.clock.now_ns) {
+            let dirty = match self.space_mut(c.asid)?.pt.leaf_mut(c.va) {
+                Some(e) => *e & pt::D != 0,
+                None => continue,
+            };
+            self.charge_migration(self.cfg.costs.entry_access_ns);
+            if dirty {
+                r.aborted += 1;
+                continue;
+            }
+            let placed = match c.place {
+                Some((bank, slab)) => {
+                    let colours = self.placed_colours(c.va, c.to, bank, slab)?;
+                    match self.move_page_to(c.asid.0, c.va, c.to, &colours) {
+                        Err(BackendError::TierFull(_)) => self.move_page(c.asid.0, c.va, c.to),
+                        r => r,
+                    }
+                }
+                None => self.move_page(c.asid.0, c.va, c.to),
+            };
+            match placed {
+                Ok((0, _)) => {}
+                Ok((bytes, from)) => {
+                    r.moved += 1;
+                    r.bytes += bytes;
+                    moved += 1;
+                    if c.to.0 < from {
+                        self.stats.promoted_pages += 1;
+                    } else {
+                        self.stats.demoted_pages += 1;
+                    }
+                    self.stats.migrated_bytes += bytes;
+                }
+                Err(BackendError::TierFull(_)) => r.aborted += 1,
+                Err(e) => return Err(e),
+            }
+        }
+        if moved > 0 {
+            // The new mappings: one batched shootdown.
+            self.migration_shootdown(moved.min(FLUSH_CEILING_PAGES));
+        }
+        r.pending = self.dma.pending();
+        Ok(r)
+    }
+}
+
+impl TypedAlloc for Machine {
+    fn set_type_policy(
+        &mut self,
+        asid: Asid,
+        ty: PageType,
+        policy: Option<MemPolicy>,
+    ) -> Result<()> {
+        if let Some(p) = policy {
+            self.check_policy(p)?;
+        }
+        self.space_mut(asid)?.type_policy[ty.index()] = policy;
+        Ok(())
+    }
+
+    fn set_tier_quota(&mut self, asid: Asid, tier: TierId, pages: Option<u64>) -> Result<()> {
+        self.check_tier(tier)?;
+        self.space_mut(asid)?.quota[tier.index()] = pages;
+        Ok(())
+    }
+
+    fn held_pages(&self, asid: Asid, tier: TierId) -> Result<u64> {
+        self.check_tier(tier)?;
+        Ok(self.space(asid)?.held[tier.index()])
+    }
+}
+
+impl MemEvents for Machine {
+    fn drain_mem_events(&mut self, out: &mut Vec<thermocline_vocab::MemEvent>) -> Result<u64> {
+        Ok(self.events.drain(out))
+    }
+}
+
+impl MemoryMode for Machine {
     fn set_memory_mode(&mut self, on: bool) -> Result<()> {
         self.dram_cache =
             on.then(|| crate::dram_cache::DramCache::new(self.frames[0].count() * 4096));
         Ok(())
     }
-
-    fn charge_manager(&mut self, ns: f64) {
-        self.manager_ns += ns.max(0.0);
-    }
-
-    fn manager_ns(&self) -> f64 {
-        self.manager_ns
-    }
-
-    fn stall_ns(&self) -> f64 {
-        self.stall_ns
-    }
-
-    /// The page-ins' time: each fault on a page of a tier that faults on
-    /// access and gives the page back to a faster tier (zswap, swap; not
-    /// BadgerTrap's emulated slow memory, whose faults are monitoring)
-    /// stalls the thread that takes it for the tier's
-    /// `fault_on_access_ns`, as the machine's clock charges it. Summed over
-    /// threads and capped at the time elapsed: exact with one thread, an
-    /// upper bound with several (PSI's `some` counts overlapping stalls
-    /// once).
-    fn some_memory_stall_us(&self) -> u64 {
-        let mut ns = 0.0;
-        for (t, spec) in self.cfg.tiers.iter().enumerate().take(MAX_TIERS) {
-            let Some(cost) = spec.fault_on_access_ns.filter(|_| !spec.keep_on_fault) else {
-                continue;
-            };
-            let faults: u64 = self.spaces.iter().map(|s| s.tier_faults[t]).sum();
-            ns += faults as f64 * cost;
-        }
-        (ns.min(self.now_ns() as f64) / 1e3) as u64
-    }
 }
 
 impl Machine {
     /// Queues the pages of `vas` on the DMA engine (see
-    /// [`Backend::dma_start`]), each to a frame of `place` if given.
+    /// [`thermocline_backend::Dma::dma_start`]), each to a frame of `place` if given.
     fn dma_queue(
         &mut self,
         asid: Asid,

@@ -3,6 +3,7 @@
 //! for, in another tier or its own, until no such frame is free.
 
 use thermocline_backend::{Backend, BackendError, Capability, FramePlace};
+use thermocline_backend::{Colours, Dma};
 use thermocline_model::config::LlcConfig;
 use thermocline_model::{tiers, MachineConfig};
 mod common;

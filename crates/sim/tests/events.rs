@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use thermocline_backend::Backend;
+use thermocline_backend::MemEvents;
 use thermocline_model::{tiers, MachineConfig};
 mod common;
 

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use thermocline_backend::{Backend, Flush, MemPolicy};
+use thermocline_backend::{Dma, Exchange, HugePages, Poisoning, Sampling};
 use thermocline_model::{tiers, MachineConfig, PerfConfig};
 mod common;
 

@@ -2,6 +2,7 @@
 //! fastest tier above it that takes it: the fast tier while it has room,
 //! then the next, as a swap-in allocates with fallback to the other nodes.
 
+use thermocline_backend::TypedAlloc;
 use thermocline_backend::{Backend, MemPolicy};
 use thermocline_model::{tiers, MachineConfig, TierSpec};
 use thermocline_sim::Machine;

@@ -4,6 +4,7 @@
 //! space holds in a tier, and the counts say where each allocation landed.
 
 use proptest::prelude::*;
+use thermocline_backend::TypedAlloc;
 use thermocline_backend::{AllocCounts, Backend, BackendError, MemPolicy};
 use thermocline_model::{tiers, MachineConfig};
 mod common;

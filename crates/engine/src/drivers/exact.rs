@@ -3,7 +3,7 @@
 
 use crate::driver::{Driver, Observer};
 use crate::groundtruth::{exact_hot_units, UnitSpan};
-use thermocline_backend::{Backend, TierCounters};
+use thermocline_backend::{Backend, TierCounters, TypedAlloc};
 use thermocline_model::{MachineConfig, MachineStats};
 use thermocline_sim::{ConfigError, Machine};
 use thermocline_vocab::TierId;

@@ -55,6 +55,10 @@
 //!   is new; see [`LinuxBackend::refresh`]).
 //! - Not here: upper-level Accessed bits, TLB-miss counts, PEBS-like samples,
 //!   tier traffic counters, other allocation policies: typed `Unsupported`.
+//!   Of the optional interfaces ([`thermocline_backend::Poisoning`] and the
+//!   rest) it offers only [`Poisoning`] and [`HugePages`], each while
+//!   probing found it (the capability is set); asked for any other, or for
+//!   one of these without its capability, it answers `Unsupported`.
 
 mod monitor;
 mod target;
@@ -70,8 +74,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::time::Instant;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport,
-    MonitorAttrs, MonitorRegion, Sample, SamplingConfig, TierCounters, TierInfo, Translation,
+    Backend, BackendError, Capabilities, Capability, Flush, HugePages, MemPolicy, MigrationReport,
+    MonitorAttrs, MonitorRegion, Poisoning, TierInfo, Translation,
 };
 use thermocline_vocab::{Asid, Level, PageSize, PageType, RegionInfo, TierId};
 
@@ -1316,88 +1320,6 @@ impl Backend for LinuxBackend {
         Ok(())
     }
 
-    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
-        if !self.caps.has(Capability::Poison) {
-            return Err(BackendError::Unsupported(Capability::Poison));
-        }
-        let va = va & !(PAGE - 1);
-        if poisoned {
-            if !self.sampled.get(&(asid, va)).is_some_and(|x| x.poisoned) {
-                self.arm(asid, &[va], true)?;
-            }
-            Ok(())
-        } else {
-            self.end_sampling(asid, va)
-        }
-    }
-
-    fn set_poison_range(
-        &mut self,
-        asid: Asid,
-        start: u64,
-        len: u64,
-        poisoned: bool,
-    ) -> Result<u64> {
-        let vas: Vec<u64> = self
-            .pages_in(asid, start, len)?
-            .into_iter()
-            .filter(|(va, s)| s.node().is_some() || self.sampled.contains_key(&(asid, *va)))
-            .map(|(va, _)| va)
-            .collect();
-        if poisoned {
-            let fresh: Vec<u64> = vas
-                .iter()
-                .copied()
-                .filter(|va| !self.sampled.get(&(asid, *va)).is_some_and(|x| x.poisoned))
-                .collect();
-            self.arm(asid, &fresh, true)?;
-        } else {
-            for &va in &vas {
-                self.end_sampling(asid, va)?;
-            }
-        }
-        Ok(vas.len() as u64)
-    }
-
-    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
-        self.set_poison(asid, va, true)
-    }
-
-    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
-        let va = va & !(PAGE - 1);
-        let Some(x) = self.sampled.get(&(asid, va)).copied() else {
-            return Ok(0);
-        };
-        let mut faults = x.faults;
-        if self.refaulted(asid, va)? {
-            faults += 1;
-            self.counters.refaults += 1;
-            if x.poisoned {
-                self.arm(asid, &[va], true)?;
-            }
-        }
-        if let Some(y) = self.sampled.get_mut(&(asid, va)) {
-            y.faults = if reset { 0 } else { faults };
-        }
-        Ok(faults)
-    }
-
-    fn set_sampling(&mut self, _config: Option<SamplingConfig>) -> Result<()> {
-        Err(BackendError::Unsupported(Capability::Sampling))
-    }
-
-    fn drain_samples(&mut self, _out: &mut Vec<Sample>) -> Result<u64> {
-        Err(BackendError::Unsupported(Capability::Sampling))
-    }
-
-    fn tier_counters(&self, _tier: TierId) -> Result<TierCounters> {
-        Err(BackendError::Unsupported(Capability::TierCounters))
-    }
-
-    fn llc_misses(&self) -> Result<u64> {
-        Err(BackendError::Unsupported(Capability::LlcMisses))
-    }
-
     fn migrate(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<MigrationReport> {
         BackendError::unless_tier(to, self.tiers.len())?;
         let mut report = MigrationReport::default();
@@ -1564,10 +1486,109 @@ impl Backend for LinuxBackend {
         Ok(report)
     }
 
-    fn exchange(&mut self, _asid: Asid, _a: u64, _b: u64) -> Result<()> {
-        Err(BackendError::Unsupported(Capability::Exchange))
+    fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<()> {
+        if self.policy_in_force(policy) {
+            Ok(())
+        } else {
+            Err(BackendError::Unsupported(Capability::AllocPolicy))
+        }
     }
 
+    fn charge_manager(&mut self, _ns: f64) {
+        // a model's cost: on a live host the real CPU time is measured
+        // (manager_ns), so modelled charges are not added to it
+    }
+
+    fn manager_ns(&self) -> f64 {
+        self.cpu_ns() as f64
+    }
+
+    fn poisoning(&mut self) -> Result<&mut dyn Poisoning> {
+        if self.caps.has(Capability::Poison) {
+            Ok(self)
+        } else {
+            Err(BackendError::Unsupported(Capability::Poison))
+        }
+    }
+
+    fn huge_pages(&mut self) -> Result<&mut dyn HugePages> {
+        if self.caps.has(Capability::HugePages) {
+            Ok(self)
+        } else {
+            Err(BackendError::Unsupported(Capability::HugePages))
+        }
+    }
+}
+
+impl Poisoning for LinuxBackend {
+    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<()> {
+        if !self.caps.has(Capability::Poison) {
+            return Err(BackendError::Unsupported(Capability::Poison));
+        }
+        let va = va & !(PAGE - 1);
+        if poisoned {
+            if !self.sampled.get(&(asid, va)).is_some_and(|x| x.poisoned) {
+                self.arm(asid, &[va], true)?;
+            }
+            Ok(())
+        } else {
+            self.end_sampling(asid, va)
+        }
+    }
+
+    fn set_poison_range(
+        &mut self,
+        asid: Asid,
+        start: u64,
+        len: u64,
+        poisoned: bool,
+    ) -> Result<u64> {
+        let vas: Vec<u64> = self
+            .pages_in(asid, start, len)?
+            .into_iter()
+            .filter(|(va, s)| s.node().is_some() || self.sampled.contains_key(&(asid, *va)))
+            .map(|(va, _)| va)
+            .collect();
+        if poisoned {
+            let fresh: Vec<u64> = vas
+                .iter()
+                .copied()
+                .filter(|va| !self.sampled.get(&(asid, *va)).is_some_and(|x| x.poisoned))
+                .collect();
+            self.arm(asid, &fresh, true)?;
+        } else {
+            for &va in &vas {
+                self.end_sampling(asid, va)?;
+            }
+        }
+        Ok(vas.len() as u64)
+    }
+
+    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<()> {
+        self.set_poison(asid, va, true)
+    }
+
+    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64> {
+        let va = va & !(PAGE - 1);
+        let Some(x) = self.sampled.get(&(asid, va)).copied() else {
+            return Ok(0);
+        };
+        let mut faults = x.faults;
+        if self.refaulted(asid, va)? {
+            faults += 1;
+            self.counters.refaults += 1;
+            if x.poisoned {
+                self.arm(asid, &[va], true)?;
+            }
+        }
+        if let Some(y) = self.sampled.get_mut(&(asid, va)) {
+            y.faults = if reset { 0 } else { faults };
+        }
+        Ok(faults)
+    }
+}
+
+impl HugePages for LinuxBackend {
     fn split_huge(&mut self, asid: Asid, va: u64) -> Result<()> {
         if !self.caps.has(Capability::HugePages) {
             return Err(BackendError::Unsupported(Capability::HugePages));
@@ -1623,23 +1644,6 @@ impl Backend for LinuxBackend {
         self.counters.collapses += 1;
         self.invalidate(asid, head);
         Ok(())
-    }
-
-    fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<()> {
-        if self.policy_in_force(policy) {
-            Ok(())
-        } else {
-            Err(BackendError::Unsupported(Capability::AllocPolicy))
-        }
-    }
-
-    fn charge_manager(&mut self, _ns: f64) {
-        // a model's cost: on a live host the real CPU time is measured
-        // (manager_ns), so modelled charges are not added to it
-    }
-
-    fn manager_ns(&self) -> f64 {
-        self.cpu_ns() as f64
     }
 }
 

@@ -111,7 +111,7 @@ impl Manager for MemoryMode {
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         let slow = slow_tier(b);
         set_all(b, MemPolicy::Bind { tier: slow })?;
-        b.set_memory_mode(true)
+        b.memory_mode().and_then(|x| x.set_memory_mode(true))
     }
 }
 
@@ -200,10 +200,10 @@ impl Manager for AutonumaTiering {
         let budget = (self.rate_limit_mb_s * 1e6 * self.scan_period_s / 4096.0) as usize;
         let mut hot = Vec::new();
         for &(a, va) in &self.marked {
-            if b.poison_faults(a, va, true)? > 0 && hot.len() < budget {
+            if b.poisoning()?.poison_faults(a, va, true)? > 0 && hot.len() < budget {
                 hot.push((a, va));
             }
-            b.set_poison(a, va, false)?;
+            b.poisoning()?.set_poison(a, va, false)?;
         }
         self.marked.clear();
         let all = pages(b)?;
@@ -221,7 +221,7 @@ impl Manager for AutonumaTiering {
         if !slow.is_empty() {
             for i in 0..window.min(slow.len()) {
                 let (a, va) = slow[(self.cursor + i) % slow.len()];
-                b.arm_hint_fault(a, va)?;
+                b.poisoning()?.arm_hint_fault(a, va)?;
                 self.marked.push((a, va));
             }
             // `window % len` first: a huge scan_size_mb must not overflow.

@@ -478,7 +478,7 @@ impl Ambix {
         }
         if b.capabilities().has(Capability::Exchange) {
             for (u, d) in pairs {
-                b.exchange(u.0, u.1, d.1)?;
+                b.exchanges()?.exchange(u.0, u.1, d.1)?;
             }
         } else {
             // two moves: the DRAM pages out first, so DRAM has the room
@@ -621,10 +621,10 @@ impl Manager for Ambix {
             // ADM's default: the local DRAM node first, then DCPMM.
             b.set_policy(a, MemPolicy::PreferFast)?;
         }
-        crate::telescope::Migration {
+        crate::telemetry::Migration {
             enabled: true,
             start_in_slow: self.p.start_in_slow,
-            ..crate::telescope::Migration::default()
+            ..crate::telemetry::Migration::default()
         }
         .start(b)?;
         self.refresh_referenced(b)?;

@@ -96,8 +96,8 @@ pub fn reclaim_for_swap_ins(
     watermark: f64,
 ) -> Result<u64, BackendError> {
     let want = ((budget as f64 * watermark).ceil() as u64).max(1);
-    let free = budget.saturating_sub(b.held_pages(asid, slow)?);
-    if free >= want || b.held_pages(asid, swap)? == 0 {
+    let free = budget.saturating_sub(b.typed_alloc()?.held_pages(asid, slow)?);
+    if free >= want || b.typed_alloc()?.held_pages(asid, swap)? == 0 {
         return Ok(0);
     }
     clock.swap_out(b, asid, slow, swap, want - free, 1)

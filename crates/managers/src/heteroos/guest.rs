@@ -4,7 +4,7 @@
 //!
 //! - **Heterogeneity awareness** (3.1): the guest's default allocator uses
 //!   SlowMem; FastMem is handed out only by the HeteroOS allocator, per page
-//!   type (`Backend::set_type_policy`), with SlowMem as the fallback when
+//!   type (`TypedAlloc::set_type_policy`), with SlowMem as the fallback when
 //!   FastMem is full (the on-demand driver's fallback strategy).
 //! - **On-demand placement** (3.2): Heap-OD gives FastMem to heap pages on
 //!   allocation; Heap-IO-Slab-OD also to page-cache, buffer-cache and slab
@@ -223,7 +223,7 @@ impl HeteroOsGuest {
 
     /// FastMem as this guest sees it: (its pages, the free ones). A VM's
     /// FastMem is its quota, free as far as the machine has frames left.
-    pub fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {
+    pub fn fast_view(&self, b: &mut dyn Backend) -> Result<(u64, u64), BackendError> {
         super::fast_view(b, self.scope.zip(self.fast_budget))
     }
 
@@ -410,11 +410,12 @@ impl Manager for HeteroOsGuest {
         for &asid in &self.asids {
             b.set_policy(asid, MemPolicy::Bind { tier: self.slow })?;
             for &ty in self.mechanism.fast_types() {
-                b.set_type_policy(asid, ty, Some(MemPolicy::PreferFast))?;
+                b.typed_alloc()?
+                    .set_type_policy(asid, ty, Some(MemPolicy::PreferFast))?;
             }
         }
         // The first drain starts the machine keeping events for us.
-        b.drain_mem_events(&mut self.events)?;
+        b.mem_events()?.drain_mem_events(&mut self.events)?;
         self.events.clear();
         self.last_counts = self
             .asids
@@ -430,7 +431,7 @@ impl Manager for HeteroOsGuest {
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
         self.events.clear();
-        self.events_dropped += b.drain_mem_events(&mut self.events)?;
+        self.events_dropped += b.mem_events()?.drain_mem_events(&mut self.events)?;
         self.step(b)?;
         Ok(None)
     }

@@ -57,14 +57,14 @@ pub(crate) fn swap_tier(b: &dyn Backend) -> Option<TierId> {
 /// VM's FastMem (`vm`: its address space and quota) is its quota, free as
 /// far as the machine has frames left; without one, the whole tier.
 pub(crate) fn fast_view(
-    b: &dyn Backend,
+    b: &mut dyn Backend,
     vm: Option<(Asid, u64)>,
 ) -> Result<(u64, u64), BackendError> {
     let fast = &b.tiers()[0];
     let (pages, free) = (fast.capacity_bytes / 4096, fast.free_bytes / 4096);
     match vm {
         Some((asid, quota)) => {
-            let held = b.held_pages(asid, TierId::FAST)?;
+            let held = b.typed_alloc()?.held_pages(asid, TierId::FAST)?;
             Ok((quota, quota.saturating_sub(held).min(free)))
         }
         None => Ok((pages, free)),

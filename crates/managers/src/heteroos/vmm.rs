@@ -150,7 +150,7 @@ impl Tracker {
     }
 
     /// FastMem pages as the tracker sees them: (all, free).
-    fn fast_view(&self, b: &dyn Backend) -> Result<(u64, u64), BackendError> {
+    fn fast_view(&self, b: &mut dyn Backend) -> Result<(u64, u64), BackendError> {
         super::fast_view(b, self.fast_budget)
     }
 

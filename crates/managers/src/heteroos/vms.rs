@@ -11,7 +11,7 @@
 //!   no reservation, the whole tier as the maximum).
 //! - **Sharing.** `sharing = "drf"` (the paper's weighted DRF, weights
 //!   FastMem 2, SlowMem 1) or `"max-min"` (the baseline). The VMM applies
-//!   the result as per-VM quotas of each tier ([`Backend::set_tier_quota`]):
+//!   the result as per-VM quotas of each tier ([`thermocline_backend::TypedAlloc::set_tier_quota`]):
 //!   a VM's new pages go to SlowMem when its FastMem quota is used, and its
 //!   guest sees FastMem as its quota ([`HeteroOsGuest::for_vm`]).
 //! - **Guests.** `guest = "coordinated"` (HeteroOS-coordinated, the paper's
@@ -411,7 +411,7 @@ impl Vms {
     fn rebalance(&mut self, b: &mut dyn Backend, swap: TierId) -> Result<(), BackendError> {
         let mut demand = Vec::with_capacity(self.asids.len());
         for (k, &asid) in self.asids.iter().enumerate() {
-            demand.push(self.held[k][1] + b.held_pages(asid, swap)?);
+            demand.push(self.held[k][1] + b.typed_alloc()?.held_pages(asid, swap)?);
         }
         let active = match self.params.sharing {
             Sharing::MaxMin => self.sample_active(b)?,
@@ -434,7 +434,8 @@ impl Vms {
                 continue;
             }
             self.quota[k][1] = new;
-            b.set_tier_quota(asid, self.slow, Some(new))?;
+            b.typed_alloc()?
+                .set_tier_quota(asid, self.slow, Some(new))?;
             self.guests[k].set_slow_budget(new);
             let over = self.held[k][1].saturating_sub(new);
             if over > 0 {
@@ -450,7 +451,8 @@ impl Vms {
             }
             self.regranted += new - self.quota[k][1];
             self.quota[k][1] = new;
-            b.set_tier_quota(asid, self.slow, Some(new))?;
+            b.typed_alloc()?
+                .set_tier_quota(asid, self.slow, Some(new))?;
             self.guests[k].set_slow_budget(new);
         }
         Ok(())
@@ -499,11 +501,11 @@ impl Vms {
             .collect())
     }
 
-    fn read_held(&mut self, b: &dyn Backend) -> Result<(), BackendError> {
+    fn read_held(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
         for (k, &asid) in self.asids.iter().enumerate() {
             self.held[k] = [
-                b.held_pages(asid, TierId(0))?,
-                b.held_pages(asid, self.slow)?,
+                b.typed_alloc()?.held_pages(asid, TierId(0))?,
+                b.typed_alloc()?.held_pages(asid, self.slow)?,
             ];
         }
         Ok(())
@@ -643,8 +645,10 @@ impl Manager for Vms {
                 })
                 .collect();
         for (&asid, q) in self.asids.iter().zip(&self.quota) {
-            b.set_tier_quota(asid, TierId(0), Some(q[0]))?;
-            b.set_tier_quota(asid, self.slow, Some(q[1]))?;
+            b.typed_alloc()?
+                .set_tier_quota(asid, TierId(0), Some(q[0]))?;
+            b.typed_alloc()?
+                .set_tier_quota(asid, self.slow, Some(q[1]))?;
         }
         for g in &mut self.guests {
             g.manager().start(b)?;
@@ -658,7 +662,7 @@ impl Manager for Vms {
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
         self.events.clear();
-        self.events_dropped += b.drain_mem_events(&mut self.events)?;
+        self.events_dropped += b.mem_events()?.drain_mem_events(&mut self.events)?;
         for (k, g) in self.guests.iter_mut().enumerate() {
             let asid = self.asids[k];
             self.own.clear();

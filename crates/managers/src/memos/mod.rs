@@ -203,7 +203,7 @@ pub mod hymm;
 pub mod places;
 
 use crate::schemes::{SchemeParams, SchemeSet};
-use crate::telescope::Counted;
+use crate::telemetry::Counted;
 use crate::{HotSet, Manager};
 use hymm::Dominance;
 use serde::{Deserialize, Serialize};
@@ -582,10 +582,10 @@ impl Memos {
         }
         self.tally.nvm_pages += self.pages.len() as u64;
         for (asid, start, len) in self.nvm_runs() {
-            b.set_poison_range(asid, start, len, true)?;
+            b.poisoning()?.set_poison_range(asid, start, len, true)?;
         }
         for p in &self.pages {
-            b.poison_faults(p.asid, p.va, true)?;
+            b.poisoning()?.poison_faults(p.asid, p.va, true)?;
         }
         Ok(())
     }
@@ -609,12 +609,12 @@ impl Memos {
             return Ok(());
         }
         for p in self.pages.iter_mut().filter(|p| p.counting) {
-            let n = b.poison_faults(p.asid, p.va, false)?;
+            let n = b.poisoning()?.poison_faults(p.asid, p.va, false)?;
             if n >= u64::from(self.p.miss_cap) {
                 p.misses = self.p.miss_cap;
                 p.raw = self.p.miss_cap;
                 p.counting = false;
-                b.set_poison(p.asid, p.va, false)?;
+                b.poisoning()?.set_poison(p.asid, p.va, false)?;
             }
         }
         Ok(())
@@ -626,7 +626,7 @@ impl Memos {
         self.cap_counts(b)?;
         let cap = self.p.miss_cap;
         for p in self.pages.iter_mut().filter(|p| p.counting) {
-            let n = b.poison_faults(p.asid, p.va, true)?;
+            let n = b.poisoning()?.poison_faults(p.asid, p.va, true)?;
             p.misses = n.min(u64::from(cap)) as u32;
             p.raw = n.min(u64::from(u32::MAX)) as u32;
             p.counting = false;
@@ -636,7 +636,7 @@ impl Memos {
             self.tally.uncapped_faults += u64::from(p.raw);
         }
         for (asid, start, len) in self.nvm_runs() {
-            b.set_poison_range(asid, start, len, false)?;
+            b.poisoning()?.set_poison_range(asid, start, len, false)?;
         }
         for p in &mut self.pages {
             p.hot = p.misses >= self.p.cold_misses;
@@ -881,7 +881,7 @@ impl Memos {
         t.clear();
         for p in self.pages.iter().filter(|p| p.misses > 0) {
             if let Some(tr) = b.translate(p.asid, p.va)? {
-                let place = b.frame_place(tr.frame)?;
+                let place = b.colours()?.frame_place(tr.frame)?;
                 t.count(tr.tier.index(), place.bank, place.slab);
             }
         }
@@ -923,7 +923,9 @@ impl Memos {
             let grown = if p.stream { self.stream_grown } else { 0 };
             let max_grown = t.class_slabs(class, usize::MAX).len() - 1;
             for (bank, slab) in t.candidates(tier.index(), class, grown) {
-                if b.migrate_placed(p.asid, p.va, tier, Some(bank), Some(slab))? {
+                if b.colours()?
+                    .migrate_placed(p.asid, p.va, tier, Some(bank), Some(slab))?
+                {
                     if let Some(t) = self.places.as_mut() {
                         t.count(tier.index(), bank, slab);
                     }
@@ -963,7 +965,7 @@ impl Memos {
                 return Ok(());
             };
             let slabs = t.class_slabs(class, if p.stream { self.stream_grown } else { 0 });
-            if slabs.contains(&b.frame_place(tr.frame)?.slab) {
+            if slabs.contains(&b.colours()?.frame_place(tr.frame)?.slab) {
                 continue;
             }
             let placed = if self.p.scope == Scope::CacheBank {
@@ -971,7 +973,9 @@ impl Memos {
             } else {
                 let mut placed = false;
                 for slab in slabs {
-                    if b.migrate_placed(p.asid, p.va, tr.tier, None, Some(slab))? {
+                    if b.colours()?
+                        .migrate_placed(p.asid, p.va, tr.tier, None, Some(slab))?
+                    {
                         placed = true;
                         break;
                     }
@@ -1002,7 +1006,7 @@ impl Memos {
             let Some(tr) = b.translate(p.asid, p.va)? else {
                 continue;
             };
-            let slab = b.frame_place(tr.frame)?.slab;
+            let slab = b.colours()?.frame_place(tr.frame)?.slab;
             let in_stream_slab = self.places.as_ref().is_some_and(|t| {
                 t.class_slabs(places::SlabClass::Stream, self.stream_grown)
                     .contains(&slab)
@@ -1037,7 +1041,7 @@ impl Memos {
                 // Algorithm 1, lines 3-5: a DRAM page accessed in the period.
                 if let Some(t) = self.places.as_mut() {
                     if let Some(tr) = b.translate(d.asid, d.va)? {
-                        let place = b.frame_place(tr.frame)?;
+                        let place = b.colours()?.frame_place(tr.frame)?;
                         t.count(tr.tier.index(), place.bank, place.slab);
                     }
                 }
@@ -1056,9 +1060,10 @@ impl Memos {
             let rare = self.rare_slab();
             for d in back {
                 if rare.is_some() {
-                    b.dma_start_placed(d.asid, d.va, self.slow, None, rare)?;
+                    b.dma()?
+                        .dma_start_placed(d.asid, d.va, self.slow, None, rare)?;
                 } else {
-                    b.dma_start(d.asid, &[d.va], self.slow)?;
+                    b.dma()?.dma_start(d.asid, &[d.va], self.slow)?;
                 }
                 self.in_flight.push(InDram { idle: 0, ..d });
             }
@@ -1183,7 +1188,7 @@ impl Memos {
         if self.in_flight.is_empty() {
             return Ok(());
         }
-        let r = b.dma_poll()?;
+        let r = b.dma()?.dma_poll()?;
         self.tally.reclaimed += r.moved;
         self.tally.dma_moved += r.moved;
         self.tally.dma_aborted += r.aborted;
@@ -1394,8 +1399,8 @@ impl Manager for Memos {
             && !self.p.history_study
             && b.capabilities().has(Capability::Colours)
         {
-            b.set_coloured_allocation(true)?;
-            let (banks, slabs) = b.place_counts()?;
+            b.colours()?.set_coloured_allocation(true)?;
+            let (banks, slabs) = b.colours()?.place_counts()?;
             if self.p.scope != Scope::Full && b.tiers().len() < 2 {
                 return Err(BackendError::Invalid {
                     va: 0,

@@ -41,7 +41,7 @@ pub use config::{
 pub use run::SchemeSet;
 
 pub use filter::{passing, Filter, FilterKind, Traits};
-pub use quota::{feed_loop_next, goal_score, Goal, GoalMetric, Quota, QuotaState};
+pub use quota::{goal_score, Goal, GoalMetric, Quota, QuotaState};
 pub use score::{Weights, MAX_SCORE};
 pub use watermark::{WatermarkMetric, WatermarkState, Watermarks};
 

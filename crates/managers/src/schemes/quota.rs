@@ -5,6 +5,7 @@
 //! when the quota binds.
 
 use super::score::{Weights, MAX_SCORE};
+use crate::telemetry::feed_loop_next;
 
 /// A goal the quota is tuned towards: the scheme does more while the
 /// measured value is below the target, less once above it (set a goal on
@@ -112,32 +113,6 @@ pub struct QuotaState {
     /// Each cumulative goal's total at its last reading (the kernel's
     /// `last_psi_total`); `None` before the first.
     pub goal_totals: Vec<Option<f64>>,
-}
-
-/// The next input of the kernel's feedback loop: the input grows in
-/// proportion to how far `score` falls short of the goal (10 000) and
-/// shrinks in proportion to how far it overshoots, never below 10 000.
-pub fn feed_loop_next(last: u64, score: u64) -> u64 {
-    const GOAL: u64 = 10_000;
-    const MIN_INPUT: u64 = 10_000;
-    if score == GOAL {
-        return last;
-    }
-    if score >= GOAL * 2 {
-        return MIN_INPUT;
-    }
-    let over = score > GOAL;
-    let diff = if over { score - GOAL } else { GOAL - score };
-    let compensation = if last < u64::MAX / diff {
-        last * diff / GOAL
-    } else {
-        last / GOAL * diff
-    };
-    if over {
-        last.saturating_sub(compensation).max(MIN_INPUT)
-    } else {
-        last.saturating_add(compensation)
-    }
 }
 
 /// A goal's score: the measured value over the target, in 1/10 000.

@@ -6,8 +6,8 @@ use super::config::{Configured, SchemeParams};
 use super::{
     Action, Actuator, Applied, Engine, GoalMetric, Profile, Region, Stats, Traits, WatermarkMetric,
 };
-use crate::telescope::intervals::{rescale_age, rescale_nr_accesses};
-use crate::telescope::Counted;
+use crate::telemetry::intervals::{rescale_age, rescale_nr_accesses};
+use crate::telemetry::Counted;
 use thermocline_backend::{Backend, BackendError, Capability};
 use thermocline_vocab::{Asid, PageSize, PageType, TierId};
 
@@ -392,7 +392,7 @@ impl Actuator for BackendActuator<'_> {
                 let mut done = 0;
                 let mut va = start.next_multiple_of(HUGE);
                 while va + HUGE <= end {
-                    match self.b.collapse_huge(asid, va) {
+                    match self.b.huge_pages().and_then(|x| x.collapse_huge(asid, va)) {
                         Ok(()) => done += HUGE,
                         Err(BackendError::NotMapped { .. } | BackendError::Invalid { .. }) => {}
                         Err(e) => return Err(e),
@@ -410,7 +410,7 @@ impl Actuator for BackendActuator<'_> {
                         PageSize::Base => 4096,
                     };
                     if t.size == PageSize::Huge {
-                        self.b.split_huge(asid, va)?;
+                        self.b.huge_pages()?.split_huge(asid, va)?;
                         done += HUGE;
                     }
                     from = va + step;

@@ -20,8 +20,9 @@
 //! flush above Linux's ceiling), so the next pass sees accesses that hit the
 //! TLB; a batch's duration is the CPU time the backend charges for it.
 
-use super::{hot_set, Costs, Counted, Migration};
+use super::{hot_set, Costs};
 use crate::schemes::{SchemeParams, SchemeSet};
+use crate::telemetry::{Counted, Migration};
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush};

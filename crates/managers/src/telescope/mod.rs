@@ -27,7 +27,8 @@
 //! paper's (DAMON-AGG 5.30 > DAMON-MOD 1.18 > Telescope-BND 0.49). The cost
 //! table is shared by every manager and not changed here.
 //!
-//! **Intervals auto-tuning** (issue #24, [`intervals`]): DAMON and Telescope
+//! **Intervals auto-tuning** (issue #24, [`crate::telemetry::intervals`]):
+//! DAMON and Telescope
 //! (every [`RegionSampler`]) take an `intervals_goal` (`access_bp`, `aggrs`,
 //! `min_sample_us`, `max_sample_us`, the kernel's `struct
 //! damon_intervals_goal`); given, the sampling interval (and with it the
@@ -35,73 +36,31 @@
 //! aggregations towards `access_bp` of observed access events, exactly by
 //! the kernel's integer formulas. Left out (the default), nothing changes.
 //! The linear scans and PEBS-like sampling are not region-based and keep
-//! their fixed intervals; [`intervals`] says why, and lists where the
-//! tuning differs from the kernel's.
+//! their fixed intervals; [`crate::telemetry::intervals`] says why, and
+//! lists where the tuning differs from the kernel's.
+//!
+//! What a profile is ([`Counted`]) and the migration rules
+//! ([`crate::telemetry::Migration`]) are the shared telemetry core
+//! ([`crate::telemetry`]), which Thermostat, Memos, Ambix and the schemes
+//! use too.
 
-pub mod intervals;
 mod linear;
 mod pebs;
 mod regions;
 
-pub use intervals::{IntervalsGoal, IntervalsTuner};
 pub use linear::{LinearScan, LinearScanParams};
 pub use pebs::{Pebs, PebsParams};
 pub use regions::{
     Layout, Pick, RegionSampler, RegionSamplerParams, Source, HEAP_SIDE, LIBS_BYTES, STACK_SIDE,
 };
 
+use crate::telemetry::Counted;
 use crate::HotSet;
-use serde::Deserialize;
-use thermocline_backend::{Backend, BackendError};
-use thermocline_vocab::{Asid, TierId};
+use thermocline_backend::Backend;
 
 /// Clock of the paper's machine (Xeon Gold 6238M, 2.1 GHz base), to turn
 /// charged CPU time into cycles as Table 2 reports them.
 pub const CPU_GHZ: f64 = 2.1;
-
-/// Section 6.3.2's migration rules.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Migration {
-    /// Migrate at all (off: pure telemetry, as in the microbenchmarks).
-    pub enabled: bool,
-    /// Initialise the data in the slowest tier (the paper's KV setup).
-    pub start_in_slow: bool,
-    /// No migration before this many simulated seconds (warm-up: 150 s).
-    pub warmup_s: f64,
-    /// A region is hot if its access count is greater than this (5).
-    pub hot_count: f64,
-    /// Regions this large or larger are skipped (4 GiB).
-    pub max_region_bytes: u64,
-    /// At most this many bytes migrated per profiling window (10 GiB).
-    pub max_bytes_per_window: u64,
-}
-
-impl Default for Migration {
-    fn default() -> Self {
-        Migration {
-            enabled: false,
-            start_in_slow: true,
-            warmup_s: 150.0,
-            hot_count: 5.0,
-            max_region_bytes: 4 << 30,
-            max_bytes_per_window: 10 << 30,
-        }
-    }
-}
-
-/// One region of a profile and its access count in the window.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Counted {
-    /// Address space.
-    pub asid: Asid,
-    /// First byte.
-    pub start: u64,
-    /// One past the last byte.
-    pub end: u64,
-    /// Accesses seen (samples with the Accessed bit set, or PEBS samples).
-    pub count: f64,
-}
 
 /// The ranges with `count >= min` as a hot set.
 pub fn hot_set(profile: &[Counted], min: f64) -> HotSet {
@@ -140,65 +99,5 @@ impl Costs {
     /// Reads the backend's manager time.
     pub fn update(&mut self, b: &dyn Backend) {
         self.ns = b.manager_ns() - self.ns_at_start;
-    }
-}
-
-impl Migration {
-    /// Called at start: binds every address space to the slowest tier if
-    /// asked. Where the backend cannot set another process's allocation
-    /// policy (a live host: the process has already touched its memory),
-    /// the pages it has are moved there instead, and pages it touches later
-    /// are placed by the kernel's default policy.
-    pub fn start(&self, b: &mut dyn Backend) -> Result<(), BackendError> {
-        if self.enabled && self.start_in_slow {
-            let slow = TierId((b.tiers().len() - 1) as u8);
-            let mut asids: Vec<Asid> = b.regions().iter().map(|r| r.asid).collect();
-            asids.dedup();
-            for a in asids {
-                match b.set_policy(a, thermocline_backend::MemPolicy::Bind { tier: slow }) {
-                    Ok(()) => {}
-                    Err(BackendError::Unsupported(
-                        thermocline_backend::Capability::AllocPolicy,
-                    )) => {
-                        let ranges: Vec<(u64, u64)> = b
-                            .regions()
-                            .iter()
-                            .filter(|r| r.asid == a)
-                            .map(|r| (r.start, r.len))
-                            .collect();
-                        for (start, len) in ranges {
-                            b.migrate_range(a, start, len, slow, u64::MAX)?;
-                        }
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Applies the rules to one window's profile: hot regions (count above
-    /// `hot_count`, smaller than `max_region_bytes`), hottest first, to the
-    /// fast tier until `max_bytes_per_window`. Returns bytes moved.
-    pub fn apply(&self, b: &mut dyn Backend, profile: &[Counted]) -> Result<u64, BackendError> {
-        if !self.enabled || (b.now_ns() as f64) < self.warmup_s * 1e9 {
-            return Ok(0);
-        }
-        let mut hot: Vec<&Counted> = profile
-            .iter()
-            .filter(|c| c.count > self.hot_count && c.end - c.start < self.max_region_bytes)
-            .collect();
-        hot.sort_by(|a, b| b.count.total_cmp(&a.count).then(a.start.cmp(&b.start)));
-        let mut moved = 0u64;
-        for c in hot {
-            if moved >= self.max_bytes_per_window {
-                break;
-            }
-            let left = self.max_bytes_per_window - moved;
-            moved += b
-                .migrate_range(c.asid, c.start, c.end - c.start, TierId(0), left)?
-                .bytes;
-        }
-        Ok(moved)
     }
 }

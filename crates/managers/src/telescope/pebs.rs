@@ -21,8 +21,9 @@
 //! precision on the needle (25 hot units beside 4-6 such units) and is not
 //! modelled (issue #20; telescope_claims.rs).
 
-use super::{hot_set, Costs, Counted, Migration};
+use super::{hot_set, Costs};
 use crate::schemes::{SchemeParams, SchemeSet};
+use crate::telemetry::{Counted, Migration};
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -142,7 +143,8 @@ impl Manager for Pebs {
         self.p.migration.start(b)?;
         self.schemes = SchemeSet::start(&self.p.schemes, b)?;
         self.costs.ns_at_start = b.manager_ns();
-        b.set_sampling(Some(self.config()))
+        b.sampling()
+            .and_then(|x| x.set_sampling(Some(self.config())))
     }
 
     fn tick_ns(&self) -> Option<u64> {
@@ -152,7 +154,7 @@ impl Manager for Pebs {
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<HotSet>, BackendError> {
         self.buf.clear();
         let before = b.manager_ns();
-        self.dropped += b.drain_samples(&mut self.buf)?;
+        self.dropped += b.sampling()?.drain_samples(&mut self.buf)?;
         let n = self.buf.len();
         let ns_per_sample = (b.manager_ns() - before) / n.max(1) as f64;
         self.samples += n as u64;
@@ -171,7 +173,7 @@ impl Manager for Pebs {
         let period = (events_per_s / rate).round().max(1.0) as u64;
         if period != self.period {
             self.period = period;
-            b.set_sampling(Some(self.config()))?;
+            b.sampling()?.set_sampling(Some(self.config()))?;
         }
         self.since_report_ns += TICK_NS;
         if (self.since_report_ns as f64) + 0.5 < self.p.report_ms * 1e6 {

@@ -173,9 +173,12 @@
 //!   entries (../shared/reference/paging.md); the paper does not say how it
 //!   handles them.
 
-use super::intervals::{rescale_age, rescale_nr_accesses, IntervalsGoal, IntervalsTuner};
-use super::{hot_set, Costs, Counted, Migration};
+use super::{hot_set, Costs};
 use crate::schemes::{SchemeParams, SchemeSet};
+use crate::telemetry::intervals::{
+    rescale_age, rescale_nr_accesses, IntervalsGoal, IntervalsTuner,
+};
+use crate::telemetry::{Counted, Migration};
 use crate::{HotSet, Manager, RegionCounts};
 use serde::Deserialize;
 use thermocline_backend::{Backend, BackendError, Flush, MonitorAttrs};
@@ -258,7 +261,7 @@ pub struct RegionSamplerParams {
     /// `simulated` (DAMON and Telescope managed here) or `kernel` (the
     /// host's DAMON: the `damon-kernel` entry).
     pub source: Source,
-    /// DAMON's monitoring intervals auto-tuning ([`super::intervals`]):
+    /// DAMON's monitoring intervals auto-tuning ([`crate::telemetry::intervals`]):
     /// left out, the intervals stay `sample_ms` and `aggregate_ms`; given
     /// (any field; the others default to the kernel's 400 bp, 3
     /// aggregations, 5 ms to 10 s), the sampling interval starts from

@@ -103,7 +103,7 @@ impl Kstaled {
                 match b.translate(r.asid, va.max(r.start))? {
                     Some(t) if t.size == PageSize::Huge => {
                         // a backend that cannot split tracks it as it is
-                        match b.split_huge(r.asid, va) {
+                        match b.huge_pages().and_then(|x| x.split_huge(r.asid, va)) {
                             Ok(()) | Err(BackendError::Unsupported(Capability::HugePages)) => {}
                             Err(e) => return Err(e),
                         }

@@ -146,7 +146,7 @@
 pub mod kstaled;
 
 use crate::schemes::{SchemeParams, SchemeSet};
-use crate::telescope::Counted;
+use crate::telemetry::Counted;
 use crate::{HotSet, Manager};
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -422,7 +422,9 @@ impl Thermostat {
         let unit = &self.units[u];
         if let Some(t) = b.translate(unit.asid, unit.base)? {
             if t.size == PageSize::Huge {
-                return b.set_poison(unit.asid, unit.base, on);
+                return b
+                    .poisoning()
+                    .and_then(|x| x.set_poison(unit.asid, unit.base, on));
             }
         }
         let pages = if on {
@@ -437,7 +439,7 @@ impl Thermostat {
             all
         };
         for va in pages {
-            b.set_poison(unit.asid, va, on)?;
+            b.poisoning()?.set_poison(unit.asid, va, on)?;
         }
         Ok(())
     }
@@ -448,14 +450,16 @@ impl Thermostat {
         let unit = &self.units[u];
         if let Some(t) = b.translate(unit.asid, unit.base)? {
             if t.size == PageSize::Huge {
-                return b.poison_faults(unit.asid, unit.base, true);
+                return b
+                    .poisoning()
+                    .and_then(|x| x.poison_faults(unit.asid, unit.base, true));
             }
         }
         if self.params.slow_poison_max > 0 {
             let (watched, mapped) = self.watched_pages(b, u)?;
             let mut n = 0;
             for &va in &watched {
-                n += b.poison_faults(unit.asid, va, true)?;
+                n += b.poisoning()?.poison_faults(unit.asid, va, true)?;
             }
             return Ok(if watched.is_empty() {
                 0
@@ -465,7 +469,7 @@ impl Thermostat {
         }
         let mut n = 0;
         for va in self.pages(u).collect::<Vec<_>>() {
-            n += b.poison_faults(unit.asid, va, true)?;
+            n += b.poisoning()?.poison_faults(unit.asid, va, true)?;
         }
         Ok(n)
     }
@@ -571,7 +575,10 @@ impl Thermostat {
         // samples the huge page's base pages as they are: its kernel splits
         // what a sampling page-out touches.
         if huge {
-            match b.split_huge(self.units[u].asid, self.units[u].base) {
+            match b
+                .huge_pages()
+                .and_then(|x| x.split_huge(self.units[u].asid, self.units[u].base))
+            {
                 Ok(()) | Err(BackendError::Unsupported(Capability::HugePages)) => {}
                 Err(e) => return Err(e),
             }
@@ -600,7 +607,7 @@ impl Thermostat {
             s.poisoned = accessed[..k].to_vec();
             s.poisoned.sort_unstable();
             for &va in &s.poisoned {
-                b.set_poison(asid, va, true)?;
+                b.poisoning()?.set_poison(asid, va, true)?;
             }
         }
         batch.stage = Stage::Poisoned;
@@ -622,8 +629,8 @@ impl Thermostat {
             } else {
                 let mut faults = 0;
                 for &va in &s.poisoned {
-                    faults += b.poison_faults(asid, va, true)?;
-                    b.set_poison(asid, va, false)?;
+                    faults += b.poisoning()?.poison_faults(asid, va, true)?;
+                    b.poisoning()?.set_poison(asid, va, false)?;
                 }
                 sampling_faults += faults;
                 if s.poisoned.is_empty() {
@@ -665,7 +672,9 @@ impl Thermostat {
                 // collapsed back where it can be), nothing moves
                 let unit = &self.units[u];
                 if unit.huge_ok {
-                    let _ = b.collapse_huge(unit.asid, unit.base);
+                    let _ = b
+                        .huge_pages()
+                        .and_then(|x| x.collapse_huge(unit.asid, unit.base));
                 }
                 self.units[u].in_batch = false;
                 continue;
@@ -678,7 +687,10 @@ impl Thermostat {
             let was_cold = unit.cold;
             // khugepaged-like collapse (it drops the base pages' poison);
             // fails harmlessly when some base page was never touched.
-            let collapsed = unit.huge_ok && b.collapse_huge(unit.asid, unit.base).is_ok();
+            let collapsed = unit.huge_ok
+                && b.huge_pages()
+                    .and_then(|x| x.collapse_huge(unit.asid, unit.base))
+                    .is_ok();
             if was_cold && !cold && !collapsed {
                 self.poison_unit(b, u, false)?;
             }

@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 use thermocline_backend::{
-    Backend, BackendError, Capabilities, Capability, Flush, MemPolicy, MigrationReport,
-    MonitorAttrs, MonitorRegion, RegionInfo, Sample, SamplingConfig, TierCounters, TierInfo,
+    Backend, BackendError, Capabilities, Capability, Dma, Exchange, Flush, HugePages, MemPolicy,
+    MigrationReport, MonitorAttrs, MonitorRegion, Poisoning, RegionInfo, TierCounters, TierInfo,
     Translation,
 };
 use thermocline_vocab::{Asid, Level, PageSize, PageType, TierId};
@@ -312,37 +312,6 @@ impl Backend for Fake {
         Ok(())
     }
 
-    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<(), BackendError> {
-        let p = self.get_mut(asid, va)?;
-        p.poisoned = poisoned;
-        if !poisoned {
-            p.hint_armed = false;
-        }
-        Ok(())
-    }
-
-    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<(), BackendError> {
-        self.get_mut(asid, va)?.hint_armed = true;
-        Ok(())
-    }
-
-    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64, BackendError> {
-        let p = self.get_mut(asid, va)?;
-        let n = p.faults;
-        if reset {
-            p.faults = 0;
-        }
-        Ok(n)
-    }
-
-    fn set_sampling(&mut self, _config: Option<SamplingConfig>) -> Result<(), BackendError> {
-        Err(BackendError::Unsupported(Capability::Sampling))
-    }
-
-    fn drain_samples(&mut self, _out: &mut Vec<Sample>) -> Result<u64, BackendError> {
-        Err(BackendError::Unsupported(Capability::Sampling))
-    }
-
     fn tier_counters(&self, tier: TierId) -> Result<TierCounters, BackendError> {
         self.counters
             .get(tier.index())
@@ -380,6 +349,116 @@ impl Backend for Fake {
         Ok(r)
     }
 
+    fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<(), BackendError> {
+        if self.no_policy {
+            return Err(BackendError::Unsupported(Capability::AllocPolicy));
+        }
+        self.policy = Some(policy);
+        Ok(())
+    }
+
+    fn monitor_regions(&mut self, attrs: MonitorAttrs) -> Result<Vec<MonitorRegion>, BackendError> {
+        self.monitor_attrs = Some(attrs);
+        self.monitor
+            .clone()
+            .ok_or(BackendError::Unsupported(Capability::RegionMonitor))
+    }
+
+    fn charge_manager(&mut self, ns: f64) {
+        self.manager_ns += ns;
+    }
+
+    fn manager_ns(&self) -> f64 {
+        self.manager_ns
+    }
+
+    fn stall_ns(&self) -> f64 {
+        self.stall_ns
+    }
+
+    fn poisoning(&mut self) -> Result<&mut dyn Poisoning, BackendError> {
+        Ok(self)
+    }
+
+    fn huge_pages(&mut self) -> Result<&mut dyn HugePages, BackendError> {
+        Ok(self)
+    }
+
+    fn exchanges(&mut self) -> Result<&mut dyn Exchange, BackendError> {
+        Ok(self)
+    }
+
+    fn dma(&mut self) -> Result<&mut dyn Dma, BackendError> {
+        if self.dma.is_some() {
+            Ok(self)
+        } else {
+            Err(BackendError::Unsupported(Capability::Dma))
+        }
+    }
+}
+
+impl Poisoning for Fake {
+    fn set_poison(&mut self, asid: Asid, va: u64, poisoned: bool) -> Result<(), BackendError> {
+        let p = self.get_mut(asid, va)?;
+        p.poisoned = poisoned;
+        if !poisoned {
+            p.hint_armed = false;
+        }
+        Ok(())
+    }
+
+    fn arm_hint_fault(&mut self, asid: Asid, va: u64) -> Result<(), BackendError> {
+        self.get_mut(asid, va)?.hint_armed = true;
+        Ok(())
+    }
+
+    fn poison_faults(&mut self, asid: Asid, va: u64, reset: bool) -> Result<u64, BackendError> {
+        let p = self.get_mut(asid, va)?;
+        let n = p.faults;
+        if reset {
+            p.faults = 0;
+        }
+        Ok(n)
+    }
+}
+
+impl HugePages for Fake {
+    fn split_huge(&mut self, _asid: Asid, va: u64) -> Result<(), BackendError> {
+        Err(BackendError::Invalid {
+            va,
+            why: "the fake backend has no huge pages",
+        })
+    }
+
+    fn collapse_huge(&mut self, _asid: Asid, va: u64) -> Result<(), BackendError> {
+        Err(BackendError::Invalid {
+            va,
+            why: "the fake backend has no huge pages",
+        })
+    }
+}
+
+impl Exchange for Fake {
+    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<(), BackendError> {
+        let ta = self.get_mut(asid, a)?.tier;
+        let tb = self.get_mut(asid, b)?.tier;
+        if ta == tb {
+            return Err(BackendError::Invalid {
+                va: a,
+                why: "exchange needs pages in different tiers",
+            });
+        }
+        self.get_mut(asid, a)?.tier = tb;
+        self.get_mut(asid, b)?.tier = ta;
+        self.log.push(Event::Exchange {
+            a: a & !(PAGE - 1),
+            b: b & !(PAGE - 1),
+        });
+        Ok(())
+    }
+}
+
+impl Dma for Fake {
     fn dma_start(&mut self, asid: Asid, vas: &[u64], to: TierId) -> Result<u64, BackendError> {
         let mut queued = 0;
         for &va in vas {
@@ -406,65 +485,6 @@ impl Backend for Fake {
             }
         }
         Ok(r)
-    }
-
-    fn exchange(&mut self, asid: Asid, a: u64, b: u64) -> Result<(), BackendError> {
-        let ta = self.get_mut(asid, a)?.tier;
-        let tb = self.get_mut(asid, b)?.tier;
-        if ta == tb {
-            return Err(BackendError::Invalid {
-                va: a,
-                why: "exchange needs pages in different tiers",
-            });
-        }
-        self.get_mut(asid, a)?.tier = tb;
-        self.get_mut(asid, b)?.tier = ta;
-        self.log.push(Event::Exchange {
-            a: a & !(PAGE - 1),
-            b: b & !(PAGE - 1),
-        });
-        Ok(())
-    }
-
-    fn split_huge(&mut self, _asid: Asid, va: u64) -> Result<(), BackendError> {
-        Err(BackendError::Invalid {
-            va,
-            why: "the fake backend has no huge pages",
-        })
-    }
-
-    fn collapse_huge(&mut self, _asid: Asid, va: u64) -> Result<(), BackendError> {
-        Err(BackendError::Invalid {
-            va,
-            why: "the fake backend has no huge pages",
-        })
-    }
-
-    fn set_policy(&mut self, _asid: Asid, policy: MemPolicy) -> Result<(), BackendError> {
-        if self.no_policy {
-            return Err(BackendError::Unsupported(Capability::AllocPolicy));
-        }
-        self.policy = Some(policy);
-        Ok(())
-    }
-
-    fn monitor_regions(&mut self, attrs: MonitorAttrs) -> Result<Vec<MonitorRegion>, BackendError> {
-        self.monitor_attrs = Some(attrs);
-        self.monitor
-            .clone()
-            .ok_or(BackendError::Unsupported(Capability::RegionMonitor))
-    }
-
-    fn charge_manager(&mut self, ns: f64) {
-        self.manager_ns += ns;
-    }
-
-    fn manager_ns(&self) -> f64 {
-        self.manager_ns
-    }
-
-    fn stall_ns(&self) -> f64 {
-        self.stall_ns
     }
 }
 

@@ -1,6 +1,7 @@
 //! DAMON's monitoring intervals auto-tuning (issue #24, "Self-tuning
-//! sampling"), for every region-based telemetry here: DAMON (vaddr and
-//! paddr) and Telescope bounded / flex, all [`super::RegionSampler`].
+//! sampling"), for every region-based telemetry: DAMON (vaddr and
+//! paddr) and Telescope bounded / flex, all
+//! [`crate::telescope::RegionSampler`].
 //!
 //! As the kernel does it (read in torvalds/linux, mm/damon/core.c:
 //! `struct damon_intervals_goal`, `damon_valid_intervals_goal`,
@@ -22,7 +23,7 @@
 //!   target is the most * `access_bp` / 10 000 (at least 1), the score the
 //!   observed events * 10 000 / the target (10 000: on goal).
 //! - **Adaptation** (`damon_get_intervals_adaptation_bp`): DAMOS's feedback
-//!   loop (`damon_feed_loop_next_input`, [`crate::schemes::feed_loop_next`])
+//!   loop (`damon_feed_loop_next_input`, [`super::feed_loop_next`])
 //!   from an input of 10^8 with that score, over 10 000: 20 000 - score
 //!   below twice the goal (a score of 0 doubles the intervals), else 1; a
 //!   value up to 10 000 (shrinking) is rescaled to 5 000 + value / 2, so the
@@ -72,7 +73,7 @@
 //!   `freq_hz` samples a second) while a 2 MiB unit's sample count has no
 //!   maximum.
 
-use crate::schemes::feed_loop_next;
+use super::feed_loop_next;
 use serde::{Deserialize, Serialize};
 
 /// `struct damon_intervals_goal`: what the intervals are tuned towards.
