@@ -380,6 +380,9 @@ impl Backend for Fake {
         Ok(self)
     }
 
+    /// Offered although its capabilities leave `HugePages` out: the fake
+    /// has no huge pages, and its split and collapse say so with `Invalid`
+    /// (as they did before the interfaces were split), not `Unsupported`.
     fn huge_pages(&mut self) -> Result<&mut dyn HugePages, BackendError> {
         Ok(self)
     }
