@@ -1,7 +1,7 @@
 //! Everything a user can name, in one place for the command line: workloads,
 //! managers, machines and reproductions, each with a one-line description.
 //! The CLI lists and validates names through this module only, so it never
-//! reaches past `experiments` into the crates below.
+//! reaches past the crates above the engine into the ones below.
 
 /// A name a user can give, and what it stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
