@@ -54,4 +54,22 @@ impl BackendError {
             Err(BackendError::NoSuchTier(tier))
         }
     }
+
+    /// `Ok` if `policy` can be followed on a machine of `tiers` tiers: a
+    /// bound tier it has, a probability in [0, 1]. Both machines check
+    /// alike.
+    pub fn unless_policy(policy: crate::MemPolicy, tiers: usize) -> Result<(), BackendError> {
+        match policy {
+            crate::MemPolicy::Bind { tier } => Self::unless_tier(tier, tiers),
+            crate::MemPolicy::Random { fast_probability }
+                if !(0.0..=1.0).contains(&fast_probability) =>
+            {
+                Err(BackendError::Invalid {
+                    va: 0,
+                    why: "fast_probability must be in [0, 1]",
+                })
+            }
+            _ => Ok(()),
+        }
+    }
 }

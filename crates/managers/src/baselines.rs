@@ -110,6 +110,20 @@ pub struct Random {
     pub fast_probability: f64,
 }
 
+impl Random {
+    /// A probability is in [0, 1].
+    pub fn check(&self) -> Result<(), String> {
+        if (0.0..=1.0).contains(&self.fast_probability) {
+            Ok(())
+        } else {
+            Err(format!(
+                "fast_probability = {}: a probability, in [0, 1]",
+                self.fast_probability
+            ))
+        }
+    }
+}
+
 impl Default for Random {
     fn default() -> Self {
         Random {

@@ -469,7 +469,13 @@ pub const MANAGERS: &[Entry] = &[
         name: "random",
         description: "each page to the fast tier with probability random.fast_probability (0.5); no migration",
         traits: Traits::FIXED,
-        build: with_params::<Random>,
+        build: |n, p, _| {
+            let r: Random = parse_checked(n, p, Random::check)?;
+            let shown = Random {
+                fast_probability: r.fast_probability,
+            };
+            built(n, &shown, Box::new(r))
+        },
     },
     Entry {
         name: "thermostat",

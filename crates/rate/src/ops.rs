@@ -474,9 +474,7 @@ impl Backend for RateMachine {
     }
 
     fn set_policy(&mut self, asid: Asid, policy: MemPolicy) -> Result<()> {
-        if let MemPolicy::Bind { tier } = policy {
-            self.check_tier(tier)?;
-        }
+        BackendError::unless_policy(policy, self.cfg.tiers.len())?;
         self.placement.set_policy(asid.0, policy);
         Ok(())
     }
@@ -726,8 +724,8 @@ impl TypedAlloc for RateMachine {
         ty: PageType,
         policy: Option<MemPolicy>,
     ) -> Result<()> {
-        if let Some(MemPolicy::Bind { tier }) = policy {
-            self.check_tier(tier)?;
+        if let Some(p) = policy {
+            BackendError::unless_policy(p, self.cfg.tiers.len())?;
         }
         self.placement.set_type_policy(asid.0, ty.index(), policy);
         Ok(())

@@ -1,6 +1,14 @@
 //! Where pages live, as runs of pages with one home: memory proportional to
 //! the number of placement decisions, not to the footprint. Also where each
 //! region is first placed, by its address space's allocation policy.
+//!
+//! No tier is placed beyond its capacity. Interleaved and random runs
+//! spread their pages (by expectation) only while every tier they spread to
+//! has room; the rest of the region then fills the tiers with room in order,
+//! as the exact machine's allocator falls back page by page. With two tiers
+//! this is the exact machine's expectation; with more, the pages that picked
+//! a full tier and those that did not are not told apart after the spread
+//! ends (a simplification: no preset spreads over three tiers).
 
 use crate::streams;
 use std::collections::BTreeMap;
@@ -187,53 +195,106 @@ impl Placement {
             let pages = (end - start) / 4096;
             let counts = &mut self.allocs.entry(asid).or_default()[ty];
             counts.requests += pages;
-            let first = match policy {
-                MemPolicy::Interleave => {
-                    counts.preferred += pages;
-                    self.set(asid, start, end, Home::Interleave, r.thp);
-                    continue;
-                }
+            let spread = match policy {
+                MemPolicy::Interleave => Some(Home::Interleave),
                 MemPolicy::Random { fast_probability } => {
-                    counts.preferred += pages;
-                    let home = Home::Random(fast_probability.clamp(0.0, 1.0));
-                    self.set(asid, start, end, home, r.thp);
+                    Some(Home::Random(fast_probability.clamp(0.0, 1.0)))
+                }
+                MemPolicy::PreferFast | MemPolicy::Bind { .. } => None,
+            };
+            let mut at = start;
+            let first = match (policy, spread) {
+                (_, Some(home)) => {
+                    // Spread pages while every tier they go to has room; the
+                    // rest falls back, as the exact machine's allocator does
+                    // page by page.
+                    let shares = self.shares(home);
+                    let fits = (0..tiers)
+                        .filter(|&t| shares[t] > 0.0)
+                        .map(|t| self.room(asid, t, caps) / shares[t])
+                        .fold(f64::INFINITY, f64::min);
+                    let len = (fits.min((end - start) as f64) as u64) / unit * unit;
+                    if len > 0 {
+                        self.set(asid, start, start + len, home, r.thp);
+                        let counts = &mut self.allocs.entry(asid).or_default()[ty];
+                        counts.preferred += len / 4096;
+                        at = start + len;
+                    }
+                    if at >= end {
+                        continue;
+                    }
+                    // Pages that picked a full tier fall back; the others
+                    // still go where they picked.
+                    let rest = (end - at) / 4096;
+                    let full: f64 = (0..tiers)
+                        .filter(|&t| self.room(asid, t, caps) < unit as f64)
+                        .map(|t| shares[t])
+                        .sum();
+                    let fallback = (rest as f64 * full).round() as u64;
+                    let counts = &mut self.allocs.entry(asid).or_default()[ty];
+                    counts.fallback += fallback;
+                    counts.preferred += rest - fallback;
+                    // The rest fills the tiers with room in order (exact for
+                    // two tiers; with more, a simplification: see the module
+                    // docs).
+                    self.fill(asid, at..end, r.thp, 0, caps, None);
                     continue;
                 }
-                MemPolicy::PreferFast => 0,
-                MemPolicy::Bind { tier } => tier.index().min(tiers - 1),
+                (MemPolicy::Bind { tier }, None) => tier.index().min(tiers - 1),
+                _ => 0,
             };
-            // Fill the preferred tier, then the others in order.
-            let mut at = start;
-            let order: Vec<usize> = std::iter::once(first)
-                .chain((0..tiers).filter(|&t| t != first))
-                .collect();
-            for (i, &t) in order.iter().enumerate() {
-                if at >= end {
-                    break;
-                }
-                let room = (caps[t] - self.used[t])
-                    .min(self.quota_room(asid, t))
-                    .max(0.0) as u64
-                    / unit
-                    * unit;
-                let take = if i + 1 == order.len() {
-                    end - at
-                } else {
-                    room.min(end - at)
-                };
-                if take > 0 {
-                    self.set(asid, at, at + take, Home::Tier(t as u8), r.thp);
+            self.fill(asid, at..end, r.thp, first, caps, Some(ty));
+        }
+        true
+    }
+
+    /// Bytes `asid` may still place in `tier`: the tier's free bytes within
+    /// the address space's quota.
+    fn room(&self, asid: u16, tier: usize, caps: &[f64]) -> f64 {
+        (caps[tier] - self.used[tier])
+            .min(self.quota_room(asid, tier))
+            .max(0.0)
+    }
+
+    /// Places `[at, end)` in tier `first` while it has room, then in the
+    /// others in order; the last takes what is left. Counts the pages as
+    /// preferred or fallback allocations of type `ty` when given.
+    fn fill(
+        &mut self,
+        asid: u16,
+        range: std::ops::Range<u64>,
+        huge: bool,
+        first: usize,
+        caps: &[f64],
+        ty: Option<usize>,
+    ) {
+        let unit = if huge { 2u64 << 20 } else { 4096 };
+        let (mut at, end) = (range.start, range.end);
+        let tiers = caps.len();
+        let order = std::iter::once(first).chain((0..tiers).filter(|&t| t != first));
+        for (i, t) in order.enumerate() {
+            if at >= end {
+                break;
+            }
+            let room = self.room(asid, t, caps) as u64 / unit * unit;
+            let take = if i + 1 == tiers {
+                end - at
+            } else {
+                room.min(end - at)
+            };
+            if take > 0 {
+                self.set(asid, at, at + take, Home::Tier(t as u8), huge);
+                if let Some(ty) = ty {
                     let counts = &mut self.allocs.entry(asid).or_default()[ty];
                     if i == 0 {
                         counts.preferred += take / 4096;
                     } else {
                         counts.fallback += take / 4096;
                     }
-                    at += take;
                 }
+                at += take;
             }
         }
-        true
     }
 
     /// Bytes mapped per tier (interleaved and random runs by expectation).
@@ -428,6 +489,57 @@ mod tests {
         assert_eq!(p.run_count(), 1);
         assert_eq!(p.used()[1], (1u64 << 30) as f64);
         assert_eq!(p.page(1, 0), None);
+    }
+
+    fn region(len: u64, thp: bool) -> RegionInfo {
+        RegionInfo {
+            asid: thermocline_vocab::Asid(0),
+            name: "r".into(),
+            start: 0,
+            len,
+            page_type: PageType::Anon,
+            thp,
+        }
+    }
+
+    #[test]
+    fn spreading_policies_fall_back_when_the_fast_tier_fills() {
+        // 100 MiB at 10 MiB fast: random (p 0.5) and interleave spread the
+        // first 20 MiB, then the slow tier takes the rest, as the exact
+        // machine's allocator does page by page.
+        for policy in [
+            MemPolicy::Random {
+                fast_probability: 0.5,
+            },
+            MemPolicy::Interleave,
+        ] {
+            let mut p = Placement::new(2, 1);
+            p.set_policy(0, policy);
+            p.map_regions(&[region(100 << 20, false)], &[(10 << 20) as f64, 1e12]);
+            assert_eq!(p.used()[0], (10u64 << 20) as f64, "{policy:?}");
+            assert_eq!(p.used()[1], (90u64 << 20) as f64, "{policy:?}");
+            assert_eq!(p.page(0, 50 << 20).unwrap().tier, 1, "{policy:?}");
+            let c = p.alloc_counts(0)[PageType::Anon.index()];
+            assert_eq!(c.requests, 25600);
+            // of the 80 MiB past the spread, half picked the full tier
+            assert_eq!(c.fallback, 10240, "{policy:?}");
+            assert_eq!(c.preferred + c.fallback, c.requests);
+        }
+    }
+
+    #[test]
+    fn a_certain_fast_pick_fills_the_fast_tier_and_no_more() {
+        let mut p = Placement::new(2, 1);
+        p.set_policy(
+            0,
+            MemPolicy::Random {
+                fast_probability: 1.0,
+            },
+        );
+        p.map_regions(&[region(64 << 20, true)], &[(9 << 20) as f64, 1e12]);
+        // 2 MiB pages: four fit in 9 MiB
+        assert_eq!(p.used()[0], (8u64 << 20) as f64);
+        assert_eq!(p.used()[1], (56u64 << 20) as f64);
     }
 
     #[test]

@@ -76,16 +76,7 @@ impl Machine {
     }
 
     fn check_policy(&self, policy: MemPolicy) -> Result<()> {
-        match policy {
-            MemPolicy::Bind { tier } => self.check_tier(tier),
-            MemPolicy::Random { fast_probability } if !(0.0..=1.0).contains(&fast_probability) => {
-                Err(BackendError::Invalid {
-                    va: 0,
-                    why: "fast_probability must be in [0, 1]",
-                })
-            }
-            _ => Ok(()),
-        }
+        BackendError::unless_policy(policy, self.frames.len())
     }
 
     fn check_tier(&self, t: TierId) -> Result<()> {
