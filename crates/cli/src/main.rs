@@ -63,7 +63,7 @@ enum Cmd {
     Compare {
         #[command(flatten)]
         common: Common,
-        /// Comma-separated managers; default: every one the simulated machines run (not the live-only kernel-tiering and damon-kernel), or with neither --workload nor --config the main job's (every one that acts by itself; the rest are listed under the table)
+        /// Comma-separated managers; default: every one the simulated machines run (not the live-only kernel-tiering and damon-kernel), or with neither --workload nor --config the main job's (every one that acts by itself; the rest are listed under the table). Every row gets the same fast tier (--fast-capacity, else the machine's, else 50% of the footprint); `name@size` gives one manager its own (kstaled@100%), and its row is marked *
         #[arg(long, value_delimiter = ',')]
         managers: Vec<String>,
         /// Write the JSON (a list of reports, docs/report-schema.md) here.

@@ -11,7 +11,9 @@ fn gib(b: f64) -> String {
 /// What the table's columns mean, printed under it.
 const LEGEND: &str = "(slowdown: simulated time over the same run with every page fast; fast GiB: time-weighted mean resident in the fast tier, GiB-s: that times the simulated time; mgr CPU: the manager's CPU time in % of one core; recall, precision: mean share of the truly hot pages its hot sets named, and of the named pages truly hot, - if it names none)";
 
-pub fn print_table(reports: &[Report]) {
+/// The table, rows of managers in `marked` (run on another fast tier or
+/// machine than the others) flagged with `*`.
+pub fn print_table(reports: &[Report], marked: &[String]) {
     println!(
         "{:<24} {:>9} {:>10} {:>11} {:>10} {:>12} {:>12} {:>9} {:>7} {:>9}",
         "manager",
@@ -33,9 +35,14 @@ pub fn print_table(reports: &[Report]) {
     for r in rows {
         let slow: u64 = r.tiers.iter().skip(1).map(|t| t.reads + t.writes).sum();
         let all: u64 = r.tiers.iter().map(|t| t.reads + t.writes).sum();
+        let name = if marked.contains(&r.manager) {
+            format!("{}*", r.manager)
+        } else {
+            r.manager.clone()
+        };
         println!(
             "{:<24} {:>8.1}% {:>9.3}s {:>11} {:>10} {:>11.1}% {:>12.1} {:>8.3}% {:>7} {:>9}",
-            r.manager,
+            name,
             r.slowdown * 100.0,
             r.sim_time_s,
             // a guest run that recorded the kernel's DAMON has no tiers

@@ -1423,7 +1423,11 @@ fn compare_with_no_workload_is_the_main_job_on_the_rate_machine() {
     let (code, out, err) = thermocline(&["compare", "--duration", "2", "--quiet", "--json", &json]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("workload multiphase-2min on dram+dcpmm (fast tier: 50%)"),
+        out.lines()
+            .next()
+            .unwrap()
+            .starts_with("workload multiphase-2min (fast tier ")
+            && out.contains("(50% of the footprint) on dram+dcpmm for every row)"),
         "{out}"
     );
     let (_, list, _) = thermocline(&["list"]);
@@ -1476,9 +1480,52 @@ fn compare_with_no_workload_is_the_main_job_on_the_rate_machine() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.starts_with("workload multiphase on dram+dcpmm (fast tier: manager default"),
+        out.starts_with("workload multiphase (fast tier ")
+            && out.contains("(50% of the footprint) on dram+dcpmm for every row)"),
         "{out}"
     );
+}
+
+#[test]
+fn compare_gives_every_row_the_same_fast_tier_unless_one_is_set_and_marked() {
+    // kstaled's own default is a fast tier as large as the footprint; in a
+    // comparison it gets the others' size unless it is given its own.
+    let run = |managers: &str| {
+        let (code, out, err) = thermocline(&[
+            "compare",
+            "--workload",
+            "multiphase",
+            "--managers",
+            managers,
+            "--duration",
+            "0.1",
+            "--quiet",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = run("first-touch,kstaled");
+    assert!(out.contains("for every row)"), "{out}");
+    assert!(!out.contains('*'), "{out}");
+    let out = run("first-touch,kstaled@100%");
+    assert!(out.contains("for every row not marked *)"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("kstaled* ")), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("* kstaled ran with fast tier ")
+                && l.contains("(100% of the footprint)")),
+        "{out}"
+    );
+    let (code, _, err) = thermocline(&[
+        "compare",
+        "--workload",
+        "multiphase",
+        "--managers",
+        "first-touch,kstaled@lots",
+        "--quiet",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("kstaled's fast capacity"), "{err}");
 }
 
 #[test]

@@ -10,16 +10,117 @@ use crate::setup;
 use crate::validate;
 use thermocline_managers::registry;
 
-/// One configuration per manager: `base` with `run.manager` set.
+/// One configuration per manager: `base` with `run.manager` set. A name
+/// may carry its own fast-tier size as `name@size` (`kstaled@100%`); every
+/// other row gets the same size: `base`'s, else the machine preset's, else
+/// [`SHARED_FAST_CAPACITY`] -- never a manager's own default, so the rows
+/// compare like with like.
 pub fn configs(base: &RunConfig, managers: &[String]) -> Vec<RunConfig> {
+    let shared = base
+        .run
+        .fast_capacity
+        .clone()
+        .unwrap_or_else(|| shared_fast_capacity(base.run.machine.as_deref()));
     managers
         .iter()
         .map(|m| {
             let mut cfg = base.clone();
-            cfg.run.manager = m.clone();
+            let (name, own) = split_size(m);
+            cfg.run.manager = name.to_string();
+            cfg.run.fast_capacity = Some(own.unwrap_or(&shared).to_string());
             cfg
         })
         .collect()
+}
+
+/// The fast tier every row of a comparison gets when nothing sets it.
+pub const SHARED_FAST_CAPACITY: &str = "50%";
+
+/// The fast-tier size rows get on `machine` when the configuration sets
+/// none: the preset's own (a machine modelled at a paper's size), else
+/// [`SHARED_FAST_CAPACITY`].
+fn shared_fast_capacity(machine: Option<&str>) -> String {
+    thermocline_model::machine_preset(machine.unwrap_or(setup::DEFAULT_MACHINE))
+        .and_then(|p| p.fast_capacity)
+        .map_or(SHARED_FAST_CAPACITY.to_string(), |b| format!("{b}"))
+}
+
+/// `name@size` as (name, size); a plain name has no size of its own.
+pub fn split_size(entry: &str) -> (&str, Option<&str>) {
+    match entry.split_once('@') {
+        Some((name, size)) => (name.trim(), Some(size.trim())),
+        None => (entry.trim(), None),
+    }
+}
+
+/// What the header says of the rows' fast tiers, and a line per row whose
+/// fast tier or machine differs from the most common: (header, marked rows
+/// by manager, lines). Sizes are the reports' own, so what is said is what
+/// ran.
+pub fn tier_sizes(reports: &[Report]) -> (String, Vec<String>, Vec<String>) {
+    let key = |r: &Report| {
+        (
+            r.tiers.first().map_or(0, |t| t.capacity_bytes),
+            r.machine.clone(),
+        )
+    };
+    let mut counts: Vec<((u64, String), usize)> = Vec::new();
+    for r in reports {
+        let k = key(r);
+        match counts.iter_mut().find(|(c, _)| *c == k) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((k, 1)),
+        }
+    }
+    // the most common size, the first row's on a tie
+    let Some(common) = counts
+        .iter()
+        .rev()
+        .max_by_key(|(_, n)| *n)
+        .map(|(k, _)| k.clone())
+    else {
+        return (String::new(), Vec::new(), Vec::new());
+    };
+    let size = |r: &Report| {
+        let b = r.tiers.first().map_or(0, |t| t.capacity_bytes);
+        let share = b as f64 * 100.0 / r.footprint_bytes.max(1) as f64;
+        format!("{} ({share:.0}% of the footprint)", human_bytes(b))
+    };
+    let first = reports
+        .iter()
+        .find(|r| key(r) == common)
+        .expect("the common size is some row's");
+    let mut header = format!("fast tier {} on {}", size(first), common.1);
+    let mut marked = Vec::new();
+    let mut lines = Vec::new();
+    for r in reports.iter().filter(|r| key(r) != common) {
+        marked.push(r.manager.clone());
+        lines.push(format!(
+            "{} ran with fast tier {} on {}, the other rows {} on {}: not like for like",
+            r.manager,
+            size(r),
+            r.machine,
+            size(first),
+            common.1
+        ));
+    }
+    header += if marked.is_empty() {
+        " for every row"
+    } else {
+        " for every row not marked *"
+    };
+    (header, marked, lines)
+}
+
+/// Bytes in the largest binary unit that keeps a whole number above 1.
+fn human_bytes(b: u64) -> String {
+    let units = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (name, shift) in units {
+        if b >= 1 << shift {
+            return format!("{:.2} {name}", b as f64 / (1u64 << shift) as f64);
+        }
+    }
+    format!("{b} B")
 }
 
 /// Checks what can be checked before a run: every manager is known, can run
@@ -46,6 +147,11 @@ pub fn preflight(cfgs: &[RunConfig]) -> Result<(), RunError> {
 /// accepting its parameters and its machine.
 pub fn check_manager(cfg: &RunConfig) -> Result<(), RunError> {
     let name = &cfg.run.manager;
+    if let Some(size) = &cfg.run.fast_capacity {
+        thermocline_vocab::CapacitySpec::parse(size).map_err(|e| {
+            ConfigError::invalid("managers", format!("{name}'s fast capacity: {e}"))
+        })?;
+    }
     {
         if !registry::exists(name) {
             return Err(ConfigError::UnknownName {

@@ -107,16 +107,12 @@ pub fn compare_cmd(
             started.elapsed().as_secs_f64()
         );
     }
-    println!(
-        "workload {} on {} (fast tier: {})",
-        base.run.workload,
-        reports.first().map_or("-", |r| r.machine.as_str()),
-        base.run
-            .fast_capacity
-            .as_deref()
-            .unwrap_or("manager default, else 50% of footprint")
-    );
-    print_table(&reports);
+    let (sizes, marked, unlike) = compare::tier_sizes(&reports);
+    println!("workload {} ({sizes})", base.run.workload);
+    print_table(&reports, &marked);
+    for line in unlike {
+        println!("* {line}");
+    }
     for line in compare::explanations(&reports) {
         println!("why: {line}");
     }

@@ -18,7 +18,7 @@ pub fn run_cmd(
     }
     prescan(&cfg.run.workload)?;
     let r = run_one(&cfg, chatter)?;
-    print_table(std::slice::from_ref(&r));
+    print_table(std::slice::from_ref(&r), &[]);
     if let Some(p) = json {
         write_file(&p, &r.to_json())?;
     }
