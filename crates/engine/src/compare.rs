@@ -286,6 +286,9 @@ pub fn explanations(reports: &[Report]) -> Vec<String> {
         let Some(t) = &r.time_breakdown else {
             continue;
         };
+        if let Some(line) = over_one_core(r, t) {
+            out.push(line);
+        }
         let overhead = t.sampling_s + t.monitor_shootdown_s + t.migration_shootdown_s;
         let costs = format!(
             "{:.2} s of monitoring faults and samples, {:.2} s of TLB shootdowns for monitoring, {:.2} s for migrations",
@@ -347,6 +350,24 @@ pub fn explanations(reports: &[Report]) -> Vec<String> {
         }
     }
     out
+}
+
+/// A line for a manager whose own CPU time exceeds one core: what it was
+/// for, and that the application does not pay for it on a simulated
+/// machine (docs/costs.md, the cost ledger).
+fn over_one_core(r: &Report, t: &crate::report::TimeBreakdown) -> Option<String> {
+    if r.manager_cpu_util <= 1.0 {
+        return None;
+    }
+    Some(format!(
+        "{} used {:.0}% of a core ({:.2} s monitoring, {:.2} s migrating in {:.2} s simulated): a manager runs on cores of its own here, so none of it slows the application; on a machine without {} spare cores it would (docs/costs.md)",
+        r.manager,
+        r.manager_cpu_util * 100.0,
+        t.monitor_cpu_s,
+        t.migration_cpu_s,
+        r.sim_time_s,
+        r.manager_cpu_util.ceil() as u64
+    ))
 }
 
 #[cfg(test)]
@@ -412,6 +433,27 @@ mod explanation_tests {
         assert!(
             explanations(&reports[2..]).is_empty(),
             "no baselines, nothing to explain against"
+        );
+    }
+
+    #[test]
+    fn a_manager_over_one_core_says_what_for() {
+        let mut busy = report("heteroos-coordinated", 9.0, 3.0, 0.0, 1 << 20, 30);
+        busy.manager_cpu_util = 9.2;
+        if let Some(t) = busy.time_breakdown.as_mut() {
+            t.monitor_cpu_s = 80.0;
+            t.migration_cpu_s = 12.0;
+        }
+        let mut idle = report("first-touch", 10.0, 3.5, 0.0, 0, 50);
+        idle.manager_cpu_util = 1.0;
+        let e = explanations(&[idle, busy]);
+        assert_eq!(e.len(), 1, "{e:#?}");
+        assert!(
+            e[0].starts_with(
+                "heteroos-coordinated used 920% of a core (80.00 s monitoring, 12.00 s migrating"
+            ) && e[0].contains("without 10 spare cores"),
+            "{}",
+            e[0]
         );
     }
 

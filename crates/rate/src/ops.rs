@@ -637,10 +637,15 @@ impl HugePages for RateMachine {
         if bytes == 4096 {
             return Ok(());
         }
-        self.accounting.charge_manager(self.cfg.costs.split_huge_ns);
+        // Splitting is page-moving work, as on the exact machine: its CPU
+        // and its shootdown count as migration in the time breakdown.
+        let split = self.cfg.costs.split_huge_ns;
+        self.accounting.charge_manager(split);
         self.placement
             .set(asid.0, base, base + bytes, Home::Tier(tier), false);
-        self.shootdown(1);
+        let cost = self.shootdown(1);
+        self.accounting
+            .migration_costs(split + cost.manager_ns, cost.all_core_stall_ns);
         Ok(())
     }
 
@@ -667,14 +672,15 @@ impl HugePages for RateMachine {
             .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)))
             .map_or(0, |(i, _)| i);
         let moved = 512 - per_tier[tier];
-        self.accounting.charge_manager(
-            self.cfg.costs.split_huge_ns
-                + moved as f64 * self.cfg.costs.base_page_migration_ns(moved),
-        );
+        let work = self.cfg.costs.split_huge_ns
+            + moved as f64 * self.cfg.costs.base_page_migration_ns(moved);
+        self.accounting.charge_manager(work);
         self.placement
             .set(asid.0, base, base + (2 << 20), Home::Tier(tier as u8), true);
         self.invalidate();
-        self.shootdown(1);
+        let cost = self.shootdown(1);
+        self.accounting
+            .migration_costs(work + cost.manager_ns, cost.all_core_stall_ns);
         Ok(())
     }
 }

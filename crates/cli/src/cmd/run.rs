@@ -19,6 +19,9 @@ pub fn run_cmd(
     prescan(&cfg.run.workload)?;
     let r = run_one(&cfg, chatter)?;
     print_table(std::slice::from_ref(&r), &[]);
+    for line in thermocline_engine::compare::explanations(std::slice::from_ref(&r)) {
+        println!("why: {line}");
+    }
     if let Some(p) = json {
         write_file(&p, &r.to_json())?;
     }
