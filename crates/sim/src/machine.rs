@@ -704,8 +704,10 @@ impl Machine {
                     }
                     LlcOutcome::Miss { writeback } => {
                         if let Some(victim) = writeback {
+                            // A posted write: it costs the tier's write
+                            // bandwidth, not the core's time.
                             let t = self.tier_of(victim >> 6) as usize;
-                            self.epoch.writes[t] += 1;
+                            self.epoch.writebacks[t] += 1;
                             self.app_counters[t].writes += 1;
                             self.counters[t].writes += 1;
                             if let Some(mc) = &mut self.memctl {
