@@ -510,8 +510,10 @@ pub trait MemEvents: Backend {
 pub trait MemoryMode: Backend {
     /// Turns the fast tier into a direct-mapped, line-granular, write-back
     /// cache of the slower tiers (Optane's Memory Mode) when `on`: pages
-    /// should then live in the slow tier, and every access to them goes
-    /// through the cache.
+    /// should then live in the slow tier, and every access to them that
+    /// leaves the CPU caches goes through the cache: LLC misses read it,
+    /// the LLC's dirty victims are written into it, and its own dirty
+    /// victims are written back to the slow tier.
     fn set_memory_mode(&mut self, on: bool) -> Result<()> {
         let _ = on;
         Err(BackendError::Unsupported(crate::Capability::MemoryMode))

@@ -11,8 +11,19 @@
 //!
 //! and the bandwidth-bound time is, for the busiest tier,
 //! `bytes read / read bandwidth + bytes written / write bandwidth`, counting
-//! migration copies too. The epoch lasts `max(T_lat, T_bw)`: below saturation
-//! throughput is latency-bound, at saturation every thread waits for the tier.
+//! migration copies, cache fills and write-backs too. The epoch lasts
+//! `max(T_lat, T_bw)`: below saturation throughput is latency-bound, at
+//! saturation every thread waits for the tier.
+//!
+//! **Write-backs** (`EpochEvents::writebacks`: dirty lines an LLC evicts,
+//! and in Memory Mode what they do to the DRAM cache) are posted writes: the
+//! core hands the line to the memory controller's write queue and goes on,
+//! so a write-back adds no latency; it takes its 64 bytes of the tier's
+//! write bandwidth, and delays the cores only when that bandwidth is the
+//! bound (Optane's stores are "absorbed by the iMC's WPQ, but
+//! bandwidth-limited", ../shared/reference/devices.md, after Izraelevitz et
+//! al. 2019). `writes` are the stores that are themselves the memory access
+//! (a machine without an LLC), which the core waits for.
 //! With `saturation_exponent = n` it lasts `(T_lat^n + T_bw^n)^(1/n)` instead,
 //! a rounded knee (queueing delay grows before the tier is saturated).
 //!
@@ -80,8 +91,13 @@ pub struct EpochEvents {
     pub samples: f64,
     /// Application line reads per tier.
     pub reads: Vec<f64>,
-    /// Application line writes per tier.
+    /// Application line writes per tier that the core waits for (stores
+    /// that are memory accesses themselves: a machine without an LLC).
     pub writes: Vec<f64>,
+    /// Application lines written back per tier: posted writes (dirty LLC
+    /// victims, and in Memory Mode their writes into the DRAM cache), which
+    /// cost the tier's write bandwidth and no latency.
+    pub writebacks: Vec<f64>,
     /// Migration (and cache-fill) line reads per tier.
     pub migration_reads: Vec<f64>,
     /// Migration (and cache-fill) line writes per tier.
@@ -256,7 +272,7 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> EpochTime 
     let mut bw = 0.0f64;
     let monitor_faults = e.poison_faults * costs.poison_fault_ns + e.samples * costs.sample_ns;
     let mut faults = monitor_faults;
-    let (mut all_reads, mut all_writes) = (0.0, 0.0);
+    let (mut all_reads, mut all_writes, mut all_writebacks) = (0.0, 0.0, 0.0);
     let at = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
     for (t, spec) in cfg.tiers.iter().enumerate() {
         let (r, w) = (at(&e.reads, t), at(&e.writes, t));
@@ -264,12 +280,14 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> EpochTime 
             None => stall += r * spec.read_ns + w * spec.write_ns,
             Some(d) => stall += (r * spec.read_ns + w * spec.write_ns + d).max(0.0),
         }
+        let wb = at(&e.writebacks, t);
         all_reads += r;
         all_writes += w;
+        all_writebacks += wb;
         bw = bw.max(bandwidth_ns(
             spec,
             r + at(&e.migration_reads, t),
-            w + at(&e.migration_writes, t),
+            w + wb + at(&e.migration_writes, t),
         ));
         faults += at(&e.tier_faults, t) * spec.fault_on_access_ns.unwrap_or(0.0);
     }
@@ -302,7 +320,7 @@ fn time(cfg: &MachineConfig, e: &EpochEvents, lagged: Option<f64>) -> EpochTime 
         }
     };
     let lat_ideal = (core_time + stall_ideal / perf.mlp) / threads;
-    let mut bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes));
+    let mut bw_ideal = 0.0f64.max(bandwidth_ns(fast, all_reads, all_writes + all_writebacks));
     if !e.row_stall_ns.is_empty() {
         bw_ideal = bw_ideal.max(e.bank_busy_ideal_ns);
     }
@@ -467,6 +485,45 @@ mod tests {
         e.bank_busy_ns = 1e9;
         e.bank_busy_ideal_ns = 5e8;
         assert_eq!(epoch_time(&c, &e), (1e9, 5e8));
+    }
+
+    /// A write-back is a posted write: below the slow tier's write
+    /// bandwidth it costs no time at all (doubling them changes nothing),
+    /// above it the epoch lasts the bytes over the bandwidth; a store the
+    /// core waits for costs its latency at once.
+    #[test]
+    fn a_write_back_costs_bandwidth_not_latency() {
+        let mut c = cfg(1);
+        c.tiers[1] = tiers::dcpmm();
+        c.tiers[1].capacity_bytes = 1 << 30;
+        let base = events(1000.0, 0.0);
+        let (lat, lat_ideal) = epoch_time(&c, &base);
+        let with = |wb: f64| {
+            let mut e = base.clone();
+            e.writebacks = vec![0.0, wb];
+            epoch_time(&c, &e)
+        };
+        // 100 and 200 lines: 460 and 921 ns of DCPMM write bandwidth,
+        // well under the 100 us of latency-bound time.
+        assert_eq!(with(100.0), (lat, lat_ideal));
+        assert_eq!(with(200.0), (lat, lat_ideal));
+        // 100 000 lines take 460 us of DCPMM's 13.9 GB/s: the bound.
+        for wb in [1e5, 2e5] {
+            let (t, ideal) = with(wb);
+            let bytes_over_bw = wb * 64.0 / c.tiers[1].write_gbps;
+            assert!(bytes_over_bw > lat);
+            assert!((t - bytes_over_bw).abs() < 1e-6, "{wb}: {t}");
+            // The ideal clock writes them back to DRAM, at its bandwidth,
+            // next to the epoch's reads.
+            let dram = bandwidth_ns(&c.tiers[0], 1000.0, wb);
+            assert!((ideal - lat_ideal.max(dram)).abs() < 1e-6, "{ideal}");
+        }
+        // The same lines as stores the core waits for: latency, at once.
+        let mut e = base.clone();
+        e.writes = vec![0.0, 100.0];
+        let (t, _) = epoch_time(&c, &e);
+        let stall = 100.0 * c.tiers[1].write_ns / c.perf.mlp;
+        assert!((t - lat - stall).abs() < 1e-6, "{t} {lat}");
     }
 
     #[test]

@@ -79,14 +79,15 @@ impl Accounting {
     /// Counts `step` accesses at the expectations `p`.
     pub fn accesses(&mut self, step: f64, p: &PerAccess) {
         for t in 0..p.reads.len() {
+            // Stores and the LLC's write-backs are the application's
+            // writes; in Memory Mode the cache's fills are its own
+            // traffic, and its write-backs reach the slow tier as the
+            // application's writes.
+            let writes = p.writes[t] + p.writebacks[t] + p.cache_writebacks[t];
             self.app_counters[t].reads += step * p.reads[t];
-            self.app_counters[t].writes += step * p.writes[t];
+            self.app_counters[t].writes += step * writes;
             self.counters[t].reads += step * p.reads[t];
-            self.counters[t].writes += step * p.writes[t];
-            // Memory Mode: fills are the cache's own traffic; writebacks
-            // reach the slow tier as the application's writes.
-            self.counters[t].writes += step * (p.fills[t] + p.writebacks[t]);
-            self.app_counters[t].writes += step * p.writebacks[t];
+            self.counters[t].writes += step * (writes + p.fills[t]);
             self.stats.tier_faults += step * p.tier_faults[t];
         }
         let s = &mut self.stats;

@@ -56,6 +56,11 @@
 //!   walks cost 4 (4 KiB) or 3 (2 MiB) entry reads, without PSC hits;
 //! - migration traffic is counted per tier but costs the application only its
 //!   TLB shootdown, not bandwidth; hint faults cost no application time;
+//! - with an LLC, a run's dirty LLC victims per miss are the chance that a
+//!   line's residency saw a store, at the run's mean LLC hit ratio
+//!   ([`dram_cache::dirty_on_eviction`]), not counted line by line; in
+//!   Memory Mode the DRAM cache behind the LLC is answered as if its
+//!   accesses were Poisson requests ([`dram_cache`]);
 //! - a MASIM sequential pattern is a sweep whose pages recur periodically;
 //!   its cursor's position is not tracked, so an Accessed bit over a swept
 //!   range is a Poisson draw at the sweep's rate (see `rates`);

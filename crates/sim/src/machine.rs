@@ -704,13 +704,7 @@ impl Machine {
                     }
                     LlcOutcome::Miss { writeback } => {
                         if let Some(victim) = writeback {
-                            let t = self.tier_of(victim >> 6) as usize;
-                            self.epoch.writes[t] += 1;
-                            self.app_counters[t].writes += 1;
-                            self.counters[t].writes += 1;
-                            if let Some(mc) = &mut self.memctl {
-                                mc.write(t, victim << 6);
-                            }
+                            self.llc_writeback(victim);
                         }
                         if let Some(mc) = &mut self.memctl {
                             mc.llc_miss(pline);
@@ -722,13 +716,13 @@ impl Machine {
         };
         if memory {
             let mut t = e.tier() as usize;
+            // With an LLC a store miss is a read for ownership: the store
+            // dirties the LLC's line, and reaches memory (in Memory Mode the
+            // DRAM cache) when the LLC writes it back.
             let mut store = a.write && self.llc.is_none();
             if t != 0 {
                 if let Some(dc) = self.dram_cache.as_mut() {
-                    let pline = ((e.frame() << 12)
-                        + (a.va & if e.huge() { 0x1f_ffff } else { 0xfff }))
-                        >> 6;
-                    match dc.access(pline, store) {
+                    match dc.access(paddr >> 6, store) {
                         CacheOutcome::Hit => t = 0,
                         CacheOutcome::Miss { writeback } => {
                             // The fill is written into DRAM and a dirty victim
@@ -736,10 +730,8 @@ impl Machine {
                             // A store lands in DRAM: the slow tier sees a read.
                             self.epoch.migration_writes[0] += 1;
                             self.counters[0].writes += 1;
-                            if writeback {
-                                self.epoch.migration_writes[t] += 1;
-                                self.app_counters[t].writes += 1;
-                                self.counters[t].writes += 1;
+                            if let Some(v) = writeback {
+                                self.dram_cache_writeback(v);
                             }
                             store = false;
                         }
@@ -764,6 +756,55 @@ impl Machine {
             }
         }
         self.stats.accesses += 1;
+    }
+
+    /// A dirty line the LLC evicted (physical line `victim`). A posted
+    /// write: it costs the write bandwidth of where it lands, not the
+    /// core's time. In Memory Mode the line of a slow-tier page lands in
+    /// the DRAM cache, as the hardware's does: a hit dirties the cached
+    /// line, a miss allocates it dirty (nothing is read: the whole line is
+    /// written) and writes back the dirty line it evicts. Otherwise it
+    /// lands in its home tier.
+    fn llc_writeback(&mut self, victim: u64) {
+        let t = self.tier_of(victim >> 6) as usize;
+        if t != 0 {
+            if let Some(dc) = self.dram_cache.as_mut() {
+                if let CacheOutcome::Miss { writeback: Some(v) } = dc.access(victim, true) {
+                    self.dram_cache_writeback(v);
+                }
+                self.epoch.writebacks[0] += 1;
+                self.app_counters[0].writes += 1;
+                self.counters[0].writes += 1;
+                return;
+            }
+        }
+        self.epoch.writebacks[t] += 1;
+        self.app_counters[t].writes += 1;
+        self.counters[t].writes += 1;
+        if let Some(mc) = &mut self.memctl {
+            mc.write(t, victim << 6);
+        }
+    }
+
+    /// A dirty line (physical line `line`) the Memory Mode DRAM cache
+    /// evicted, written back to its home tier: the application's write of
+    /// that tier, cache traffic for the time (bandwidth, and none on the
+    /// ideal clock, whose pages are all in DRAM), and a write on the tier's
+    /// channel.
+    fn dram_cache_writeback(&mut self, line: u64) {
+        let t = self.tier_of(line >> 6) as usize;
+        self.epoch.migration_writes[t] += 1;
+        self.app_counters[t].writes += 1;
+        self.counters[t].writes += 1;
+        if let Some(mc) = &mut self.memctl {
+            mc.write(t, line << 6);
+        }
+    }
+
+    /// What the Memory Mode DRAM cache has counted since Memory Mode was
+    /// turned on, if it is on.
+    pub fn dram_cache_counts(&self) -> Option<crate::dram_cache::DramCacheCounts> {
+        self.dram_cache.as_ref().map(|c| c.counts())
     }
 
     #[cold]

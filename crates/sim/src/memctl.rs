@@ -31,9 +31,9 @@
 //! (LLC write-backs) are posted to the write buffer and, when it is full,
 //! drained to `write_drain_to` entries, FR-FCFS among writes. A request is
 //! charged when it is served: its row-buffer outcome changes the latency the
-//! core sees (reads only: posted writes do not stall the core beyond what
-//! the tier's `write_ns` already charges), and its service time loads its
-//! bank. Requests still queued when an epoch ends are charged in a later
+//! core sees (reads only: posted writes do not stall the core; they count
+//! against the tier's write bandwidth, `thermocline_model::perf`), and its
+//! service time loads its bank. Requests still queued when an epoch ends are charged in a later
 //! one. Refresh, bus turnaround, rank timing (t_FAW, t_RRD) and the command
 //! bus are not modelled.
 //!

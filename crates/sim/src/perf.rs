@@ -30,6 +30,8 @@ pub struct Epoch {
     pub(crate) samples: u64,
     pub(crate) reads: Vec<u64>,
     pub(crate) writes: Vec<u64>,
+    /// Lines written back (posted writes: bandwidth, no latency).
+    pub(crate) writebacks: Vec<u64>,
     pub(crate) migration_reads: Vec<u64>,
     pub(crate) migration_writes: Vec<u64>,
     pub(crate) tier_faults: Vec<u64>,
@@ -67,6 +69,7 @@ impl Epoch {
             samples: 0,
             reads: vec![0; tiers],
             writes: vec![0; tiers],
+            writebacks: vec![0; tiers],
             migration_reads: vec![0; tiers],
             migration_writes: vec![0; tiers],
             tier_faults: vec![0; tiers],
@@ -120,6 +123,7 @@ impl Epoch {
         for v in [
             &mut self.reads,
             &mut self.writes,
+            &mut self.writebacks,
             &mut self.migration_reads,
             &mut self.migration_writes,
             &mut self.tier_faults,
@@ -151,6 +155,7 @@ impl Epoch {
         events.samples = self.samples as f64;
         f(&mut events.reads, &self.reads);
         f(&mut events.writes, &self.writes);
+        f(&mut events.writebacks, &self.writebacks);
         f(&mut events.migration_reads, &self.migration_reads);
         f(&mut events.migration_writes, &self.migration_writes);
         f(&mut events.tier_faults, &self.tier_faults);

@@ -4,8 +4,9 @@
 //! - `adm-default`: App Direct with the node-local policy: DRAM until full,
 //!   then DCPMM; no migration.
 //! - `memory-mode`: DRAM as a direct-mapped, 64-byte-line, write-back cache in
-//!   front of DCPMM, caching on every access (Intel's Memory Mode; the
-//!   backend's `set_memory_mode`). Every page lives in DCPMM.
+//!   front of DCPMM, caching every access that leaves the CPU caches, the
+//!   LLC's write-backs included (Intel's Memory Mode; the backend's
+//!   `set_memory_mode`). Every page lives in DCPMM.
 //! - `autonuma-tiering`: Linux NUMA balancing for tiered memory as in the
 //!   tiering-0.4 patches (and TPP): a kswapd-like reclaimer demotes inactive
 //!   DRAM pages (Accessed bit clear since its last pass; blind to reads vs
