@@ -596,3 +596,26 @@ fn heteroos_lru_keeps_the_pages_the_vmm_found_hot() {
     assert!((0..4).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::FAST)));
     assert!((4..8).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::SLOW)));
 }
+
+/// Equation 1 compares the LLC misses of consecutive epochs per second: at
+/// a steady miss rate the tracking interval stays where it started (100
+/// ms), whatever the epochs' lengths. (Counting misses per epoch, the
+/// first epoch, which tracking starts with and has no length, had none,
+/// and the next sent the interval to 50 ms.)
+#[test]
+fn a_steady_miss_rate_keeps_the_tracking_interval() {
+    use thermocline_managers::heteroos::coordinated::{Coordinated, CoordinatedParams};
+    let gauge = |g: &Coordinated, k: &str| g.gauges().into_iter().find(|x| x.0 == k).unwrap().1;
+    let mut m = machine(24);
+    let mut g = Coordinated::new(CoordinatedParams::default());
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, HEAP, PAGES);
+    let step_ns = 50_000_000;
+    for step in 1..=20u64 {
+        advance_to(&mut m, step * step_ns, HEAP);
+        g.tick(&mut m).unwrap();
+    }
+    assert!(gauge(&g, "tracking_epochs_count") >= 5.0);
+    let ms = gauge(&g, "tracking_interval_ms");
+    assert!((90.0..=110.0).contains(&ms), "{ms} ms");
+}

@@ -57,7 +57,8 @@
 //!   allocation misses (after HeteroOS-LRU's evictions) and goes on from
 //!   then, at the first interval of 100 ms;
 //! - the LLC misses of an epoch are the machine's (every access that misses
-//!   the LLC, all of them when no LLC is modelled);
+//!   the LLC, all of them when no LLC is modelled), compared as a rate per
+//!   second of the epoch ([`super::interval`]);
 //! - the VMM's and the guest's Accessed bits are kept apart for tracked
 //!   pages ([`super::history::AccessHistory::guest_read`]) where a real
 //!   machine has two sets (the EPT's and the guest's page table's); before
@@ -407,7 +408,10 @@ pub struct Coordinated {
     next_track_ns: u64,
     track_interval_ns: u64,
     llc_at_epoch: u64,
-    last_epoch_misses: Option<u64>,
+    /// When the current tracking epoch began (ns).
+    epoch_start_ns: u64,
+    /// The last epoch's LLC misses per second.
+    last_epoch_rate: Option<f64>,
     epochs: u64,
 }
 
@@ -424,7 +428,8 @@ impl Coordinated {
             next_guest_ns: 0,
             next_track_ns: 0,
             llc_at_epoch: 0,
-            last_epoch_misses: None,
+            epoch_start_ns: 0,
+            last_epoch_rate: None,
             epochs: 0,
         }
     }
@@ -497,6 +502,7 @@ impl Coordinated {
                 self.started = true;
                 self.next_track_ns = now;
                 self.llc_at_epoch = b.llc_misses()?;
+                self.epoch_start_ns = now;
             }
         }
         if self.started && now >= self.next_track_ns {
@@ -505,17 +511,23 @@ impl Coordinated {
         Ok(())
     }
 
-    /// One tracking epoch: the interval for the next from Equation 1, then
-    /// the VMM's scan and the guest's migrations.
+    /// One tracking epoch: the interval for the next from Equation 1 (over
+    /// the LLC misses per second of this epoch and the last), then the
+    /// VMM's scan and the guest's migrations.
     fn track(&mut self, b: &mut dyn Backend, now: u64) -> Result<(), BackendError> {
         let llc = b.llc_misses()?;
         let misses = llc.saturating_sub(self.llc_at_epoch);
+        let len_ns = now.saturating_sub(self.epoch_start_ns);
         self.llc_at_epoch = llc;
-        if let Some(previous) = self.last_epoch_misses {
-            self.track_interval_ns =
-                next_interval_ns(self.track_interval_ns, previous as f64, misses as f64);
+        self.epoch_start_ns = now;
+        // The first call closes no epoch (tracking starts with it).
+        if len_ns > 0 {
+            let rate = misses as f64 / (len_ns as f64 / 1e9);
+            if let Some(previous) = self.last_epoch_rate {
+                self.track_interval_ns = next_interval_ns(self.track_interval_ns, previous, rate);
+            }
+            self.last_epoch_rate = Some(rate);
         }
-        self.last_epoch_misses = Some(misses);
         if let Some(t) = self.tracker.as_mut() {
             let hot = t.scan(b)?;
             // The guest makes room first with HeteroOS-LRU (the untracked
