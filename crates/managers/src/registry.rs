@@ -563,7 +563,7 @@ pub const MANAGERS: &[Entry] = &[
     },
     Entry {
         name: "heteroos-coordinated",
-        description: "HeteroOS-coordinated: HeteroOS-LRU; once FastMem allocations miss, the VMM scans the guest's heap VMAs (16 K pages per epoch, Equation 1's 50 ms-1 s interval by LLC misses) and the guest promotes the accessed pages",
+        description: "HeteroOS-coordinated: HeteroOS-LRU; once FastMem allocations miss, the VMM scans the guest's heap VMAs (16 K pages per epoch, Equation 1's 50 ms-1 s interval by LLC misses) keeping each page's Accessed bits over its last 8 scans, and the guest promotes the pages hot by that history, evicting the least recently used",
         traits: Traits::NONE,
         build: heteroos_coordinated,
     },

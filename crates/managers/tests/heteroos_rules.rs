@@ -335,10 +335,11 @@ fn coordinated_tracking_starts_on_a_miss_and_scans_only_the_heap() {
         1.0,
         "the miss starts tracking"
     );
-    // The LRU pass found every page accessed: nothing left FastMem, so the
-    // first epoch could promote nothing. Now the page cache idles while the
-    // heap pages in SlowMem are used: the next epoch finds them accessed,
-    // and the guest evicts idle cache pages for them (8) and promotes them.
+    // The first epoch found the SlowMem heap pages accessed once (their
+    // first touch): not hot yet. Now the page cache idles while the heap
+    // pages in SlowMem are used: the next epoch finds them accessed a
+    // second time, hot, and the guest evicts idle cache pages for them (8,
+    // HeteroOS-LRU's room) and promotes them.
     touch_range(&mut m, HEAP, 16);
     touch(&mut m, SLAB);
     advance_to(&mut m, 250_000_000, HEAP);
@@ -389,4 +390,232 @@ fn a_vms_io_completions_between_guest_ticks_are_kept() {
         0,
         "evicted at the guest's tick"
     );
+}
+
+/// The VMM's tracker on its own (no guest): a SlowMem page used before
+/// each of its last three scans is hot, and the guest's migration evicts
+/// the least recently used tracked FastMem page for it, not one used more
+/// recently; a page used once is not hot, and a hot page less recently
+/// used than every FastMem page does not displace one.
+#[test]
+fn the_least_recently_used_tracked_page_makes_room_for_a_hotter_one() {
+    use thermocline_managers::heteroos::coordinated::GuidedTracker;
+    let mut m = machine(4);
+    let mut t = GuidedTracker::new(vec![(A0, HEAP, HEAP + PAGES * PAGE)], 1024, 2, TierId::SLOW);
+    let p = |i: u64| HEAP + i * PAGE;
+    // First touch: pages 0-3 fill FastMem, 4-9 go to SlowMem; scan 0
+    // finds them all accessed once (not hot: one scan).
+    touch_range(&mut m, HEAP, 10);
+    assert_eq!(count_in(&m, HEAP, TierId::FAST), 4);
+    // Before scans 1-3: 0-2 and 8 used every time, 3 before scan 1 only,
+    // 9 before scans 1 and 3, 10 first touched before scan 3.
+    for scan in 0..4 {
+        if scan > 0 {
+            for i in [0, 1, 2, 8] {
+                touch(&mut m, p(i));
+            }
+        }
+        if scan == 1 {
+            touch(&mut m, p(3));
+        }
+        if scan == 1 || scan == 3 {
+            touch(&mut m, p(9));
+        }
+        if scan == 3 {
+            touch(&mut m, p(10));
+        }
+        t.scan(&mut m).unwrap();
+        t.migrate(&mut m).unwrap();
+    }
+    let h = |i: u64| t.history().bits((A0, p(i))).unwrap();
+    assert_eq!(h(0), 0xf0);
+    assert_eq!(h(8), 0xf0);
+    assert_eq!(h(3), 0x30);
+    assert_eq!(h(9), 0xb0);
+    assert_eq!(h(10), 0x80, "used once: not hot");
+    assert_eq!(
+        tier_of(&m, p(3)),
+        Some(TierId::SLOW),
+        "page 3 was the least recently used when page 8 became hot"
+    );
+    assert_eq!(tier_of(&m, p(8)), Some(TierId::FAST));
+    assert_eq!(
+        tier_of(&m, p(9)),
+        Some(TierId::SLOW),
+        "0xb0 is hot but older than every FastMem page (0xf0)"
+    );
+    assert_eq!(tier_of(&m, p(10)), Some(TierId::SLOW));
+    assert_eq!((t.promoted, t.evicted), (1, 1));
+    assert_eq!(t.scanned, 10 + 10 + 10 + 11);
+}
+
+/// The thrashing symptom: a hot set that fits FastMem, and pages outside
+/// it touched once in a while (each once every 24 epochs, more scans than
+/// the history keeps). After warm-up the hot set is in FastMem and
+/// HeteroOS-coordinated moves nothing: no promotions, no evictions. (With
+/// a page hot when accessed since its last scan, every one-off touch was
+/// promoted and another page evicted for it, epoch after epoch.)
+#[test]
+fn a_stable_hot_set_that_fits_fastmem_is_not_churned() {
+    use thermocline_managers::heteroos::coordinated::{Coordinated, CoordinatedParams};
+    let gauge = |g: &Coordinated, k: &str| g.gauges().into_iter().find(|x| x.0 == k).unwrap().1;
+    let moves = |g: &Coordinated| {
+        gauge(g, "promoted_pages_count")
+            + gauge(g, "evicted_pages_count")
+            + gauge(g, "lru_evicted_pages_count")
+    };
+    let mut m = machine(24);
+    let mut g = Coordinated::new(CoordinatedParams::default());
+    g.start(&mut m).unwrap();
+    // Every heap page once: 0-23 in FastMem, 24-63 miss it.
+    touch_range(&mut m, HEAP, PAGES);
+    let hot: Vec<u64> = (32..48).collect();
+    let cold: Vec<u64> = (0..32).chain(48..64).collect();
+    let mut next_cold = 0;
+    let step_ns = 50_000_000;
+    let mut at_warm = None;
+    for step in 1..=240u64 {
+        for &i in &hot {
+            touch(&mut m, HEAP + i * PAGE);
+        }
+        for _ in 0..2 {
+            touch(&mut m, HEAP + cold[next_cold % cold.len()] * PAGE);
+            next_cold += 1;
+        }
+        advance_to(&mut m, step * step_ns, HEAP + hot[0] * PAGE);
+        g.tick(&mut m).unwrap();
+        if step == 120 {
+            at_warm = Some((moves(&g), gauge(&g, "tracking_epochs_count")));
+        }
+    }
+    assert!(
+        hot.iter()
+            .all(|&i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::FAST)),
+        "the hot set is in FastMem"
+    );
+    assert!(gauge(&g, "promoted_pages_count") >= hot.len() as f64);
+    let (warm_moves, warm_epochs) = at_warm.unwrap();
+    let epochs = gauge(&g, "tracking_epochs_count") - warm_epochs;
+    assert!(epochs >= 20.0, "tracking went on: {epochs} epochs");
+    assert_eq!(
+        moves(&g) - warm_moves,
+        0.0,
+        "no promote/evict churn over the last {epochs} epochs"
+    );
+}
+
+mod two_readers {
+    use super::*;
+    use proptest::prelude::*;
+    use thermocline_backend::Flush;
+    use thermocline_managers::heteroos::history::AccessHistory;
+
+    #[derive(Debug, Clone, Copy)]
+    enum Op {
+        Touch(u64),
+        Vmm(u64),
+        Guest(u64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            (0..4u64).prop_map(Op::Touch),
+            (0..4u64).prop_map(Op::Vmm),
+            (0..4u64).prop_map(Op::Guest),
+        ]
+    }
+
+    proptest! {
+        /// The VMM and the guest reading one machine bit through the
+        /// history each see what two sets of bits would show them: a page
+        /// accessed since their own last read, whatever the other cleared.
+        #[test]
+        fn each_reader_sees_the_accesses_since_its_own_last_read(
+            ops in prop::collection::vec(op(), 1..80),
+        ) {
+            let mut m = machine(16);
+            let mut h = AccessHistory::new();
+            let va = |i: u64| HEAP + i * PAGE;
+            touch_range(&mut m, HEAP, 4);
+            // Both readers have seen the first touches.
+            for i in 0..4 {
+                h.vmm_read(&mut m, (A0, va(i))).unwrap();
+                h.guest_read(&mut m, (A0, va(i)), true).unwrap();
+            }
+            m.flush_tlb(A0, Flush::All).unwrap();
+            let (mut vmm, mut guest) = ([false; 4], [false; 4]);
+            for op in ops {
+                match op {
+                    Op::Touch(i) => {
+                        touch(&mut m, va(i));
+                        vmm[i as usize] = true;
+                        guest[i as usize] = true;
+                    }
+                    Op::Vmm(i) => {
+                        let seen = h.vmm_read(&mut m, (A0, va(i))).unwrap();
+                        prop_assert_eq!(seen, std::mem::take(&mut vmm[i as usize]));
+                        m.flush_tlb(A0, Flush::All).unwrap();
+                    }
+                    Op::Guest(i) => {
+                        let seen = h.guest_read(&mut m, (A0, va(i)), true).unwrap();
+                        prop_assert_eq!(seen, std::mem::take(&mut guest[i as usize]));
+                        m.flush_tlb(A0, Flush::All).unwrap();
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The VMM's hotness is exported to the guest: HeteroOS-LRU's pass, reading
+/// its Accessed bits through the tracker, keeps a tracked page that is hot
+/// by the VMM's history although it was idle since the pass before, and
+/// evicts the idle pages that are not hot.
+#[test]
+fn heteroos_lru_keeps_the_pages_the_vmm_found_hot() {
+    use thermocline_managers::heteroos::coordinated::GuidedTracker;
+    let mut m = machine(8);
+    let mut g = guest(Mechanism::Lru, GuestParams::default());
+    g.start(&mut m).unwrap();
+    let mut t = GuidedTracker::new(vec![(A0, HEAP, HEAP + PAGES * PAGE)], 1024, 2, TierId::SLOW);
+    touch_range(&mut m, HEAP, 8);
+    assert_eq!(count_in(&m, HEAP, TierId::FAST), 8);
+    // Pages 0-3 used before each of three scans, 4-7 only first touched.
+    for scan in 0..3 {
+        if scan > 0 {
+            touch_range(&mut m, HEAP, 4);
+        }
+        t.scan(&mut m).unwrap();
+    }
+    // The guest's first pass sees every page used since it began (its own
+    // bits, which the VMM's reads left set); the second, after no access,
+    // sees none: it keeps 0-3, hot by the VMM's history.
+    g.reclaim_with(&mut m, 8, &mut t).unwrap();
+    assert_eq!(count_in(&m, HEAP, TierId::FAST), 8);
+    g.reclaim_with(&mut m, 8, &mut t).unwrap();
+    assert!((0..4).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::FAST)));
+    assert!((4..8).all(|i| tier_of(&m, HEAP + i * PAGE) == Some(TierId::SLOW)));
+}
+
+/// Equation 1 compares the LLC misses of consecutive epochs per second: at
+/// a steady miss rate the tracking interval stays where it started (100
+/// ms), whatever the epochs' lengths. (Counting misses per epoch, the
+/// first epoch, which tracking starts with and has no length, had none,
+/// and the next sent the interval to 50 ms.)
+#[test]
+fn a_steady_miss_rate_keeps_the_tracking_interval() {
+    use thermocline_managers::heteroos::coordinated::{Coordinated, CoordinatedParams};
+    let gauge = |g: &Coordinated, k: &str| g.gauges().into_iter().find(|x| x.0 == k).unwrap().1;
+    let mut m = machine(24);
+    let mut g = Coordinated::new(CoordinatedParams::default());
+    g.start(&mut m).unwrap();
+    touch_range(&mut m, HEAP, PAGES);
+    let step_ns = 50_000_000;
+    for step in 1..=20u64 {
+        advance_to(&mut m, step * step_ns, HEAP);
+        g.tick(&mut m).unwrap();
+    }
+    assert!(gauge(&g, "tracking_epochs_count") >= 5.0);
+    let ms = gauge(&g, "tracking_interval_ms");
+    assert!((90.0..=110.0).contains(&ms), "{ms} ms");
 }

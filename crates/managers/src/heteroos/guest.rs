@@ -39,6 +39,45 @@ use serde::{Deserialize, Serialize};
 use thermocline_backend::{AllocCounts, Backend, BackendError, Flush, MemPolicy};
 use thermocline_vocab::{Asid, Level, MemEvent, PageSize, PageType, TierId};
 
+/// Where the guest's LRU reads a page's Accessed bit (and clears it): the
+/// machine's bit ([`MachineBits`]), or, under HeteroOS-coordinated, the
+/// guest's own bit as the VMM's tracker keeps it apart from its own
+/// ([`super::history::AccessHistory::guest_read`]).
+pub trait GuestBits {
+    /// Whether the page at `va` (a page's base) was accessed since the
+    /// guest's last read; clears it.
+    fn read_and_clear(
+        &mut self,
+        b: &mut dyn Backend,
+        asid: Asid,
+        va: u64,
+    ) -> Result<bool, BackendError>;
+
+    /// Whether this pass may evict the page at `va` (its bit is then left
+    /// alone when it may not): every page, unless the pass makes room for
+    /// HeteroOS-coordinated's promotions, where the tracked pages are the
+    /// VMM history's to choose.
+    fn may_evict(&self, asid: Asid, va: u64) -> bool {
+        let _ = (asid, va);
+        true
+    }
+}
+
+/// The machine's Accessed bits, read directly: the guest is their only
+/// reader.
+pub struct MachineBits;
+
+impl GuestBits for MachineBits {
+    fn read_and_clear(
+        &mut self,
+        b: &mut dyn Backend,
+        asid: Asid,
+        va: u64,
+    ) -> Result<bool, BackendError> {
+        b.accessed(asid, va, Level::Pte, true)
+    }
+}
+
 /// Which of Table 5's guest mechanisms run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mechanism {
@@ -283,7 +322,11 @@ impl HeteroOsGuest {
 
     /// HeteroOS-LRU's replacement under FastMem pressure: [`Self::reclaim`]
     /// of what [`lru::reclaim_target`] asks for.
-    fn replace(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+    fn replace(
+        &mut self,
+        b: &mut dyn Backend,
+        bits: &mut dyn GuestBits,
+    ) -> Result<(), BackendError> {
         let (fast_pages, free) = self.fast_view(b)?;
         let watermark = self.params.fast_free_watermark;
         let misses = self.last.total_misses();
@@ -294,16 +337,27 @@ impl HeteroOsGuest {
         if target == 0 {
             return Ok(());
         }
-        self.reclaim(b, target)
+        self.reclaim_with(b, target, bits)
     }
 
     /// Frees `target` FastMem pages if it can: a clock hand goes over
     /// FastMem's frames from where it stopped, reading and clearing each
     /// page's Accessed bit, and evicts every page found inactive (unless
     /// its type is down to its threshold share), until the pages freed
-    /// reach `target` or every frame was seen once. HeteroOS-coordinated
-    /// calls it to make room for the pages it promotes.
+    /// reach `target` or every frame was seen once.
     pub fn reclaim(&mut self, b: &mut dyn Backend, target: u64) -> Result<(), BackendError> {
+        self.reclaim_with(b, target, &mut MachineBits)
+    }
+
+    /// [`Self::reclaim`] reading the Accessed bits through `bits`.
+    /// HeteroOS-coordinated calls it to make room for the pages it
+    /// promotes, with the guest's bits kept apart from the VMM's.
+    pub fn reclaim_with(
+        &mut self,
+        b: &mut dyn Backend,
+        target: u64,
+        bits: &mut dyn GuestBits,
+    ) -> Result<(), BackendError> {
         let fast = b.tiers().into_iter().next().expect("a machine has a tier");
         let Some(first) = fast.first_frame else {
             return Err(BackendError::Unsupported(
@@ -345,7 +399,7 @@ impl HeteroOsGuest {
             self.lru_scanned += 1;
             let ty = self.type_of(asid, va).index();
             self.held_acc[ty] += pages;
-            if b.accessed(asid, va, Level::Pte, true)? {
+            if !bits.may_evict(asid, va) || bits.read_and_clear(b, asid, va)? {
                 continue;
             }
             let held = self.held_seen.map(|h| h[ty]);
@@ -430,9 +484,7 @@ impl Manager for HeteroOsGuest {
     }
 
     fn tick(&mut self, b: &mut dyn Backend) -> Result<Option<crate::HotSet>, BackendError> {
-        self.events.clear();
-        self.events_dropped += b.mem_events()?.drain_mem_events(&mut self.events)?;
-        self.step(b)?;
+        self.tick_with_bits(b, &mut MachineBits)?;
         Ok(None)
     }
 }
@@ -446,10 +498,33 @@ impl HeteroOsGuest {
         b: &mut dyn Backend,
         events: &[MemEvent],
     ) -> Result<(), BackendError> {
+        self.tick_with_events_and_bits(b, events, &mut MachineBits)
+    }
+
+    /// [`Self::tick_with_events`], the LRU reading Accessed bits through
+    /// `bits` (see [`GuestBits`]).
+    pub fn tick_with_events_and_bits(
+        &mut self,
+        b: &mut dyn Backend,
+        events: &[MemEvent],
+        bits: &mut dyn GuestBits,
+    ) -> Result<(), BackendError> {
         self.events.extend_from_slice(events);
-        let r = self.step(b);
+        let r = self.step(b, bits);
         self.events.clear();
         r
+    }
+
+    /// A tick (as [`Manager::tick`]: the guest drains the machine's memory
+    /// events itself), the LRU reading Accessed bits through `bits`.
+    pub fn tick_with_bits(
+        &mut self,
+        b: &mut dyn Backend,
+        bits: &mut dyn GuestBits,
+    ) -> Result<(), BackendError> {
+        self.events.clear();
+        self.events_dropped += b.mem_events()?.drain_mem_events(&mut self.events)?;
+        self.step(b, bits)
     }
 
     /// Keeps a VM's events for its next tick (they arrived between two).
@@ -458,11 +533,11 @@ impl HeteroOsGuest {
     }
 
     /// The statistics, then HeteroOS-LRU's evictions.
-    fn step(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+    fn step(&mut self, b: &mut dyn Backend, bits: &mut dyn GuestBits) -> Result<(), BackendError> {
         self.read_stats(b)?;
         if self.mechanism == Mechanism::Lru {
             self.evict_completed_io(b)?;
-            self.replace(b)?;
+            self.replace(b, bits)?;
         }
         self.swap_out(b)
     }

@@ -12,6 +12,11 @@
 //! scanning interval from 50ms to 1 second").
 //!
 //! *Inferred* (the paper does not say):
+//! - `LLCMiss` is a rate, misses per second of the epoch
+//!   ([`super::coordinated`] passes rates): epochs are as long as the
+//!   interval, so raw counts would fall whenever the interval shortened and
+//!   lengthen it again (and a first epoch of no length would have none,
+//!   sending the interval to 50 ms); with equal epochs it is the same ratio;
 //! - a previous epoch without LLC misses gives no ratio: the interval goes
 //!   to the shortest if misses appeared, and stays if there are still none;
 //! - a miss count that is not a finite number leaves the interval as it is.
@@ -22,7 +27,8 @@ pub const MIN_INTERVAL_NS: u64 = 50_000_000;
 pub const MAX_INTERVAL_NS: u64 = 1_000_000_000;
 
 /// Equation 1 with its clamp: the next interval after an epoch with
-/// `misses` LLC misses, the epoch before it having had `previous`.
+/// `misses` LLC misses (per second), the epoch before it having had
+/// `previous`.
 pub fn next_interval_ns(interval_ns: u64, previous: f64, misses: f64) -> u64 {
     let clamp = |ns: f64| ns.clamp(MIN_INTERVAL_NS as f64, MAX_INTERVAL_NS as f64) as u64;
     if !(previous.is_finite() && misses.is_finite()) || previous < 0.0 || misses < 0.0 {

@@ -10,6 +10,9 @@
 //! - [`coordinated`]: HeteroOS-coordinated, `heteroos-coordinated`
 //!   (HeteroOS-LRU plus guest-guided VMM tracking of the heap VMAs at
 //!   Equation 1's interval, the guest migrating);
+//! - [`history`]: HeteroVisor's Accessed-bit history over scans, which
+//!   HeteroOS-coordinated's tracking keeps: hot pages by their history, the
+//!   least recently used evicted first;
 //! - [`vmm`]: the VMM-exclusive (HeteroVisor-like) baseline,
 //!   `heteroos-vmm-exclusive`;
 //! - [`interval`]: Equation 1, the coordinated tracking interval;
@@ -36,6 +39,7 @@ pub mod balloon;
 pub mod coordinated;
 pub mod drf;
 pub mod guest;
+pub mod history;
 pub mod interval;
 pub mod lru;
 pub mod vmm;

@@ -18,9 +18,13 @@
 //! 37.58 us); the copies are charged by the machine (Table 6's move cost).
 //!
 //! *Inferred*: a page is hot when it was accessed since its previous scan
-//! (one scan; HeteroVisor's multi-scan history is not described in this
-//! paper); the idle FastMem pages wait in a queue in the order they were
-//! found, and a queued page that was since freed or promoted is skipped.
+//! (one scan); the idle FastMem pages wait in a queue in the order they
+//! were found, and a queued page that was since freed or promoted is
+//! skipped. *Deviation*: HeteroOS-coordinated, which "reuses HeteroVisor's
+//! hotness-tracking implementation", now keeps HeteroVisor's history of
+//! Accessed bits over scans ([`super::history`]); this baseline still
+//! calls a page hot after one scan (not yet changed, so that its figures,
+//! Figure 8 and Table 6 among them, stay as they were measured).
 
 use crate::Manager;
 use serde::{Deserialize, Serialize};
@@ -84,20 +88,17 @@ impl VmmParams {
     }
 }
 
-/// The VMM's hotness tracking and migration over a set of guest ranges
-/// (all guest memory for VMM-exclusive, the guest's tracking list for
-/// HeteroOS-coordinated): each round scans the next batch of pages and
+/// VMM-exclusive's hotness tracking and migration over a set of guest
+/// ranges (all guest memory): each round scans the next batch of pages and
 /// flushes the TLB ([`Tracker::scan_round`]), then evicts idle FastMem
 /// pages for room and promotes the accessed SlowMem pages
-/// ([`Tracker::promote`]).
+/// ([`Tracker::promote`]). HeteroOS-coordinated tracks with a history of
+/// scans instead ([`super::coordinated::GuidedTracker`]).
 #[derive(Debug)]
 pub struct Tracker {
     /// (asid, start, end) of every tracked range.
     ranges: Vec<(Asid, u64, u64)>,
     scan_pages: u64,
-    /// Whether the scan reads FastMem pages' Accessed bits (and queues the
-    /// idle ones for eviction), or leaves them to the guest's LRU.
-    watch_fastmem: bool,
     /// Where the next scan starts: a range and an address in it.
     cursor: (usize, u64),
     slow: TierId,
@@ -117,19 +118,13 @@ pub struct Tracker {
 
 impl Tracker {
     /// A tracker of `ranges` (sorted here), `scan_pages` per round, moving
-    /// evicted pages to `slow`; `watch_fastmem` as the field says.
-    pub fn new(
-        mut ranges: Vec<(Asid, u64, u64)>,
-        scan_pages: u64,
-        slow: TierId,
-        watch_fastmem: bool,
-    ) -> Self {
+    /// evicted pages to `slow`.
+    pub fn new(mut ranges: Vec<(Asid, u64, u64)>, scan_pages: u64, slow: TierId) -> Self {
         ranges.sort_unstable();
         let cursor = (0, ranges.first().map_or(0, |r| r.1));
         Tracker {
             ranges,
             scan_pages,
-            watch_fastmem,
             cursor,
             slow,
             hot: Vec::new(),
@@ -209,9 +204,6 @@ impl Tracker {
                 Some((base, t)) => {
                     read += 1;
                     self.cursor.1 = base + t.size.bytes();
-                    if t.tier == TierId::FAST && !self.watch_fastmem {
-                        continue;
-                    }
                     if b.accessed(asid, base, Level::Pte, true)? {
                         if t.tier != TierId::FAST {
                             self.hot.push((asid, base));
@@ -319,7 +311,7 @@ impl Manager for VmmExclusive {
         for a in asids {
             b.set_policy(a, MemPolicy::Bind { tier: slow })?;
         }
-        let tracker = Tracker::new(ranges, self.params.scan_pages, slow, true);
+        let tracker = Tracker::new(ranges, self.params.scan_pages, slow);
         self.tracker = Some(match scope {
             Some((asid, budget)) => tracker.with_budget(asid, budget),
             None => tracker,
