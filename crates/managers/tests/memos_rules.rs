@@ -700,7 +700,11 @@ mod banks {
                 bank < HOT_BANKS
             })
             .collect();
-        assert_eq!(hot.len() as u64, N * HOT_BANKS as u64 / 32, "colours in turn");
+        assert_eq!(
+            hot.len() as u64,
+            N * HOT_BANKS as u64 / 32,
+            "colours in turn"
+        );
         // The accesses of the 10 s after the first action period (it
         // starts at the 22nd tick).
         let mut window = Vec::new();
@@ -785,7 +789,9 @@ mod banks {
         m.start(&mut mc).unwrap();
         let notes = m.notes();
         assert!(
-            notes.iter().any(|n| n.contains("no bank moves within a channel")),
+            notes
+                .iter()
+                .any(|n| n.contains("no bank moves within a channel")),
             "{notes:?}"
         );
         // With banks: no such note.

@@ -443,6 +443,11 @@ struct BankPage {
     rank: u32,
 }
 
+/// A hot page a bank move may take: its rank, its address (reversed, so
+/// that of equal ranks the lowest address sorts last, popped first) and its
+/// LLC slab.
+type Mover = (u32, std::cmp::Reverse<(Asid, u64)>, u16);
+
 /// A page Memos placed in DRAM: idle scans in a row.
 #[derive(Clone, Copy, Debug)]
 struct InDram {
@@ -1000,9 +1005,8 @@ impl Memos {
     ) -> Result<u64, BackendError> {
         let (banks, _) = b.colours()?.place_counts()?;
         let mut loads = places::BankLoads::new(banks as usize);
-        // Per bank, its hot pages (rank, address, slab), to pop the best.
-        let mut movers: Vec<Vec<(u32, std::cmp::Reverse<(Asid, u64)>, u16)>> =
-            vec![Vec::new(); banks as usize];
+        // Per bank, its hot pages, sorted to pop the best.
+        let mut movers: Vec<Vec<Mover>> = vec![Vec::new(); banks as usize];
         for p in pages {
             let Some(tr) = b.translate(p.asid, p.va)? else {
                 continue;

@@ -302,7 +302,10 @@ mod tests {
             let t = l.targets(s)[0];
             l.shift(s, t);
         }
-        assert_eq!((0..4).map(|b| l.load(b)).collect::<Vec<_>>(), vec![5, 5, 5, 5]);
+        assert_eq!(
+            (0..4).map(|b| l.load(b)).collect::<Vec<_>>(),
+            vec![5, 5, 5, 5]
+        );
         assert_eq!(l.imbalance(), 1.0);
         let mut l = BankLoads::new(3);
         for b in [0, 0, 0, 1, 1] {
