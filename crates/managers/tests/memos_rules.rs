@@ -599,3 +599,205 @@ quota_bytes = 67108864
         assert!(e.contains("schemes[0]: min_access_pct (120)"), "{e}");
     }
 }
+
+// Bank moves within a channel (4.3; *Bank moves* in the module docs), on
+// the exact machine with Memos' memory system: 32 banks per channel, 16
+// LLC slabs, one channel per tier.
+
+mod banks {
+    use super::{BASE, PAGE};
+    use thermocline_backend::{Backend, Colours, Flush};
+    use thermocline_managers::memos::{Memos, MemosParams};
+    use thermocline_managers::Manager;
+    use thermocline_model::config::LlcConfig;
+    use thermocline_model::{tiers, MachineConfig};
+    use thermocline_sim::Machine;
+    use thermocline_vocab::{Access, Asid, TierId};
+
+    /// 16 MiB of 4 KiB pages.
+    const N: u64 = 4096;
+    /// Pages in banks below this of NVM are hot.
+    const HOT_BANKS: u16 = 8;
+
+    /// DRAM (2 MiB) and PCM (64 MiB) with the paper's mapping, and an LLC
+    /// small enough (64 KiB, 16 slabs of 4 sets) that the hot pages' lines
+    /// reach the banks.
+    fn machine() -> Machine {
+        let mut t = vec![tiers::dram(), tiers::pcm()];
+        t[0].capacity_bytes = 2 << 20;
+        t[1].capacity_bytes = 64 << 20;
+        let cfg = MachineConfig {
+            llc: LlcConfig {
+                bytes: 64 << 10,
+                ways: 16,
+                hit_ns: 15.0,
+            },
+            memory: Some(Default::default()),
+            ..MachineConfig::with_tiers(t)
+        };
+        let region = thermocline_vocab::RegionInfo {
+            asid: Asid(0),
+            name: "r".into(),
+            start: BASE,
+            len: N * PAGE,
+            page_type: thermocline_vocab::PageType::Anon,
+            thp: false,
+        };
+        Machine::new(cfg, vec![region]).unwrap()
+    }
+
+    /// (tier, bank, slab) of page `p`.
+    fn place(mc: &Machine, p: u64) -> (TierId, u16, u16) {
+        let t = mc.translate(Asid(0), BASE + p * PAGE).unwrap().unwrap();
+        let f = mc.frame_place(t.frame).unwrap();
+        (t.tier, f.bank, f.slab)
+    }
+
+    /// The busiest bank's accesses over the mean, in `tier`'s channel,
+    /// between two readings of the controllers' counts.
+    fn imbalance(before: &[u64], after: &[u64]) -> f64 {
+        let d: Vec<u64> = after.iter().zip(before).map(|(a, b)| a - b).collect();
+        let max = *d.iter().max().unwrap() as f64;
+        max * d.len() as f64 / d.iter().sum::<u64>() as f64
+    }
+
+    fn bank_accesses(mc: &Machine, tier: TierId) -> Vec<u64> {
+        let s = mc.memory_system_stats().unwrap();
+        let c = &s.channels[tier.index()];
+        c.bank_reads
+            .iter()
+            .zip(&c.bank_writes)
+            .map(|(r, w)| r + w)
+            .collect()
+    }
+
+    /// Memos with `p` on a fresh machine whose pages were all touched once
+    /// (so mapped in NVM, taking the colours in turn); the pages that
+    /// landed in NVM banks 0-7 (a quarter) are then each read three times a
+    /// second, a different line each time and each a TLB miss, for
+    /// `seconds` ticks. Returns the hot pages too.
+    fn run(p: MemosParams, seconds: u32) -> (Memos, Machine, Vec<u64>, Vec<u64>) {
+        let mut mc = machine();
+        let mut m = Memos::new(p);
+        m.start(&mut mc).unwrap();
+        let touch = |mc: &mut Machine, page: u64, line: u64| {
+            mc.access(Access {
+                va: BASE + page * PAGE + (line % 64) * 64,
+                asid: 0,
+                core: 0,
+                write: false,
+            });
+            mc.flush_tlb(Asid(0), Flush::All).unwrap();
+        };
+        for p in 0..N {
+            touch(&mut mc, p, 0);
+        }
+        mc.settle();
+        let hot: Vec<u64> = (0..N)
+            .filter(|&p| {
+                let (tier, bank, _) = place(&mc, p);
+                assert_eq!(tier, TierId::SLOW, "application data starts in NVM");
+                bank < HOT_BANKS
+            })
+            .collect();
+        assert_eq!(
+            hot.len() as u64,
+            N * HOT_BANKS as u64 / 32,
+            "colours in turn"
+        );
+        // The accesses of the 10 s after the first action period (it
+        // starts at the 22nd tick).
+        let mut window = Vec::new();
+        for s in 0..seconds {
+            if s == 22 {
+                window = bank_accesses(&mc, TierId::SLOW);
+            }
+            for (i, &p) in hot.iter().enumerate() {
+                for k in 0..3 {
+                    touch(&mut mc, p, u64::from(s) * 3 + k + i as u64);
+                }
+            }
+            mc.settle();
+            m.tick(&mut mc).unwrap();
+        }
+        (m, mc, hot, window)
+    }
+
+    fn gauge(m: &Memos, k: &str) -> f64 {
+        m.gauges().into_iter().find(|g| g.0 == k).unwrap().1
+    }
+
+    /// Few pages move to DRAM (64), so most hot pages stay in NVM's banks
+    /// 0-7. With bank moves NVM's hot pages spread over all 32 banks and
+    /// the busiest bank's share of the accesses falls to about the mean;
+    /// without, it stays near 4x. Each moved page keeps its channel and
+    /// LLC slab.
+    #[test]
+    fn hot_pages_move_from_busy_banks_to_idle_ones_within_their_channel() {
+        let params = |bank_moves: bool| MemosParams {
+            max_migrate_pages: 64,
+            bank_moves,
+            ..MemosParams::default()
+        };
+        let (on, mc_on, hot, w_on) = run(params(true), 32);
+        let (off, mc_off, _, w_off) = run(params(false), 32);
+        let after_on = imbalance(&w_on, &bank_accesses(&mc_on, TierId::SLOW));
+        let after_off = imbalance(&w_off, &bank_accesses(&mc_off, TierId::SLOW));
+        eprintln!("NVM banks' accesses, busiest/mean, after the first action period: {after_off:.3} without bank moves, {after_on:.3} with");
+        assert!(after_off > 3.5, "without bank moves: {after_off}");
+        assert!(after_on < 1.3, "with bank moves: {after_on}");
+        assert_eq!(gauge(&off, "bank_moved_pages_count"), 0.0);
+        let moved = gauge(&on, "bank_moved_pages_count");
+        // 1024 hot pages, 64 to DRAM: 960 in NVM levelled to 30 a bank, so
+        // 720 leave banks 0-7.
+        assert_eq!(moved, 720.0);
+        assert_eq!(gauge(&on, "promoted_pages_count"), 64.0);
+        let mut per_bank = [0u32; 32];
+        for &p in &hot {
+            let (tier, bank, slab) = place(&mc_on, p);
+            let (tier0, bank0, slab0) = place(&mc_off, p);
+            if tier == TierId::SLOW {
+                per_bank[bank as usize] += 1;
+                assert_eq!(tier0, TierId::SLOW, "the same pages went to DRAM");
+                assert_eq!(slab, slab0, "page {p}: a bank move keeps the slab");
+                assert!(bank0 < HOT_BANKS);
+            }
+        }
+        assert!(per_bank.iter().all(|&n| n == 30), "{per_bank:?}");
+        // The moves are CPU copies the backend charges, within the channel.
+        assert_eq!(
+            mc_on.stats().promoted_pages,
+            mc_off.stats().promoted_pages,
+            "bank moves change no page's channel"
+        );
+        assert!(mc_on.stats().migrated_bytes >= mc_off.stats().migrated_bytes + 720 * PAGE);
+        assert!(mc_on.migration_costs_ns().0 > mc_off.migration_costs_ns().0);
+    }
+
+    /// A machine without banks says so, in a note, rather than placing
+    /// pages differently without a word.
+    #[test]
+    fn a_machine_without_banks_says_bank_moves_are_unsupported() {
+        let mut mc = super::common::exact_machine(16 << 20, 16 << 20, BASE, 64 * PAGE, false);
+        assert!(matches!(
+            mc.colours().map(|_| ()),
+            Err(thermocline_backend::BackendError::Unsupported(
+                thermocline_backend::Capability::Colours
+            ))
+        ));
+        let mut m = Memos::new(MemosParams::default());
+        m.start(&mut mc).unwrap();
+        let notes = m.notes();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("no bank moves within a channel")),
+            "{notes:?}"
+        );
+        // With banks: no such note.
+        let mut mc = machine();
+        let mut m = Memos::new(MemosParams::default());
+        m.start(&mut mc).unwrap();
+        assert!(m.notes().is_empty());
+    }
+}

@@ -184,3 +184,105 @@ fn a_placed_dma_copy_lands_in_the_slab_asked_for() {
     assert_eq!(tier, TierId::SLOW, "no frame of bank 3 slab 15: any frame");
     assert_ne!((p.bank, p.slab), (3, 15));
 }
+
+mod bank_moves {
+    //! Memos' bank moves within a channel (4.3): a page asked into another
+    //! bank of its own tier lands in a frame of that bank (and the slab
+    //! asked), keeps its tier, its size and its Dirty bit, and no other
+    //! page's mapping changes; checked against a reference that only
+    //! records, per page, its tier, bank, slab and Dirty bit.
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    /// Pages of the region used.
+    const PAGES: u64 = 64;
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    struct Ref {
+        tier: TierId,
+        bank: u16,
+        slab: u16,
+        dirty: bool,
+    }
+
+    fn frame(m: &Machine, va: u64) -> u64 {
+        m.translate(A0, va).unwrap().unwrap().frame
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn a_bank_move_lands_in_the_bank_asked_and_keeps_the_page(
+            ops in proptest::collection::vec((0u8..5, 0u64..PAGES, 0u16..4, 0u16..2), 1..120),
+        ) {
+            // 4 MiB of DRAM: two frames of each colour; with moves drawn
+            // into 4 banks and 2 slabs, colours run out.
+            let mut m = machine(4 << 20, true, false);
+            m.set_coloured_allocation(true).unwrap();
+            let mut model: BTreeMap<u64, Ref> = BTreeMap::new();
+            for (op, page, bank, slab) in ops {
+                let va = BASE + page * PAGE;
+                match op {
+                    // A load or a store maps the page (first touch: DRAM).
+                    0 | 1 => {
+                        common::touch(&mut m, va, op == 1);
+                        let (tier, p) = place(&m, va);
+                        let r = model.entry(va).or_insert(Ref {
+                            tier,
+                            bank: p.bank,
+                            slab: p.slab,
+                            dirty: false,
+                        });
+                        r.dirty |= op == 1;
+                    }
+                    // A move to the other tier, any bank, the slab drawn:
+                    // so that bank moves happen in both channels.
+                    4 => {
+                        let Some(r) = model.get(&va).copied() else {
+                            continue;
+                        };
+                        let to = TierId(1 - r.tier.0);
+                        if m.migrate_placed(A0, va, to, None, Some(slab)).unwrap() {
+                            let (tier, p) = place(&m, va);
+                            prop_assert_eq!((tier, p.slab), (to, slab));
+                            model.insert(va, Ref { tier, bank: p.bank, slab, ..r });
+                        }
+                    }
+                    // A bank move within the page's tier, keeping its slab
+                    // (as Memos asks) or to the slab drawn.
+                    _ => {
+                        let Some(r) = model.get(&va).copied() else {
+                            prop_assert!(m.migrate_placed(A0, va, TierId::FAST, Some(bank), Some(slab)).is_err());
+                            continue;
+                        };
+                        let slab = if op == 2 { r.slab } else { slab };
+                        let free = m.tiers()[r.tier.index()].free_bytes;
+                        let old = frame(&m, va);
+                        let moved = m.migrate_placed(A0, va, r.tier, Some(bank), Some(slab)).unwrap();
+                        let (tier, p) = place(&m, va);
+                        prop_assert_eq!(tier, r.tier, "a bank move keeps the tier");
+                        prop_assert_eq!(m.tiers()[r.tier.index()].free_bytes, free);
+                        if moved {
+                            prop_assert_eq!((p.bank, p.slab), (bank, slab));
+                            model.insert(va, Ref { bank, slab, ..r });
+                        } else {
+                            prop_assert_eq!(frame(&m, va), old, "no free frame: it stays");
+                        }
+                    }
+                }
+                // Every page against the reference; no two share a frame.
+                let mut frames = std::collections::BTreeSet::new();
+                for (&va, r) in &model {
+                    let t = m.translate(A0, va).unwrap().unwrap();
+                    prop_assert_eq!(t.size, thermocline_vocab::PageSize::Base);
+                    let (tier, p) = place(&m, va);
+                    prop_assert_eq!((tier, p.bank, p.slab), (r.tier, r.bank, r.slab));
+                    prop_assert!(frames.insert(t.frame), "frame {} mapped twice", t.frame);
+                    prop_assert_eq!(m.dirty(A0, va, false).unwrap(), r.dirty);
+                }
+            }
+        }
+    }
+}

@@ -10,12 +10,9 @@
 //! a store during the copy aborts. Reports carry NVM lifetime and energy
 //! per tier (6.3). On a machine with banks and LLC slabs (`dram+pcm-memos`),
 //! pages moved to DRAM are placed by bank and slab (4.2 (1)-(4), 5.1; see
-//! *Placement* below). Not yet: moving hot pages from busy to idle banks
-//! within one channel (4.3: "hot pages are migrated from highly utilized
-//! banks to lower ones"; the paper gives no rule for "highly utilized", and
-//! on the models, whose accesses spread evenly over banks, the busiest
-//! bank is within 1% of the mean). Ambix's simplified `memos-placement`
-//! baseline is a different thing and stays as it is.
+//! *Placement* below), and hot pages move from busy to idle banks within
+//! each channel (4.3; see *Bank moves* below). Ambix's simplified
+//! `memos-placement` baseline is a different thing and stays as it is.
 //!
 //! **Placement** (`colour_placement`, on by default; `places.rs`). Where
 //! the backend has colours, Memos turns on its coloured allocator at start
@@ -37,6 +34,43 @@
 //! free when the copy finishes (*inferred*: the paper grows a reservation
 //! that is full, 4.2 (4), but says so for streams only).
 //!
+//! **Bank moves** (`bank_moves`, on by default, with `colour_placement`,
+//! scope `full`; `balance_banks`). What the paper says: HyMM gets "the bank
+//! balance information" by "examining the values of the bank index bits in
+//! PFN ... and counting the hot pages assigned to each memory bank" (3.1);
+//! bank imbalance compares "the hot pages number of every bank with that
+//! of the coldest bank" and "By rebalancing bank accesses via data
+//! migration, underutilized memory banks can share the responsibilities of
+//! these 'hot' ones" (2.2.1); and "Even for a specific channel, hot pages
+//! are migrated from highly utilized banks to lower ones to balance the
+//! overall utilization" (4.3). It gives no threshold, no bound and no time
+//! for these moves. What is done: at the start of each action period,
+//! after the moves between channels (also in a period bandwidth
+//! scheduling stops: a bank move keeps the page's channel), each channel's
+//! banks are counted afresh as Algorithm 1 counts them: NVM by this
+//! preparation's pages that missed the TLB, DRAM by the pages Memos placed
+//! there that its last 2 s scan found Accessed or that moved there this
+//! period. While the busiest bank that still has a hot page to move holds
+//! more than `1 + bank_tolerance` times the channel's mean (0: any excess)
+//! and at least two pages more than the coldest bank, its hot page with the
+//! most TLB misses (NVM, as MigrateQue's priority, 4.2 (3); DRAM pages in
+//! the order they moved) moves, by a CPU copy like Memos' other moves
+//! (`Colours::migrate_placed` within the tier, charged by the backend), to
+//! the coldest bank that has a free frame in the page's own LLC slab, so
+//! that its slab class (4.2 (1)) stays. A page with no such frame stays
+//! where it is. *Inferred*, all of it: the threshold (none given), the
+//! time, the order of pages and keeping the slab. At most `max_bank_moves` (10 000) moves a
+//! period over both channels (*inferred*: the bound of 4.2 on a period's
+//! moves to DRAM). The Bank_Freq_Table follows each move. Huge pages span
+//! every bank and are neither counted nor moved. Counting utilization in
+//! pages, not accesses, is the paper's (Algorithm 1); what the reports
+//! measure (`bank_imbalance`) is accesses, so pages of unequal heat can
+//! leave banks with equal page counts uneven in accesses.
+//! `bank_moved_pages_count` counts the moves. On a machine without banks
+//! (the rate machine, presets without a memory system) the backend answers
+//! `Unsupported(Colours)`: Memos places by channel only and says so in a
+//! note, rather than differing silently.
+//!
 //! **Figure 9's steps** (`scope`, section 4.4): `full` is Memos. `cache`
 //! (step 1) and `cache+bank` (step 2) interleave pages over the channels
 //! and never move them between channels: HyMM's preparation looks at every
@@ -44,7 +78,8 @@
 //! of its class (stream-like: slab 0, others: the least used of 1-14; for
 //! `cache+bank` the coldest bank first), at most `max_migrate_pages` per
 //! cycle; there is no reclamation or bandwidth scheduling (nothing to
-//! reclaim to). *Inferred*: the paper names step 1 "cache partitioning
+//! reclaim to), and no bank moves (4.3 describes Memos, step 3).
+//! *Inferred*: the paper names step 1 "cache partitioning
 //! [48]" without its rule; Memos' own slab classes stand for it. A full
 //! stream reservation is not grown in step 1.
 //!
@@ -275,6 +310,22 @@ pub struct MemosParams {
     /// placement). Off: HyMM monitors as always but Memos moves nothing;
     /// the schemes decide (see *Schemes* in the module docs).
     pub placement: bool,
+    /// Bank moves within a channel (4.3: "Even for a specific channel, hot
+    /// pages are migrated from highly utilized banks to lower ones"): at
+    /// the start of each action period, after the moves between channels,
+    /// hot pages move from the busiest bank of each channel to its coldest
+    /// (see *Bank moves* in the module docs). Part of bank and slab
+    /// placement: only with `colour_placement`, scope `full`, on a machine
+    /// with banks.
+    pub bank_moves: bool,
+    /// A bank is busy enough to move pages from while it holds more than
+    /// `1 + bank_tolerance` times its channel's mean of accessed pages (and
+    /// at least two more than the coldest bank). Inferred: the paper gives
+    /// no threshold; 0 levels the banks to within a page.
+    pub bank_tolerance: f64,
+    /// Bank moves per action period at most, over both channels (inferred:
+    /// the paper's bound on one period's moves, 10 000 pages, 4.2).
+    pub max_bank_moves: u64,
     /// Schemes acting on HyMM's profile after each counting (none by
     /// default).
     pub schemes: Vec<SchemeParams>,
@@ -303,6 +354,9 @@ impl Default for MemosParams {
             history_max_window: 12,
             history_future: 10,
             placement: true,
+            bank_moves: true,
+            bank_tolerance: 0.0,
+            max_bank_moves: 10_000,
             schemes: Vec::new(),
         }
     }
@@ -344,6 +398,9 @@ impl MemosParams {
         if !(self.backoff > 0.0 && self.backoff <= 1.0) {
             return Err("backoff must be in (0, 1]");
         }
+        if !(self.bank_tolerance >= 0.0 && self.bank_tolerance.is_finite()) {
+            return Err("bank_tolerance must be a finite share of at least 0");
+        }
         if self.history_max_window == 0
             || self.history_future == 0
             || self.history_max_window + self.history_future > 64
@@ -375,6 +432,21 @@ struct Page {
     /// In a hot region HyMM's IQR test calls stream-like.
     stream: bool,
 }
+
+/// A page whose bank Memos weighs, and may move if hot (4.3).
+#[derive(Clone, Copy, Debug)]
+struct BankPage {
+    asid: Asid,
+    va: u64,
+    hot: bool,
+    /// Which hot pages of a bank move first: the highest (TLB misses).
+    rank: u32,
+}
+
+/// A hot page a bank move may take: its rank, its address (reversed, so
+/// that of equal ranks the lowest address sorts last, popped first) and its
+/// LLC slab.
+type Mover = (u32, std::cmp::Reverse<(Asid, u64)>, u16);
 
 /// A page Memos placed in DRAM: idle scans in a row.
 #[derive(Clone, Copy, Debug)]
@@ -417,6 +489,8 @@ struct Tally {
     unplaced: u64,
     /// Stream-like hot pages left in NVM moved into its stream slabs.
     nvm_stream_placed: u64,
+    /// Hot pages moved between banks of their channel (4.3).
+    bank_moved: u64,
     /// HyMM's own monitoring work in preparations (not the very-hot side
     /// study, not the action period's tracking of DRAM pages).
     work: hymm::MonitorWork,
@@ -499,6 +573,9 @@ pub struct Memos {
     schemes: SchemeSet,
     /// With schemes: DRAM pages' Accessed-bit scans since the last profile.
     dram_seen: std::collections::BTreeMap<(Asid, u64), DramSeen>,
+    /// Bank and slab placement or bank moves were asked for on a machine
+    /// without banks (`Unsupported(Colours)`): said in the notes.
+    no_colours: bool,
 }
 
 /// A DRAM page's Accessed-bit scans since the last profile (schemes only).
@@ -538,6 +615,7 @@ impl Memos {
             census: None,
             schemes: SchemeSet::default(),
             dram_seen: std::collections::BTreeMap::new(),
+            no_colours: false,
         }
     }
 
@@ -827,7 +905,9 @@ impl Memos {
         }
         self.action_start = Some((b.tier_counters(self.fast)?, b.tier_counters(self.slow)?));
         if std::mem::take(&mut self.skip_next) {
-            return Ok(());
+            // Bank moves stay within a channel: no bandwidth moves between
+            // channels, so bandwidth scheduling does not stop them.
+            return self.balance_banks(b);
         }
         let free_pages = b.tiers()[self.fast.index()].free_bytes / 4096;
         let mut room = free_pages;
@@ -869,7 +949,105 @@ impl Memos {
         if self.places.is_some() {
             self.place_nvm_streams(b, self.budget.saturating_sub(moved))?;
         }
+        self.balance_banks(b)
+    }
+
+    /// 4.3's bank moves within a channel (see *Bank moves* in the module
+    /// docs): NVM's banks by this preparation's pages that missed the TLB
+    /// (Algorithm 1, lines 7-10), moving its hot pages, most misses first;
+    /// then DRAM's by the pages Memos placed there that its last scan found
+    /// Accessed, or that moved there this period (lines 3-5), moving those.
+    fn balance_banks(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
+        if !self.p.bank_moves || self.p.scope != Scope::Full || self.places.is_none() {
+            return Ok(());
+        }
+        let nvm: Vec<BankPage> = self
+            .pages
+            .iter()
+            .filter(|p| p.misses > 0 && !p.huge)
+            .map(|p| BankPage {
+                asid: p.asid,
+                va: p.va,
+                hot: p.hot,
+                rank: p.misses,
+            })
+            .collect();
+        let mut left = self.p.max_bank_moves;
+        left -= self.balance_channel(b, self.slow, &nvm, left)?;
+        let dram: Vec<BankPage> = self
+            .in_dram
+            .iter()
+            .filter(|d| d.idle == 0)
+            .map(|d| BankPage {
+                asid: d.asid,
+                va: d.va,
+                hot: true,
+                rank: 0,
+            })
+            .collect();
+        self.balance_channel(b, self.fast, &dram, left)?;
         Ok(())
+    }
+
+    /// Levels the banks of `tier` by the accessed pages `pages` (those of
+    /// them still in 4 KiB frames of `tier`): while a bank with a hot page
+    /// left to move is the busiest (`places::BankLoads::source`), its
+    /// highest-ranked hot page (ties: the lowest address) moves to the
+    /// coldest bank that has a free frame in the page's own slab, so its
+    /// LLC slab class stays. A page with no such frame stays. At most
+    /// `left` moves; returns how many.
+    fn balance_channel(
+        &mut self,
+        b: &mut dyn Backend,
+        tier: TierId,
+        pages: &[BankPage],
+        left: u64,
+    ) -> Result<u64, BackendError> {
+        let (banks, _) = b.colours()?.place_counts()?;
+        let mut loads = places::BankLoads::new(banks as usize);
+        // Per bank, its hot pages, sorted to pop the best.
+        let mut movers: Vec<Vec<Mover>> = vec![Vec::new(); banks as usize];
+        for p in pages {
+            let Some(tr) = b.translate(p.asid, p.va)? else {
+                continue;
+            };
+            if tr.tier != tier || tr.size != PageSize::Base {
+                continue;
+            }
+            let place = b.colours()?.frame_place(tr.frame)?;
+            loads.add(place.bank);
+            if p.hot {
+                if let Some(m) = movers.get_mut(place.bank as usize) {
+                    m.push((p.rank, std::cmp::Reverse((p.asid, p.va)), place.slab));
+                }
+            }
+        }
+        movers.iter_mut().for_each(|m| m.sort_unstable());
+        let mut moved = 0;
+        while moved < left {
+            let Some(src) = loads.source(self.p.bank_tolerance, |bank| {
+                !movers[bank as usize].is_empty()
+            }) else {
+                break;
+            };
+            let Some((_, std::cmp::Reverse((asid, va)), slab)) = movers[src as usize].pop() else {
+                break;
+            };
+            for to in loads.targets(src) {
+                if b.colours()?
+                    .migrate_placed(asid, va, tier, Some(to), Some(slab))?
+                {
+                    loads.shift(src, to);
+                    if let Some(t) = self.places.as_mut() {
+                        t.shift_bank(tier.index(), src, to);
+                    }
+                    moved += 1;
+                    break;
+                }
+            }
+        }
+        self.tally.bank_moved += moved;
+        Ok(moved)
     }
 
     /// Algorithm 1 for NVM (lines 1, 7-10, 13-15), at the end of counting:
@@ -1332,6 +1510,7 @@ impl Manager for Memos {
                 ("placed_stream_pages_count", t.placed_stream as f64),
                 ("unplaced_pages_count", t.unplaced as f64),
                 ("nvm_stream_placed_pages_count", t.nvm_stream_placed as f64),
+                ("bank_moved_pages_count", t.bank_moved as f64),
                 ("stream_slabs_grown", self.stream_grown as f64),
             ]);
         }
@@ -1359,7 +1538,15 @@ impl Manager for Memos {
     }
 
     fn notes(&self) -> Vec<String> {
-        self.schemes.notes()
+        let mut notes = Vec::new();
+        if self.no_colours {
+            notes.push(
+                "memos: this machine has no banks or LLC slabs (Colours unsupported): pages are placed by channel only, with no bank or slab placement (4.2, 5.1) and no bank moves within a channel (4.3)"
+                    .to_string(),
+            );
+        }
+        notes.extend(self.schemes.notes());
+        notes
     }
 
     fn start(&mut self, b: &mut dyn Backend) -> Result<(), BackendError> {
@@ -1394,6 +1581,10 @@ impl Manager for Memos {
                 why: "memos.scope cache and cache+bank place pages by slab: they need a machine with a memory system (dram+dram-memos, dram+pcm-memos)",
             });
         }
+        self.no_colours = self.p.placement
+            && self.p.colour_placement
+            && !self.p.history_study
+            && !b.capabilities().has(Capability::Colours);
         if self.p.placement
             && (self.p.colour_placement || self.p.scope != Scope::Full)
             && !self.p.history_study

@@ -15,9 +15,20 @@
 //! - **Enlarged reserved slabs** (4.2 (4)): when slab 0 (or the last slab)
 //!   is full in every bank, the reservation grows by the next slab inward.
 //!
+//! - **Bank moves within a channel** (4.3: "Even for a specific channel,
+//!   hot pages are migrated from highly utilized banks to lower ones to
+//!   balance the overall utilization"; [`BankLoads`]): a channel's banks by
+//!   the accessed pages in each, Algorithm 1 counted afresh; a hot page
+//!   moves from the busiest bank to the coldest that holds at least two
+//!   pages fewer.
+//!
 //! *Inferred*: ties (equal frequencies) go to the lower id, so choices are
 //! deterministic; a reservation grows one slab at a time, as far as the
-//! middle of the slabs.
+//! middle of the slabs. The paper gives no rule for a "highly utilized"
+//! bank: a bank is a source while it holds more than `1 + tolerance` times
+//! the channel's mean and at least two pages more than the coldest bank (a
+//! move of one page then narrows the spread; at one page apart it would
+//! only swap the two).
 
 /// What a page is to the LLC: its slab class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +115,17 @@ impl FreqTables {
         }
     }
 
+    /// One page of `tier` counted in `from` now sits in `to` (a bank move
+    /// within the channel): the bank table follows it.
+    pub fn shift_bank(&mut self, tier: usize, from: u16, to: u16) {
+        if let Some(f) = self.bank.get_mut(tier * self.banks + from as usize) {
+            *f = f.saturating_sub(1);
+        }
+        if let Some(f) = self.bank.get_mut(tier * self.banks + to as usize) {
+            *f += 1;
+        }
+    }
+
     /// The (bank, slab) pairs of `tier` to try for a page of `class`, best
     /// first: banks from the coldest, and within a bank the class's slabs
     /// (from the coldest, for frequently-touched pages).
@@ -115,6 +137,83 @@ impl FreqTables {
             .iter()
             .flat_map(|&b| slabs.iter().map(move |&s| (b, s)))
             .collect()
+    }
+}
+
+/// One channel's banks by the accessed pages that sit in each (Algorithm
+/// 1's Bank_Freq_Table for one channel, counted afresh), for moving hot
+/// pages from busy banks to idle ones within the channel (4.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BankLoads {
+    load: Vec<u64>,
+}
+
+impl BankLoads {
+    /// No page in any of `banks` banks.
+    pub fn new(banks: usize) -> Self {
+        BankLoads {
+            load: vec![0; banks],
+        }
+    }
+
+    /// One accessed page in `bank` (ids beyond the channel are ignored).
+    pub fn add(&mut self, bank: u16) {
+        if let Some(l) = self.load.get_mut(bank as usize) {
+            *l += 1;
+        }
+    }
+
+    /// Accessed pages in `bank`.
+    pub fn load(&self, bank: u16) -> u64 {
+        self.load.get(bank as usize).copied().unwrap_or(0)
+    }
+
+    /// The busiest bank's pages over the mean (1 when empty or even).
+    pub fn imbalance(&self) -> f64 {
+        let total: u64 = self.load.iter().sum();
+        if total == 0 {
+            return 1.0;
+        }
+        let max = self.load.iter().copied().max().unwrap_or(0);
+        max as f64 * self.load.len() as f64 / total as f64
+    }
+
+    /// The bank to move a page from: the busiest of those that `movable`
+    /// says still hold a page to move (ties: the lower id), if it holds
+    /// more than `1 + tolerance` times the mean and at least two pages more
+    /// than the coldest bank.
+    pub fn source(&self, tolerance: f64, movable: impl Fn(u16) -> bool) -> Option<u16> {
+        let n = self.load.len();
+        let total: u64 = self.load.iter().sum();
+        let min = self.load.iter().copied().min()?;
+        let src = (0..n as u16)
+            .filter(|&b| movable(b))
+            .max_by_key(|&b| (self.load(b), std::cmp::Reverse(b)))?;
+        let l = self.load(src);
+        let over_mean = l as f64 * n as f64 > (1.0 + tolerance) * total as f64;
+        (over_mean && l >= min + 2).then_some(src)
+    }
+
+    /// The banks a page of `src` may move to, coldest first (ties: the
+    /// lower id): those with at least two pages fewer, so that a move
+    /// narrows the spread.
+    pub fn targets(&self, src: u16) -> Vec<u16> {
+        let l = self.load(src);
+        let mut t: Vec<u16> = (0..self.load.len() as u16)
+            .filter(|&b| self.load(b) + 2 <= l)
+            .collect();
+        t.sort_by_key(|&b| (self.load(b), b));
+        t
+    }
+
+    /// One page moved from `from` to `to`.
+    pub fn shift(&mut self, from: u16, to: u16) {
+        if let Some(l) = self.load.get_mut(from as usize) {
+            *l = l.saturating_sub(1);
+        }
+        if let Some(l) = self.load.get_mut(to as usize) {
+            *l += 1;
+        }
     }
 }
 
@@ -174,5 +273,61 @@ mod tests {
         // Stream pages: slab 0 of every bank, coldest bank first.
         let s = t.candidates(0, SlabClass::Stream, 0);
         assert_eq!(s, vec![(2, 0), (1, 0), (3, 0), (0, 0)]);
+    }
+
+    #[test]
+    fn a_bank_move_goes_from_the_busiest_bank_to_the_coldest() {
+        let mut l = BankLoads::new(4);
+        for (b, n) in [(0u16, 9), (1, 3), (2, 6), (3, 2)] {
+            for _ in 0..n {
+                l.add(b);
+            }
+        }
+        l.add(9); // beyond the channel: ignored
+        assert_eq!(l.imbalance(), 9.0 * 4.0 / 20.0);
+        assert_eq!(l.source(0.0, |_| true), Some(0));
+        // Bank 0 has nothing left to move: the next busiest, above the
+        // mean (5).
+        assert_eq!(l.source(0.0, |b| b != 0), Some(2));
+        // Bank 1 is at the mean: not a source.
+        assert_eq!(l.source(0.0, |b| b == 1), None);
+        // Coldest first; any bank two pages below the source, never the
+        // source itself.
+        assert_eq!(l.targets(0), vec![3, 1, 2]);
+        assert_eq!(l.targets(2), vec![3, 1]);
+        // Within the tolerance: no source.
+        assert_eq!(l.source(1.0, |_| true), None);
+        // Levelled to one page apart, nothing moves.
+        while let Some(s) = l.source(0.0, |_| true) {
+            let t = l.targets(s)[0];
+            l.shift(s, t);
+        }
+        assert_eq!(
+            (0..4).map(|b| l.load(b)).collect::<Vec<_>>(),
+            vec![5, 5, 5, 5]
+        );
+        assert_eq!(l.imbalance(), 1.0);
+        let mut l = BankLoads::new(3);
+        for b in [0, 0, 0, 1, 1] {
+            l.add(b);
+        }
+        assert_eq!(l.targets(0), vec![2], "bank 1 is one page below");
+        l.shift(0, 9); // beyond the channel: only the page leaving counts
+        assert_eq!((0..3).map(|b| l.load(b)).collect::<Vec<_>>(), vec![2, 2, 0]);
+        let mut l = BankLoads::new(2);
+        l.add(0);
+        assert_eq!(l.source(0.0, |_| true), None, "one page apart");
+    }
+
+    #[test]
+    fn the_bank_table_follows_a_bank_move() {
+        let mut t = FreqTables::new(2, 4, 16);
+        t.count(1, 2, 5);
+        t.shift_bank(1, 2, 3);
+        assert_eq!((t.bank_freq(1, 2), t.bank_freq(1, 3)), (0, 1));
+        assert_eq!(t.slab_freq(5), 1, "the slab is kept");
+        t.shift_bank(1, 2, 3); // nothing counted there: stays at 0
+        assert_eq!((t.bank_freq(1, 2), t.bank_freq(1, 3)), (0, 2));
+        assert_eq!(t.bank_freq(0, 3), 0, "the other channel is untouched");
     }
 }
