@@ -83,7 +83,7 @@
 //! - **Between corrections the slow tier runs above the budget (the
 //!   paper's estimator, not changed).** Section 3.2 extrapolates a unit's
 //!   rate from K = 50 of the base pages accessed in the last period and
-//!   takes "the remaining pages [to] have a negligible access rate". A
+//!   takes "the remaining pages \[to\] have a negligible access rate". A
 //!   unit whose few hot base pages are not among the K it poisons is
 //!   estimated far below its rate: on the Redis-like model over 40% of
 //!   the value units hold one of the 4 000 hot keys, and where the unit's
