@@ -213,20 +213,26 @@ mod tests {
         (per(&hits), per(&wbs))
     }
 
-    /// Write-backs per access of each group's lines, `w (1 - h(p w))`,
-    /// against the simulated cache: a hot, a warm and a cold group.
-    #[test]
-    fn write_backs_agree_with_a_simulated_write_back_cache() {
-        let sets = 2000u64;
+    /// A hot, a warm and a cold group of lines (count, relative weight)
+    /// over 1.5x a cache of 2000 sets, as the model's groups.
+    fn three_groups() -> (u64, [(u64, f64); 3], Vec<LineGroup>) {
         let spec = [(600u64, 9.0), (1400u64, 1.0), (1000u64, 0.1)];
         let total: f64 = spec.iter().map(|&(n, w)| n as f64 * w).sum();
-        let groups: Vec<LineGroup> = spec
+        let groups = spec
             .iter()
             .map(|&(n, w)| LineGroup {
                 lines: n as f64,
                 p: w / total,
             })
             .collect();
+        (2000, spec, groups)
+    }
+
+    /// Write-backs per access of each group's lines, `w (1 - h(p w))`,
+    /// against the simulated cache: a hot, a warm and a cold group.
+    #[test]
+    fn write_backs_agree_with_a_simulated_write_back_cache() {
+        let (sets, spec, groups) = three_groups();
         for w in [0.1, 0.5] {
             let (_, got) = simulated_with_stores(&spec, sets, w, 11);
             for (g, sim) in groups.iter().zip(&got) {
@@ -242,17 +248,7 @@ mod tests {
 
     #[test]
     fn hits_agree_with_a_simulated_direct_mapped_cache() {
-        // a hot group, a warm one and a cold one over 1.5x the cache
-        let sets = 2000u64;
-        let spec = [(600u64, 9.0), (1400u64, 1.0), (1000u64, 0.1)];
-        let total: f64 = spec.iter().map(|&(n, w)| n as f64 * w).sum();
-        let groups: Vec<LineGroup> = spec
-            .iter()
-            .map(|&(n, w)| LineGroup {
-                lines: n as f64,
-                p: w / total,
-            })
-            .collect();
+        let (sets, spec, groups) = three_groups();
         let got = simulated(&spec, sets, 7);
         for (g, sim) in groups.iter().zip(&got) {
             let model = hit_probability(g.p, &groups, sets as f64);

@@ -12,11 +12,11 @@ use thermocline_vocab::{Asid, PageType, RegionInfo, Rng, TierId};
 
 const BASE: u64 = 1 << 30;
 
-/// `bytes` of slow-tier lines accessed uniformly at random, write fraction
-/// `w`, in Memory Mode with `dram` bytes of DRAM cache and an LLC of
-/// `llc` bytes (0: none); runs `n` accesses and returns the slow tier's
-/// application line reads and writes.
-fn uniform(bytes: u64, w: f64, dram: u64, llc: u64, n: f64) -> (f64, f64) {
+/// A rate machine in Memory Mode with every page of one region of `bytes`
+/// bound to the slow tier, accessed uniformly at random with write
+/// fraction `w` for `n` accesses, with `dram` bytes of DRAM cache and, when
+/// given, an LLC of that many bytes (0: none).
+fn memory_mode_machine(bytes: u64, w: f64, dram: u64, llc: Option<u64>, n: f64) -> RateMachine {
     let region = RegionInfo {
         asid: Asid(0),
         name: "r".into(),
@@ -46,14 +46,25 @@ fn uniform(bytes: u64, w: f64, dram: u64, llc: u64, n: f64) -> (f64, f64) {
     let mut slow = tiers::dcpmm();
     slow.capacity_bytes = 1 << 30;
     let mut cfg = MachineConfig::with_tiers(vec![fast, slow]);
-    cfg.llc = LlcConfig {
-        bytes: llc,
-        ..Default::default()
-    };
+    if let Some(bytes) = llc {
+        cfg.llc = LlcConfig {
+            bytes,
+            ..Default::default()
+        };
+    }
     let mut m = RateMachine::new(cfg, vec![region], &profile).unwrap();
     m.set_policy(Asid(0), MemPolicy::Bind { tier: TierId(1) })
         .unwrap();
     m.set_memory_mode(true).unwrap();
+    m
+}
+
+/// `bytes` of slow-tier lines accessed uniformly at random, write fraction
+/// `w`, in Memory Mode with `dram` bytes of DRAM cache and an LLC of
+/// `llc` bytes (0: none); runs `n` accesses and returns the slow tier's
+/// application line reads and writes.
+fn uniform(bytes: u64, w: f64, dram: u64, llc: u64, n: f64) -> (f64, f64) {
+    let mut m = memory_mode_machine(bytes, w, dram, Some(llc), n);
     m.advance(f64::INFINITY, n);
     let slow = m.app_counters()[1];
     (slow.reads as f64, slow.writes as f64)
@@ -169,40 +180,9 @@ fn write_backs_match_a_direct_mapped_write_back_cache() {
 
 #[test]
 fn hits_fills_and_writebacks_follow_the_cache_model() {
-    let region = RegionInfo {
-        asid: Asid(0),
-        name: "r".into(),
-        start: 1 << 30,
-        len: 8 << 20,
-        page_type: PageType::Anon,
-        thp: false,
-    };
     let w = 0.25;
-    let profile = RateProfile {
-        phases: vec![RatePhase {
-            name: "a".into(),
-            accesses: 10_000_000,
-            segments: vec![RateSegment {
-                asid: Asid(0),
-                start: region.start,
-                len: region.len,
-                share: 1.0,
-                write_fraction: w,
-                burst_bytes: 64,
-                stride_bytes: 64,
-                sweep: false,
-            }],
-        }],
-    };
-    let mut fast = tiers::dram();
-    fast.capacity_bytes = 4 << 20; // half the footprint: two lines a set
-    let mut slow = tiers::dcpmm();
-    slow.capacity_bytes = 1 << 30;
-    let cfg = MachineConfig::with_tiers(vec![fast, slow]);
-    let mut m = RateMachine::new(cfg, vec![region], &profile).unwrap();
-    m.set_policy(Asid(0), MemPolicy::Bind { tier: TierId(1) })
-        .unwrap();
-    m.set_memory_mode(true).unwrap();
+    // DRAM is half the footprint: two lines a set.
+    let mut m = memory_mode_machine(8 << 20, w, 4 << 20, None, 1e7);
     let before = m.time_ns();
     m.advance(f64::INFINITY, 1e7);
     let n = 1e7;

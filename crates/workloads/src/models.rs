@@ -13,7 +13,18 @@
 //! 0.348238, as the mutilate load generator encodes it), capped at 64 KiB.
 //!
 //! One access is one cache line that reaches memory: the models have no LLC
-//! in mind, and every line an operation touches counts. A model optionally
+//! in mind, and every line an operation touches counts.
+//!
+//! A model may have a **warm tail** ([`ModelSpec::warm_tail_per_s`]): besides
+//! its operations, it reads single lines drawn uniformly from all the memory
+//! it has allocated, at a rate per allocated byte that is the same for every
+//! byte, so each page is touched as a Poisson process of the same low rate.
+//! It stands for the background work of a server (maintenance, collection,
+//! the long tail of requests) that keeps data an operation mix leaves alone
+//! from being idle. The touches ride on the operations: each operation adds
+//! `warm_tail_per_s / ops_per_s` of them, scaled by the share of the model's
+//! bytes allocated so far, carried over from operation to operation so the
+//! rate is exact. A model optionally
 //! starts with a load phase that writes one line of every 4 KiB page, as an
 //! application's warm-up populates its data before the measured run.
 //!
@@ -136,6 +147,11 @@ pub struct ModelSpec {
     pub ops_per_s: f64,
     /// Nominal length of the measured run (s).
     pub seconds: f64,
+    /// Warm-tail line reads per second when every region is allocated to
+    /// its end (0: none): single lines drawn uniformly over the allocated
+    /// bytes of every region, so a model with part of its regions
+    /// allocated reads that share of this rate (see the module docs).
+    pub warm_tail_per_s: f64,
 }
 
 /// Largest ETC value modelled.
@@ -203,6 +219,9 @@ struct RegionState {
     bytes: u64,
     layout: Option<Layout>,
     frontier: u64,
+    /// The furthest the frontier has reached (the region's end once an
+    /// append has wrapped): the bytes allocated, which the warm tail reads.
+    allocated: u64,
     preload: bool,
 }
 
@@ -241,11 +260,13 @@ impl BuiltModel {
                 }
             }
             let bytes = bytes.div_ceil(4096) * 4096;
+            let frontier = ((bytes as f64 * r.initial_fill.clamp(0.0, 1.0)) as u64) & !63;
             regions.push(RegionState {
                 base: 0,
                 bytes,
                 layout,
-                frontier: ((bytes as f64 * r.initial_fill.clamp(0.0, 1.0)) as u64) & !63,
+                frontier,
+                allocated: frontier,
                 preload: r.preload,
             });
         }
@@ -311,6 +332,16 @@ impl ModelSpec {
                 "a model needs keys, threads and operations".into(),
             ));
         }
+        if !(self.warm_tail_per_s.is_finite() && self.warm_tail_per_s >= 0.0) {
+            return Err(WorkloadError::Invalid(
+                "a model's warm tail must be a finite rate, at least 0".into(),
+            ));
+        }
+        if self.warm_tail_per_s > 0.0 && !(self.ops_per_s.is_finite() && self.ops_per_s > 0.0) {
+            return Err(WorkloadError::Invalid(
+                "a model with a warm tail needs a positive operation rate".into(),
+            ));
+        }
         for op in &self.ops {
             for s in &op.steps {
                 let (Step::Slot { region, .. }
@@ -349,6 +380,14 @@ pub struct ModelStream {
     left: u64,
     pending: Pending,
     next_core: usize,
+    /// Warm-tail reads per operation with every region allocated.
+    tail_per_op: f64,
+    /// Bytes of every region, allocated or not.
+    full_bytes: u64,
+    /// Warm-tail reads owed (the fraction carried to the next operation).
+    tail_owed: f64,
+    /// Warm-tail reads emitted so far.
+    tail_reads: u64,
 }
 
 impl ModelStream {
@@ -393,7 +432,16 @@ impl ModelStream {
                 acc
             })
             .collect();
+        let tail_per_op = if spec.warm_tail_per_s > 0.0 {
+            spec.warm_tail_per_s / spec.ops_per_s
+        } else {
+            0.0
+        };
         ModelStream {
+            tail_per_op,
+            full_bytes: regions.iter().map(|r| r.bytes).sum(),
+            tail_owed: 0.0,
+            tail_reads: 0,
             scatter: Scatter::new(spec.keys),
             load: LoadPhase::new(if load {
                 regions
@@ -451,6 +499,48 @@ impl ModelStream {
             let step = self.spec.ops[kind].steps[i];
             self.step(step, key, core, out);
         }
+        self.warm_tail(core, out);
+    }
+
+    /// The warm-tail reads this operation carries: its share of
+    /// `warm_tail_per_s`, scaled by the share of the model's bytes allocated
+    /// so far, each one line drawn uniformly over the allocated bytes.
+    fn warm_tail(&mut self, core: u16, out: &mut Vec<Access>) {
+        if self.tail_per_op <= 0.0 || self.full_bytes == 0 {
+            return;
+        }
+        let allocated: u64 = self.regions.iter().map(|r| r.allocated).sum();
+        self.tail_owed += self.tail_per_op * allocated as f64 / self.full_bytes as f64;
+        while self.tail_owed >= 1.0 {
+            self.tail_owed -= 1.0;
+            let mut line = self.rng.below((allocated / 64).max(1));
+            for r in &self.regions {
+                let lines = r.allocated / 64;
+                if line < lines {
+                    Self::lines(r, line * 64, 1, false, core, out);
+                    self.tail_reads += 1;
+                    break;
+                }
+                line -= lines;
+            }
+        }
+    }
+
+    /// Warm-tail reads emitted so far (for tests and reports).
+    pub fn warm_tail_reads(&self) -> u64 {
+        self.tail_reads
+    }
+
+    /// Bytes allocated so far in each region, in model order: what the warm
+    /// tail reads from.
+    pub fn allocated_bytes(&self) -> Vec<u64> {
+        self.regions.iter().map(|r| r.allocated).collect()
+    }
+
+    /// Appends the accesses of one operation (and the warm-tail reads it
+    /// carries) to `out`, outside the load phase and the access budget.
+    pub fn next_op(&mut self, out: &mut Vec<Access>) {
+        self.op(out);
     }
 
     fn lines(
@@ -510,9 +600,11 @@ impl ModelStream {
                 let r = &mut self.regions[region];
                 if r.frontier + bytes > r.bytes {
                     r.frontier = 0;
+                    r.allocated = r.bytes;
                 }
                 let at = r.frontier;
                 r.frontier += bytes.div_ceil(64) * 64;
+                r.allocated = r.allocated.max(r.frontier.min(r.bytes));
                 Self::lines(r, at, bytes.div_ceil(64), true, core, out);
             }
             Step::Recent {
@@ -624,6 +716,7 @@ mod tests {
             threads: 2,
             ops_per_s: 1000.0,
             seconds: 10.0,
+            warm_tail_per_s: 0.0,
         }
     }
 
@@ -686,6 +779,84 @@ mod tests {
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let top: u32 = counts[..100].iter().sum();
         assert!((17_500..18_500).contains(&top), "{top}");
+    }
+
+    /// The warm tail reads `warm_tail_per_s / ops_per_s` lines per
+    /// operation, scaled by the allocated share of the model's bytes, drawn
+    /// uniformly over the allocated bytes and never beyond a frontier.
+    #[test]
+    fn the_warm_tail_reads_allocated_bytes_alike_at_its_rate() {
+        let mut spec = kv(Distribution::Uniform);
+        // The operations read only the table: what lands in the items and
+        // the heap is the tail's.
+        spec.ops = vec![OpKind {
+            name: "get",
+            weight: 1.0,
+            steps: vec![Step::Slot {
+                region: 0,
+                slot_bytes: 8,
+                lines: 1,
+                write: false,
+            }],
+        }];
+        spec.regions.push(ModelRegion {
+            name: "heap",
+            bytes: Some(4 << 20),
+            items: None,
+            initial_fill: 0.25,
+            preload: false,
+        });
+        spec.warm_tail_per_s = 2000.0;
+        let m = BuiltModel::new(spec, 4).unwrap();
+        let sizes = m.region_sizes();
+        let full: u64 = sizes.iter().map(|r| r.1).sum();
+        let heap_allocated = sizes[2].1 / 4;
+        let allocated = sizes[0].1 + sizes[1].1 + heap_allocated;
+        let starts = [1u64 << 30, 2u64 << 30, 3u64 << 30];
+        let mut s = ModelStream::new(&m, &starts, 0, 7, false);
+        let ops = 200_000u64;
+        let mut buf = Vec::new();
+        let (mut heap, mut items) = (0u64, 0u64);
+        for _ in 0..ops {
+            buf.clear();
+            s.op(&mut buf);
+            for a in &buf {
+                if a.va >= starts[2] {
+                    assert!(a.va < starts[2] + heap_allocated, "{:#x}", a.va);
+                    heap += 1;
+                } else if a.va >= starts[1] {
+                    items += 1;
+                }
+                assert!(!a.write);
+            }
+        }
+        // 2000 reads/s at 1000 ops/s with every byte allocated: two per
+        // operation, times the allocated share (the owed fraction carries).
+        let want = ops as f64 * 2.0 * allocated as f64 / full as f64;
+        let got = s.warm_tail_reads() as f64;
+        assert!((got - want).abs() <= 1.0, "{got} {want}");
+        // Uniform over the allocated bytes: each region its byte share
+        // (binomial, 5 sigma).
+        for (n, bytes) in [(heap, heap_allocated), (items, sizes[1].1)] {
+            let p = bytes as f64 / allocated as f64;
+            let sigma = (got * p * (1.0 - p)).sqrt();
+            assert!((n as f64 - got * p).abs() < 5.0 * sigma, "{n} {p} {got}");
+        }
+        // The probe counts the tail in the accesses per operation.
+        assert!((m.accesses_per_op - (1.0 + want / ops as f64)).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_warm_tail_must_be_a_rate() {
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            let mut spec = kv(Distribution::Uniform);
+            spec.warm_tail_per_s = bad;
+            assert!(BuiltModel::new(spec, 1).is_err(), "{bad}");
+        }
+        let mut spec = kv(Distribution::Uniform);
+        spec.warm_tail_per_s = 10.0;
+        spec.ops_per_s = 0.0;
+        assert!(BuiltModel::new(spec, 1).is_err());
     }
 
     #[test]

@@ -190,12 +190,12 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "redis-hotspot",
-        description: "Redis-like model (not Redis): 17.1 GiB of dict, entries, keys and ETC-sized values, 0.01% of keys get 90% of 188 K ops/s, 1 thread, 600 s",
+        description: "Redis-like model (not Redis): 17.1 GiB of dict, entries, keys and ETC-sized values, 0.01% of keys get 90% of 188 K ops/s, 1 thread, 600 s; 30 K/s warm tail over its footprint",
         kind: Kind::Model(thermostat::redis_hotspot),
     },
     Preset {
         name: "aerospike-read",
-        description: "Aerospike-like model (not Aerospike): 12.2 GiB, YCSB zipfian over 5 M 20-field records, 95:5 read:update, 176 K ops/s, 8 threads, 200 M ops (1136 s)",
+        description: "Aerospike-like model (not Aerospike): 12.2 GiB, YCSB zipfian over 5 M 20-field records, 95:5 read:update, 176 K ops/s, 8 threads, 200 M ops (1136 s); 30 K/s warm tail over its footprint",
         kind: Kind::Model(thermostat::aerospike_read),
     },
     Preset {
@@ -205,7 +205,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "cassandra-read",
-        description: "Cassandra-like model (not Cassandra): 4 GiB heap (key cache, growing memtable) + 4 GiB file-mapped SSTables, YCSB zipfian, 95:5, 21 K ops/s, 8 threads, 50 M ops (2381 s)",
+        description: "Cassandra-like model (not Cassandra): 4 GiB heap (key cache, growing memtable) + 4 GiB file-mapped SSTables, YCSB zipfian, 95:5, 21 K ops/s, 8 threads, 50 M ops (2381 s); 30 K/s warm tail over its footprint",
         kind: Kind::Model(thermostat::cassandra_read),
     },
     Preset {
@@ -215,17 +215,17 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "tpcc",
-        description: "MySQL-TPCC-like model (not MySQL): 2.5 GiB of hot tables next to a 3.5 GiB rarely read order-line table, 8 threads, 1200 s (600 s warm-up + 600 s)",
+        description: "MySQL-TPCC-like model (not MySQL): 2.5 GiB of hot tables next to a 3.5 GiB rarely read order-line table, 8 threads, 1200 s (600 s warm-up + 600 s); 30 K/s warm tail over its footprint",
         kind: Kind::Model(thermostat::tpcc),
     },
     Preset {
         name: "analytics",
-        description: "in-memory-analytics-like model (not Spark): a 6.2 GiB heap that fills during the 317 s run, recency-skewed reads, 8 threads",
+        description: "in-memory-analytics-like model (not Spark): a 6.2 GiB heap that fills during the 317 s run, recency-skewed reads, 8 threads; 30 K/s warm tail over what it has allocated",
         kind: Kind::Model(thermostat::analytics),
     },
     Preset {
         name: "websearch",
-        description: "web-search-like model (not Solr): 2.2 GiB zipfian posting-block index + heap + stored fields, 8 threads, 600 s",
+        description: "web-search-like model (not Solr): 2.2 GiB zipfian posting-block index + heap + stored fields, 8 threads, 600 s; 30 K/s warm tail over its footprint",
         kind: Kind::Model(thermostat::websearch),
     },
     Preset {

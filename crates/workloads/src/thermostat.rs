@@ -19,6 +19,20 @@
 //! so a run's length sets how much of that average is the ramp while 5% of
 //! huge pages are sampled per 30 s.
 //!
+//! **Warm tail.** Every model carries the same warm tail
+//! ([`WARM_TAIL_PER_S`], [`ModelSpec::warm_tail_per_s`]): single-line reads
+//! drawn uniformly over all the memory it has allocated, 30 K/s in all when
+//! its whole footprint is allocated, so every byte of a model is read at
+//! 30 K/s over its own footprint (Table 2's resident set): Redis-like's
+//! 4 KiB pages once every ~150 s, Cassandra-like's every ~70 s,
+//! web-search-like's every ~20 s. Without it the data these operation mixes
+//! leave alone (Cassandra's old memtable, the order-line table, analytics'
+//! older heap) is nearly idle, so Thermostat's 30 K slow accesses/s budget
+//! never binds and the cold fraction is whatever the sampling ramp has
+//! reached; the paper's Figure 3 shows every application's slow-memory rate
+//! at about 30 K/s (section 3.4), so its data is not idle. See
+//! [`WARM_TAIL_PER_S`] for the rule, its source and what it is not.
+//!
 //! `MODEL:threads=N` runs a model's work (its operations per second, data
 //! and duration) on N threads instead of its own count, each thread taking
 //! 1/N of the accesses ([`with_threads`]).
@@ -41,6 +55,63 @@ pub const APPLICATION_MODELS: [&str; 8] = [
     "analytics",
     "websearch",
 ];
+
+/// The warm tail of every application model: line reads per second spread
+/// uniformly over the model's whole footprint (see [`crate::models`]).
+///
+/// **The rule**: one rule for the family, the same tail for every model,
+/// uniform over its bytes, so its parameter per model (the read rate of one
+/// page) follows from each model's own footprint alone: 30 K/s over the
+/// footprint, which for every model is Table 2's resident set (GB read as
+/// GiB; the models' footprints are Table 2's within 4%). A model's cold
+/// pages then carry the tail on top of what its own operations give them.
+///
+/// **Calibration source**: Figure 3 (section 3.4) and Table 2 (section 4.3)
+/// of ../shared/papers/000_5488ae48d80721cc.txt (the text has no page
+/// numbers). Figure 3 shows each application's slow-memory access rate at
+/// about 30 K/s, the 3% budget: the data Thermostat put in slow memory
+/// carried about 30 K accesses/s, so the application's data is not idle.
+/// Figure 3 alone does not say how far above that the data's rate is: the
+/// paper's cold data was a part of the footprint, so the whole footprint
+/// carries *at least* 30 K/s. We take the least tail it allows, 30 K/s
+/// over the whole footprint (*inferred*: a larger multiple would need the
+/// share of the footprint that was cold, which is what Figures 5-11 report
+/// and the claims check, so we do not use it). That is also the tail at the
+/// scale of Thermostat's own design (section 3.4): a batch of f of the
+/// units carries about the f x 30 K/s it may add, so with the model's own
+/// traffic on top part of each batch stays hot at 3%.
+///
+/// **Cross-check** (Figure 1, section 1, which no claim checks: kstaled
+/// finds "more than 50%" of MySQL's data idle for 10 s): a page of the
+/// TPC-C-like model is read by the tail once every ~52 s, and the
+/// kstaled-like baseline (4 KiB pages idle for 10 s) finds 55.9% of it
+/// cold with the tail against 67.3% without (`thermocline run --workload
+/// tpcc --manager kstaled --set run.machine=dram+badgertrap`, with
+/// and without the tail; 67.3% x e^(-10/52) = 55.5% expected): still above Figure
+/// 1's 50%, where a tail twice as large would bring it to about 46%
+/// (67.3% x e^(-10/26), *inferred*), so Figure 1 bounds the tail from
+/// above not far from where Figure 3 bounds it from below.
+///
+/// **Choices where the paper says nothing** (each *inferred*): the tail's
+/// shape (uniform, so each page is a Poisson process of the same rate: the
+/// least structure; the paper gives no distribution for cold data); reads
+/// of one line each (background reads, no writes); a model that is still
+/// allocating (analytics' heap, Cassandra's memtable) reads only what it
+/// has allocated, at the same rate per byte; models whose operations
+/// already spread traffic over their data (Redis-like's 10% uniform
+/// requests, the YCSB models' scattered keys) get the tail too, since the
+/// rule is the family's.
+///
+/// **What it is not**: it is not fitted to any cold fraction (Figures 5-11,
+/// Table 4) or to the achieved slowdowns. Figure 3 is itself checked by
+/// `thermostat-rate/*`, which therefore tests Thermostat's control (the
+/// rate held at or under the budget) more than the tail's size. Measured
+/// with `thermocline reproduce thermostat-rate` (3%,
+/// `thermostat-badgertrap`, the paper's run lengths): six
+/// models settle at 16-28 K slow faults/s (4.5-27 K/s without the tail);
+/// analytics (317 s) and websearch (its 1209 huge pages fit each core's
+/// STLB, so its slow pages rarely fault) stay near 3 K/s.
+pub const WARM_TAIL_PER_S: f64 = 30_000.0;
 
 /// The most threads a `MODEL:threads=N` variant may ask for.
 pub const MAX_THREADS: usize = 64;
@@ -156,6 +227,7 @@ pub fn redis_hotspot() -> ModelSpec {
         threads: 1,
         ops_per_s: 188_000.0,
         seconds: 600.0,
+        warm_tail_per_s: WARM_TAIL_PER_S,
     }
 }
 
@@ -211,6 +283,7 @@ fn aerospike(read_share: f64, ops_per_s: f64) -> ModelSpec {
         threads: 8,
         ops_per_s,
         seconds: AEROSPIKE_OPS / ops_per_s,
+        warm_tail_per_s: WARM_TAIL_PER_S,
     }
 }
 
@@ -288,6 +361,7 @@ fn cassandra(read_share: f64, ops_per_s: f64) -> ModelSpec {
         threads: 8,
         ops_per_s,
         seconds: CASSANDRA_OPS / ops_per_s,
+        warm_tail_per_s: WARM_TAIL_PER_S,
     }
 }
 
@@ -370,6 +444,7 @@ pub fn tpcc() -> ModelSpec {
         threads: 8,
         ops_per_s: 300_000.0,
         seconds: 1200.0,
+        warm_tail_per_s: WARM_TAIL_PER_S,
     }
 }
 
@@ -419,6 +494,7 @@ pub fn analytics() -> ModelSpec {
         threads: 8,
         ops_per_s: 110_000.0,
         seconds: 317.0,
+        warm_tail_per_s: WARM_TAIL_PER_S,
     }
 }
 
@@ -469,6 +545,7 @@ pub fn websearch() -> ModelSpec {
         threads: 8,
         ops_per_s: 44_000.0,
         seconds: 600.0,
+        warm_tail_per_s: WARM_TAIL_PER_S,
     }
 }
 
@@ -490,6 +567,70 @@ mod tests {
         assert_eq!(aerospike_write().seconds.round(), 930.0);
         assert_eq!(tpcc().seconds, 1200.0);
         assert_eq!(analytics().seconds, 317.0);
+    }
+
+    /// Table 2's resident set sizes (GB, read as GiB), which the warm tail
+    /// is spread over.
+    fn table2_gib(name: &str) -> f64 {
+        match name {
+            "cassandra-write" | "cassandra-read" => 8.0,
+            "tpcc" => 6.0,
+            "aerospike-read" | "aerospike-write" => 12.3,
+            "redis-hotspot" => 17.2,
+            "analytics" => 6.2,
+            _ => 2.28,
+        }
+    }
+
+    /// The warm tail is one rule for every model: 30 K line reads/s over its
+    /// whole footprint (Figure 3's rate over Table 2's resident set), drawn
+    /// uniformly over what is allocated (that part is `models`' test).
+    /// Checked on each model's own stream: the tail's reads per operation
+    /// are WARM_TAIL_PER_S / ops_per_s times the allocated share of the
+    /// footprint (within 1%: the share is read before each operation and
+    /// moves a little as its appends allocate).
+    #[test]
+    fn every_model_carries_the_same_warm_tail_over_its_footprint() {
+        use crate::models::{BuiltModel, ModelStream};
+        use crate::Access;
+        for name in APPLICATION_MODELS {
+            let spec = model(name).unwrap();
+            assert_eq!(spec.warm_tail_per_s, WARM_TAIL_PER_S, "{name}");
+            let ops_per_s = spec.ops_per_s;
+            let m = BuiltModel::new(spec, 1).unwrap();
+            let sizes = m.region_sizes();
+            let full: u64 = sizes.iter().map(|r| r.1).sum();
+            // The footprint is Table 2's (within 5%: web-search-like's is
+            // 2.36 GiB against 2.28), so the rate of one 4 KiB page,
+            // 30 K/s x 4 KiB / footprint, is the rule's.
+            let gib = full as f64 / GIB;
+            assert!(
+                (gib / table2_gib(name) - 1.0).abs() < 0.05,
+                "{name}: {gib} GiB"
+            );
+            let mut starts = Vec::new();
+            let mut at = 1u64 << 40;
+            for (_, b) in &sizes {
+                starts.push(at);
+                at += b.div_ceil(2 << 20) * (2 << 20) + (2 << 20);
+            }
+            let mut s = ModelStream::new(&m, &starts, 0, 3, false);
+            let ops = 50_000u64;
+            let mut buf: Vec<Access> = Vec::new();
+            let mut owed = 0.0;
+            for _ in 0..ops {
+                let allocated: u64 = s.allocated_bytes().iter().sum();
+                owed += WARM_TAIL_PER_S / ops_per_s * allocated as f64 / full as f64;
+                buf.clear();
+                s.next_op(&mut buf);
+            }
+            let got = s.warm_tail_reads() as f64;
+            assert!(
+                (got - owed).abs() <= 1.0 + owed * 0.01,
+                "{name}: {got} reads, want {owed}"
+            );
+            assert!(got > 0.0, "{name}");
+        }
     }
 
     #[test]

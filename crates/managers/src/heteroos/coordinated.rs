@@ -72,10 +72,10 @@ use super::guest::{GuestBits, GuestParams, HeteroOsGuest, MachineBits, Mechanism
 use super::history::{is_hot_bits, AccessHistory, Page, HISTORY_SCANS};
 use super::interval::{next_interval_ns, MIN_INTERVAL_NS};
 use super::lru::Thresholds;
-use super::vmm::page_walk_ns;
+use super::vmm::{flush_scanned, page_walk_ns};
 use crate::Manager;
 use serde::{Deserialize, Serialize};
-use thermocline_backend::{Backend, BackendError, Flush};
+use thermocline_backend::{Backend, BackendError};
 use thermocline_vocab::{Asid, MemEvent, PageType, TierId};
 
 /// Parameters of HeteroOS-coordinated: the guest's (as `heteroos-lru`)
@@ -261,11 +261,7 @@ impl GuidedTracker {
                 }
             }
         }
-        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
-        asids.dedup();
-        for a in asids {
-            b.flush_tlb(a, Flush::All)?;
-        }
+        flush_scanned(b, &self.ranges)?;
         b.charge_manager(read as f64 * page_walk_ns(self.scan_pages));
         self.scanned += read;
         self.found_hot += self.hot.len() as u64;

@@ -219,11 +219,7 @@ impl Tracker {
                 }
             }
         }
-        let mut asids: Vec<Asid> = self.ranges.iter().map(|r| r.0).collect();
-        asids.dedup();
-        for a in asids {
-            b.flush_tlb(a, Flush::All)?;
-        }
+        flush_scanned(b, &self.ranges)?;
         Ok(read)
     }
 
@@ -330,6 +326,20 @@ impl Manager for VmmExclusive {
         }
         Ok(None)
     }
+}
+
+/// Flushes the TLBs of every address space a scan over `ranges` read (one
+/// full flush each: the scan cleared Accessed bits all over them).
+pub(super) fn flush_scanned(
+    b: &mut dyn Backend,
+    ranges: &[(Asid, u64, u64)],
+) -> Result<(), BackendError> {
+    let mut asids: Vec<Asid> = ranges.iter().map(|r| r.0).collect();
+    asids.dedup();
+    for a in asids {
+        b.flush_tlb(a, Flush::All)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

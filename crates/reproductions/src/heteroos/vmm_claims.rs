@@ -51,14 +51,14 @@ fn fig12(v: &Value, key: &str, label: &str) -> Result<Measured, ClaimError> {
         .collect()
 }
 
-const THRASH: &str = "one scan's Accessed bit marks nearly every tracked page hot: a \
-page is read again only after the tracker has gone round the whole tracked heap (16 K pages \
-per epoch), and in that time these models touch nearly all of it; the guest then makes room \
-by evicting 'inactive' FastMem pages, which are found accessed and promoted again. At afcd592, \
-Redis-like at 1/4: 7.06 M pages promoted and 7.01 M evicted by the LRU, of 8.66 M scanned \
-(57.6 GB copied in a 51 s run); GraphChi-like at 1/8: 1.97 M promoted, 1.84 M evicted, of \
-2.24 M scanned. The copies' traffic on SlowMem (2.67 GB/s) costs more than FastMem saves. \
-VMM-exclusive, which evicts only pages it found idle, moves far fewer";
+const THRASH: &str = "HeteroOS-coordinated used to call a page hot when one scan found it \
+accessed, so the guest promoted and evicted nearly every page it tracked (Redis-like at 1/4: \
+7.06 M promoted, 7.01 M evicted of 8.66 M scanned). It now keeps an 8-scan Accessed-bit history \
+(hot: accessed in the latest scan and in at least 2 of 8, managers/src/heteroos/history.rs) and \
+evicts the least recently used: 0.43 M promoted and 53% slowdown over FastMem where it was 129% \
+(`thermocline reproduce heteroos-coordinated`, Redis-like at 1/4). \
+The copies it still makes cost SlowMem bandwidth that VMM-exclusive, which evicts only pages it \
+found idle, does not spend";
 
 const SCANS_FOLLOW_LENGTH: &str = "coordinated's VMM scans 16 K pages per epoch as \
 VMM-exclusive does, and Equation 1's interval averages near VMM-exclusive's 100 ms (Redis-like \

@@ -32,18 +32,13 @@ fn one(label: &str, v: f64) -> Measured {
 }
 
 /// Why `memos-performance/dram-cache-near-dram` does not hold.
-const CACHE_WRITEBACKS: &str = "measured at afcd592 (`thermocline reproduce memos-performance`, the \
-runs' tier counters): our Memory Mode sends only LLC misses through the DRAM cache; the LLC's dirty \
-write-backs of NVM-homed lines go straight to PCM (450 ns, 2 GB/s). On the five models whose \
-footprint fits the scaled 4 GB, 99.5-99.9% of reads hit the cache, yet 77-223 M write-backs reach \
-PCM (hmmer-like 223 M: 1.17x; Redis-like 210 M: 1.14x), and at (450 - 80) ns / MLP 4 each they \
-make up the whole excess (hmmer-like: 20.6 of 21.7 s); the Aerospike- and MySQL-like footprints \
-(392 and 1536 MiB in a 256 MiB cache) also miss 32% and 66% of reads. Priced as DRAM writes, the \
-mean would be about 1.03x (estimate from those counts). Check at 84afea4 (`thermocline run \
---workload memos:hmmer:0.0625:120 --manager memory-mode|all-fast --duration 30`, 4 GB or 32 GB \
-of DRAM scaled as in memos_setup.rs): on `dram+pcm`, which has no LLC so stores land in the \
-cache, memory-mode takes 30.56 s against all-DRAM's 30.54 s (1.00x); on `dram+pcm-memos` 36.28 \
-against 30.96 s (1.17x)";
+const CACHE_WRITEBACKS: &str = "the LLC's dirty write-backs of NVM-homed lines used to go around \
+the DRAM cache straight to PCM, as latency stalls, which was this gap (77-223 M write-backs per model). \
+Memory Mode now sends them through the cache and charges its write-backs as the slow tier's write \
+bandwidth (crates/sim/tests/memory_mode.rs); `thermocline run --workload memos:hmmer:0.0625:120 \
+--manager memory-mode --set run.machine=dram+pcm-memos --duration 30` against `--manager all-fast` \
+fell from 1.17x to 1.01x. Where the claim still fails, the models whose footprint exceeds the \
+scaled 4 GB cache (Aerospike- and MySQL-like) miss in it";
 
 /// Why `memos-performance/memos-near-dram` does not hold.
 const MEMOS_VS_DRAM: &str = "measured at afcd592 (`thermocline reproduce memos-performance`, the \
@@ -478,14 +473,12 @@ poisoned-PTE faults, which is its whole loss (W1: 92.5 s + 9.4 s = 102.0 s, -9.3
 with few TLB misses per page: 0.55 s, -0.6%)";
 
 /// Why `memos-steps/bank-imbalance-falls` does not hold.
-const BALANCED_BASELINE: &str = "only W7 fails (the other four mixes fall 21-71%), measured at \
-afcd592 (`thermocline reproduce memos-steps`, the runs' per-bank accesses): its baseline is \
-already balanced, the busiest bank 0.14% and 0.001% above the mean in the two channels (two \
-libquantum-like streams and an lbm-like one, spread over every bank by the mapping's bank bits \
-12-14 and 20-21); step 3 leaves 0.16% and 0.55%, so a change of 0.3 points reads as +420%. The \
-pages Memos moves leave channel 1's banks slightly uneven (step 1, which only moves pages between \
-slabs within a channel, leaves 0.57%), and moving hot pages from busy to idle banks within a \
-channel (4.3) is not built";
+const BALANCED_BASELINE: &str = "only W7 fails (the other four mixes fall): its baseline is \
+already balanced (two libquantum-like streams and an lbm-like one, spread over every bank by the \
+mapping's bank bits), the busiest bank within a tenth of a percent of the mean, so a change of a \
+few hundredths of a point reads as a large relative rise. Memos' bank moves within a channel \
+(section 4.3, `bank_moves`) take W7's step-3 excess from 0.36% to 0.07%, against the baseline's \
+0.068% (`thermocline reproduce memos-steps`, the runs' per-bank accesses)";
 
 /// Why `memos-steps/llc-misses-fall` does not hold.
 const NO_LLC_REUSE: &str =
