@@ -1541,7 +1541,7 @@ impl Manager for Memos {
         let mut notes = Vec::new();
         if self.no_colours {
             notes.push(
-                "memos: this machine has no banks or LLC slabs (Colours unsupported): pages are placed by channel only, with no bank or slab placement (4.2, 5.1) and no bank moves within a channel (4.3)"
+                "this machine has no banks or LLC slabs (Colours unsupported): pages are placed by channel only, with no bank or slab placement (4.2, 5.1) and no bank moves within a channel (4.3)"
                     .to_string(),
             );
         }
