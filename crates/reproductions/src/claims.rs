@@ -9,8 +9,43 @@
 //! full run, a short CI run and a hand-made fixture. A claim that is not
 //! held carries the reason we know for it, or says that none is known yet.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// What a claim is, counted apart in RESULTS.md (docs/claims.md, rule 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A paper's statement about its system: the headline counts these.
+    Paper,
+    /// A value fitted to or copied from the paper, or a check of our own
+    /// model's assumption: shown, never counted as held.
+    Calibration,
+    /// A project goal (a live testbed's agreement, an issue's target).
+    Goal,
+}
+
+impl Kind {
+    /// The kind's name in tables and summaries.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Paper => "paper claim",
+            Kind::Calibration => "calibration",
+            Kind::Goal => "project goal",
+        }
+    }
+}
+
+/// One seed's verdict on a claim.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SeedVerdict {
+    /// The seed of every run.
+    pub seed: u64,
+    /// Whether the claim held on it.
+    pub held: bool,
+    /// Our values on it, as printed.
+    pub ours: String,
+}
 
 /// Where in the papers a claim comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -208,9 +243,20 @@ pub struct Verdict {
     /// Why not: the claim's known reason, or why it could not be measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Paper claim, calibration or project goal.
+    pub kind: Kind,
+    /// Each seed's verdict, when more than one seed ran (the claim holds
+    /// when it holds on every one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<SeedVerdict>,
 }
 
 impl Verdict {
+    /// Whether the seeds disagree on the claim.
+    pub fn flips(&self) -> bool {
+        self.seeds.iter().any(|s| s.held) && self.seeds.iter().any(|s| !s.held)
+    }
+
     /// Our figure in one line: `label value, label value`.
     pub fn ours_line(&self) -> String {
         if self.ours.is_empty() {
@@ -262,8 +308,70 @@ impl Claim {
             values,
             held,
             reason,
+            kind: crate::kinds::kind_of(&self.id),
+            seeds: Vec::new(),
         }
     }
+}
+
+/// One claim's verdicts over several seeds, as one verdict: held when it
+/// holds on every seed; our values are the first seed's, each label's
+/// spread over the seeds where they differ; the seeds' own verdicts kept.
+/// `per_seed` is in seed order and non-empty.
+pub fn merge_seeds(per_seed: &[(u64, &Verdict)]) -> Verdict {
+    let (_, first) = per_seed[0];
+    let mut v = first.clone();
+    v.held = per_seed.iter().all(|(_, x)| x.held);
+    v.seeds = per_seed
+        .iter()
+        .map(|(seed, x)| SeedVerdict {
+            seed: *seed,
+            held: x.held,
+            ours: x.ours_line(),
+        })
+        .collect();
+    let same_labels = per_seed.iter().all(|(_, x)| {
+        x.ours.len() == first.ours.len() && x.ours.iter().zip(&first.ours).all(|(a, b)| a.0 == b.0)
+    });
+    if same_labels {
+        for (i, (_, shown)) in v.ours.iter_mut().enumerate() {
+            let all: Vec<&str> = per_seed.iter().map(|(_, x)| x.ours[i].1.as_str()).collect();
+            let vals: Vec<f64> = per_seed
+                .iter()
+                .filter_map(|(_, x)| x.values.get(i).copied())
+                .collect();
+            if all.iter().any(|s| *s != all[0]) && vals.len() == all.len() {
+                let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let at = |x: f64| {
+                    let j = vals.iter().position(|&y| y == x).unwrap_or(0);
+                    all[j].to_string()
+                };
+                *shown = format!("{}..{}", at(lo), at(hi));
+            }
+        }
+    }
+    if v.held {
+        v.reason = None;
+    } else if v.reason.is_none() {
+        v.reason = per_seed.iter().find_map(|(_, x)| x.reason.clone());
+    }
+    if v.flips() {
+        let on: Vec<String> = v
+            .seeds
+            .iter()
+            .filter(|s| !s.held)
+            .map(|s| s.seed.to_string())
+            .collect();
+        let why = v.reason.take().unwrap_or_default();
+        v.reason = Some(format!(
+            "holds on some seeds, not on seed(s) {}{}{}",
+            on.join(", "),
+            if why.is_empty() { "" } else { "; " },
+            why
+        ));
+    }
+    v
 }
 
 /// Checks every claim against one summary.
@@ -348,6 +456,35 @@ mod tests {
             measure,
             reason: UNKNOWN,
         }
+    }
+
+    /// Held on every seed or not held; our values show their spread over
+    /// the seeds; a claim the seeds disagree on says which failed.
+    #[test]
+    fn seeds_merge_into_one_verdict() {
+        let c = claim(
+            Expect::Band { lo: 0.0, hi: 1.0 },
+            Box::new(|v| Ok(vec![("a".into(), v["x"].as_f64().unwrap())])),
+        );
+        let v1 = c.check(&json!({"x": 0.5}));
+        let v2 = c.check(&json!({"x": 0.9}));
+        let v3 = c.check(&json!({"x": 1.5}));
+        let all = merge_seeds(&[(1, &v1), (2, &v2)]);
+        assert!(all.held && !all.flips() && all.reason.is_none());
+        assert_eq!(all.ours, vec![("a".to_string(), "0.50..0.90".to_string())]);
+        assert_eq!(all.seeds.len(), 2);
+        let some = merge_seeds(&[(1, &v1), (2, &v2), (3, &v3)]);
+        assert!(!some.held && some.flips());
+        assert_eq!(some.ours[0].1, "0.50..1.50");
+        let why = some.reason.unwrap();
+        assert!(
+            why.starts_with("holds on some seeds, not on seed(s) 3; unknown yet"),
+            "{why}"
+        );
+        // Identical values print once.
+        let same = merge_seeds(&[(1, &v1), (2, &v1)]);
+        assert_eq!(same.ours[0].1, "0.50");
+        assert_eq!(same.kind, Kind::Paper);
     }
 
     #[test]

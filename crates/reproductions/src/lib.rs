@@ -12,6 +12,7 @@ pub mod ambix;
 pub mod catalogue;
 pub mod claims;
 pub mod heteroos;
+pub mod kinds;
 pub mod live;
 pub mod memos;
 pub mod reproduce;

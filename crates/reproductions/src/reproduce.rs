@@ -194,6 +194,33 @@ pub fn reproduce(
     Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
 }
 
+/// The reproductions of several seeds (in seed order, each the same
+/// reproductions in the same order) as one: the first seed's output, each
+/// claim's verdict merged over the seeds ([`claims::merge_seeds`]). One
+/// seed gives its reproductions unchanged.
+pub fn merge_seeds(mut per_seed: Vec<(u64, Vec<Reproduced>)>) -> Vec<Reproduced> {
+    if per_seed.len() <= 1 {
+        return per_seed.pop().map(|(_, d)| d).unwrap_or_default();
+    }
+    let mut merged = per_seed[0].1.clone();
+    for (i, m) in merged.iter_mut().enumerate() {
+        m.verdicts = (0..m.verdicts.len())
+            .map(|j| {
+                let of_seeds: Vec<(u64, &Verdict)> = per_seed
+                    .iter()
+                    .filter_map(|(seed, d)| d.get(i)?.verdicts.get(j).map(|v| (*seed, v)))
+                    .collect();
+                claims::merge_seeds(&of_seeds)
+            })
+            .collect();
+        if let Some(obj) = m.output.json.as_object_mut() {
+            let seeds: Vec<u64> = per_seed.iter().map(|(s, _)| *s).collect();
+            obj.insert("seeds".into(), serde_json::json!(seeds));
+        }
+    }
+    merged
+}
+
 /// Summarizes the reproductions from the reports a sweep directory holds,
 /// made by `code` (after their cells ran elsewhere: `reproduce --ray`).
 /// Every run must be there.

@@ -38,9 +38,14 @@ pub struct ReproduceArgs {
     /// paper's figures need the full runs).
     #[arg(long)]
     duration: Option<f64>,
-    /// Seed of every run.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Run every cell on this one seed only (a quick look; RESULTS.md
+    /// wants --seeds' three).
+    #[arg(long, conflicts_with = "seeds")]
+    seed: Option<u64>,
+    /// Run every cell on each of these seeds; a claim holds when it holds on
+    /// every one (docs/claims.md).
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    seeds: Vec<u64>,
     /// Runs in parallel (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
@@ -90,10 +95,22 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         out,
         duration,
         seed,
+        seeds,
         jobs,
         cache,
         ray,
     } = a;
+    let seeds = match seed {
+        Some(s) => vec![s],
+        None => {
+            let mut v = seeds;
+            v.dedup();
+            v
+        }
+    };
+    let first_seed = *seeds
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("--seeds needs at least one seed"))?;
     if all {
         names = reproduce::all()
             .iter()
@@ -106,7 +123,7 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
             // sections were merged from elsewhere, say); runs nothing.
             let opts = reproduce::Options {
                 duration_s: duration,
-                seed,
+                seed: first_seed,
             };
             return write_results_md(p, Vec::new(), &opts);
         }
@@ -134,7 +151,7 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
     }
     let opts = reproduce::Options {
         duration_s: duration,
-        seed,
+        seed: first_seed,
     };
     let jobs = jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -144,7 +161,7 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         commit: commit(),
         command: command_line(),
         duration_s: duration,
-        seed,
+        seeds: seeds.clone(),
     };
     let code = &stamp.commit;
     let cache = match cache {
@@ -157,16 +174,7 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
                 )
                 .into());
             }
-            let d = sweep::SweepDir::open(&dir)?;
-            // the runs as a sweep spec: what `sweep` or `--ray` runs
-            let names: Vec<&str> = repros.iter().map(|r| r.name).collect();
-            let (spec, _) = reproduce::sweep_spec(
-                &names.join("+"),
-                &reproduce::runs_of(&repros, &opts),
-                &opts,
-            )?;
-            write_file(&format!("{dir}/spec.toml"), &spec.to_toml())?;
-            Some((d, dir))
+            Some((sweep::SweepDir::open(&dir)?, dir))
         }
     };
     let started = std::time::Instant::now();
@@ -182,30 +190,52 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
             spec.sets.join(" "),
         );
     };
-    let done = match (&ray, &cache) {
-        (Some(address), Some((d, dir))) => {
-            // the sweep's own lines go to stderr: stdout is the reproduction's
-            let exit = sweep_on_ray(
-                &format!("{dir}/spec.toml"),
-                dir,
-                None,
-                address,
-                Chatter::default(),
-                true,
-            )?;
-            if exit != 0 {
-                std::process::exit(exit);
-            }
-            reproduce::reproduce_from(&repros, &opts, d, code)?
+    let mut per_seed = Vec::new();
+    for &seed in &seeds {
+        if seeds.len() > 1 {
+            eprintln!("seed {seed} ({} of {})", per_seed.len() + 1, seeds.len());
         }
-        _ => reproduce::reproduce(
-            &repros,
-            &opts,
-            jobs,
-            cache.as_ref().map(|(d, _)| (d, code.as_str())),
-            &progress,
-        )?,
-    };
+        let opts = reproduce::Options {
+            duration_s: duration,
+            seed,
+        };
+        if let Some((_, dir)) = &cache {
+            // the runs of this seed as a sweep spec: what `sweep` or `--ray` runs
+            let names: Vec<&str> = repros.iter().map(|r| r.name).collect();
+            let (spec, _) = reproduce::sweep_spec(
+                &names.join("+"),
+                &reproduce::runs_of(&repros, &opts),
+                &opts,
+            )?;
+            write_file(&format!("{dir}/spec.toml"), &spec.to_toml())?;
+        }
+        let done = match (&ray, &cache) {
+            (Some(address), Some((d, dir))) => {
+                // the sweep's own lines go to stderr: stdout is the reproduction's
+                let exit = sweep_on_ray(
+                    &format!("{dir}/spec.toml"),
+                    dir,
+                    None,
+                    address,
+                    Chatter::default(),
+                    true,
+                )?;
+                if exit != 0 {
+                    std::process::exit(exit);
+                }
+                reproduce::reproduce_from(&repros, &opts, d, code)?
+            }
+            _ => reproduce::reproduce(
+                &repros,
+                &opts,
+                jobs,
+                cache.as_ref().map(|(d, _)| (d, code.as_str())),
+                &progress,
+            )?,
+        };
+        per_seed.push((seed, done));
+    }
+    let done = reproduce::merge_seeds(per_seed);
     let mut everything = serde_json::Map::new();
     for d in &done {
         let (name, o) = (d.name, &d.output);
@@ -246,7 +276,25 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         .filter(|v| !v.held)
         .count();
     if check {
-        println!("claims: {} held, {not_held} not held", total - not_held);
+        let kinds = [
+            claims::Kind::Paper,
+            claims::Kind::Calibration,
+            claims::Kind::Goal,
+        ]
+        .map(|k| {
+            let of: Vec<_> = done
+                .iter()
+                .flat_map(|d| &d.verdicts)
+                .filter(|v| v.kind == k)
+                .collect();
+            let held = of.iter().filter(|v| v.held).count();
+            format!("{held} of {} {}s", of.len(), k.label())
+        });
+        println!(
+            "claims: {} held, {not_held} not held ({} held, on every seed)",
+            total - not_held,
+            kinds.join(", ")
+        );
         if not_held > 0 {
             return Err(ClaimsNotHeld { not_held, total }.into());
         }
