@@ -295,7 +295,7 @@ impl Claim {
         };
         let (held, reason) = match judged {
             Ok(true) => (true, None),
-            Ok(false) => (false, Some(self.reason.to_string())),
+            Ok(false) => (false, Some(fill_reason(self.reason, summary))),
             Err(e) => (false, Some(format!("not measured: {e}"))),
         };
         Verdict {
@@ -374,6 +374,45 @@ pub fn merge_seeds(per_seed: &[(u64, &Verdict)]) -> Verdict {
     v
 }
 
+/// A claim's reason with its figures read from the run that failed it
+/// (docs/claims.md, rule 7): each `{PATH}` or `{PATH:FORMAT}` is the number
+/// at PATH in the summary ([`read::path`]), printed by FORMAT: `%` (a
+/// fraction as a percentage), `x` (a ratio), or a count of decimals (`0`
+/// to `3`; 2 when none is given). A path the run lacks prints as `?` and
+/// is named at the end, so a stale reason shows itself.
+pub fn fill_reason(text: &str, summary: &Value) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut missing = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("{/") {
+        out.push_str(&rest[..open]);
+        let Some(len) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            rest = "";
+            break;
+        };
+        let inner = &rest[open + 1..open + len];
+        let (path, format) = inner.rsplit_once(':').unwrap_or((inner, "2"));
+        match read::path(summary, path).ok().and_then(Value::as_f64) {
+            Some(x) => out.push_str(&match format {
+                "%" => Unit::Percent.show(x),
+                "x" => Unit::Times.show(x),
+                d => Unit::Num(d.parse().unwrap_or(2)).show(x),
+            }),
+            None => {
+                out.push('?');
+                missing.push(path.to_string());
+            }
+        }
+        rest = &rest[open + len + 1..];
+    }
+    out.push_str(rest);
+    if !missing.is_empty() {
+        out.push_str(&format!(" (not in this run: {})", missing.join(", ")));
+    }
+    out
+}
+
 /// Checks every claim against one summary.
 pub fn check_all(claims: &[Claim], summary: &Value) -> Vec<Verdict> {
     claims.iter().map(|c| c.check(summary)).collect()
@@ -421,6 +460,45 @@ pub mod read {
         })
     }
 
+    /// The value at a path: a JSON pointer whose segments may pick an
+    /// array's row by key, `key[field=value]` (`/models[name=mcf]/iqr`).
+    pub fn path<'a>(v: &'a Value, path: &str) -> Result<&'a Value, ClaimError> {
+        let missing = || ClaimError::Missing { path: path.into() };
+        let mut at = v;
+        for seg in path.split('/').skip(1) {
+            at = match seg.split_once('[') {
+                Some((key, pick)) => {
+                    let (field, value) = pick
+                        .strip_suffix(']')
+                        .and_then(|p| p.split_once('='))
+                        .ok_or_else(missing)?;
+                    let arr = if key.is_empty() {
+                        at
+                    } else {
+                        at.get(key).ok_or_else(missing)?
+                    };
+                    arr.as_array()
+                        .and_then(|a| {
+                            a.iter().find(|r| match &r[field] {
+                                Value::String(s) => s == value,
+                                other => other.to_string() == value,
+                            })
+                        })
+                        .ok_or_else(missing)?
+                }
+                None => {
+                    let seg = seg.replace("~1", "/").replace("~0", "~");
+                    match at {
+                        Value::Array(a) => seg.parse::<usize>().ok().and_then(|i| a.get(i)),
+                        _ => at.get(&seg),
+                    }
+                    .ok_or_else(missing)?
+                }
+            };
+        }
+        Ok(at)
+    }
+
     /// The element of the array at `pointer` whose `key` is `value`.
     pub fn row<'a>(
         v: &'a Value,
@@ -456,6 +534,22 @@ mod tests {
             measure,
             reason: UNKNOWN,
         }
+    }
+
+    #[test]
+    fn a_reason_reads_its_figures_from_the_run() {
+        let v = json!({"models": [{"name": "mcf", "iqr": 24.4, "share": 0.125}], "r": 1.5});
+        let why = fill_reason(
+            "mcf's IQR is {/models[name=mcf]/iqr:1}, its share {/models[name=mcf]/share:%}, ratio {/r:x}; none {/nope}",
+            &v,
+        );
+        assert_eq!(
+            why,
+            "mcf's IQR is 24.4, its share 12.5%, ratio 1.50x; none ? (not in this run: /nope)"
+        );
+        assert_eq!(fill_reason("no figures", &v), "no figures");
+        assert_eq!(read::path(&v, "/models/0/iqr").unwrap(), 24.4);
+        assert!(read::path(&v, "/models[name=x]/iqr").is_err());
     }
 
     /// Held on every seed or not held; our values show their spread over

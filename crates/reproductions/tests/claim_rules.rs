@@ -81,3 +81,88 @@ fn ids_are_unique_and_kinds_follow_the_table() {
         }
     }
 }
+
+/// Units that make a number a measured figure.
+const UNITS: [&str; 22] = [
+    "%", "x", "s", "ms", "us", "ns", "K", "M", "G", "GB", "MB", "KB", "GiB", "MiB", "KiB", "TiB",
+    "TB", "K/s", "M/s", "GB/s", "MB/s", "W",
+];
+
+/// The figures and commits a reason's own text carries, outside its
+/// `{/path}` placeholders (which the run fills in).
+fn stale_figures(reason: &str) -> Vec<String> {
+    let mut text = String::new();
+    let mut rest = reason;
+    while let Some(i) = rest.find("{/") {
+        text.push_str(&rest[..i]);
+        rest = rest[i..].split_once('}').map_or("", |(_, r)| r);
+        text.push(' ');
+    }
+    text.push_str(rest);
+    let mut found = Vec::new();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_matches(|c: char| "()[],;:'\"`".contains(c));
+        let hex = w.len() >= 7
+            && w.len() <= 40
+            && w.chars().all(|c| c.is_ascii_hexdigit())
+            && w.chars().any(|c| c.is_ascii_digit())
+            && w.chars().any(|c| c.is_ascii_alphabetic());
+        if hex {
+            found.push(format!("commit {w}"));
+            continue;
+        }
+        let digits = w.trim_start_matches(['-', '+', '~']);
+        let num_len = digits
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+            .unwrap_or(digits.len());
+        if num_len == 0 || !digits.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let unit = &digits[num_len..];
+        let next = words
+            .get(i + 1)
+            .map(|n| n.trim_end_matches(|c: char| ",;:)".contains(c)))
+            .unwrap_or("");
+        if UNITS.contains(&unit) || (unit.is_empty() && UNITS.contains(&next)) {
+            found.push(w.to_string());
+        }
+    }
+    if reason.contains("measured at") {
+        found.push("\"measured at\"".into());
+    }
+    found
+}
+
+/// Rule 7: a reason says why in words; its figures come from the run that
+/// failed the claim (`{/path}` placeholders, `claims::fill_reason`), never
+/// from text that outlives them, and it cites no commit.
+#[test]
+fn no_reason_carries_a_figure_or_a_commit() {
+    let mut bad = Vec::new();
+    for r in reproduce::all() {
+        for c in (r.claims)() {
+            let f = stale_figures(c.reason);
+            if !f.is_empty() {
+                bad.push(format!("{}: {}", c.id, f.join(", ")));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} reasons carry figures:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn the_figure_finder_finds_figures_and_commits_only() {
+    assert!(stale_figures("section 4.3, Figure 12, rule 3, W7, step 2").is_empty());
+    assert!(stale_figures("ours {/a/b:%} against {/c:x}").is_empty());
+    assert_eq!(
+        stale_figures("at afcd592 it was 1.17x, 30 s and 4.5%").len(),
+        4
+    );
+    assert_eq!(stale_figures("16.4 M faults").len(), 1);
+}
