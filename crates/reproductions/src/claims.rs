@@ -481,7 +481,9 @@ pub mod read {
                         .and_then(|a| {
                             a.iter().find(|r| match &r[field] {
                                 Value::String(s) => s == value,
-                                other => other.to_string() == value,
+                                other => value
+                                    .parse::<f64>()
+                                    .is_ok_and(|x| other.as_f64() == Some(x)),
                             })
                         })
                         .ok_or_else(missing)?

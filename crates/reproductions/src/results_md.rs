@@ -172,32 +172,6 @@ fn not_held_line(v: &Verdict) -> String {
     )
 }
 
-/// Where a kept claim line says why, and how a later commit's reason reads.
-const WHY: &str = ". Why: ";
-const LATER_WHY: &str = ". Why (explained after the run): ";
-
-/// Replaces the reason of a kept `not_held` line with the current one, if
-/// the current code has one and it differs.
-fn refresh_reason(line: &mut String, reason_of: &impl Fn(&str) -> Option<String>) {
-    let Some(id) = line.strip_prefix('`').and_then(|l| l.split('`').next()) else {
-        return;
-    };
-    let Some(now) = reason_of(id) else {
-        return;
-    };
-    let at = match (line.rfind(LATER_WHY), line.rfind(WHY)) {
-        (Some(i), _) => i,
-        (None, Some(i)) => i,
-        (None, None) => return,
-    };
-    let old = line[at..].split_once(": ").map_or("", |(_, r)| r);
-    if old != now {
-        line.truncate(at);
-        line.push_str(LATER_WHY);
-        line.push_str(&now);
-    }
-}
-
 /// A section's heading and marker, up to the marker's end.
 fn header(meta: &SectionMeta) -> String {
     // `>` is escaped so that no string in the JSON can close the comment.
@@ -323,17 +297,19 @@ fn is_reproduction_heading(name: &str) -> bool {
 pub fn assemble(sections: &[Section], not_run: &[NotRun]) -> String {
     let mut s = String::from("# Measured results\n\n");
     s.push_str(
-        "Generated, one section per reproduction: each section names the command and the \
-         commit that produced it, and the same commit and command give the same numbers. \
-         Do not edit by hand: `thermocline reproduce NAME --check --markdown RESULTS.md` \
-         regenerates the sections of the reproductions it names and keeps the others.\n\n",
+        "Generated, one section per reproduction, each naming the command, the commit and the \
+         seeds that produced it: the same commit, command and seeds give the same numbers. Do \
+         not edit by hand. `thermocline reproduce --all --check --markdown RESULTS.md --cache \
+         DIR` regenerates the whole file at one commit (resumable: an interrupted run picks up \
+         the runs DIR holds); `thermocline reproduce NAME ...` replaces one section and keeps \
+         the others, and the summary then says that the sections ran at several commits.\n\n",
     );
     s.push_str(
-        "Each reproduction checks the claims of its paper (`thermocline reproduce NAME --check`): \
-         a claim holds or does not, with our figure beside the paper's; bands and tolerances \
-         the paper does not state are marked *inferred* in the source column. A claim that is \
-         not held says why where the cause is known. The hand-written analysis that preceded \
-         these checks is `git show 57e0371:RESULTS.md`.\n\n",
+        "Each reproduction checks the claims of its paper (`thermocline reproduce NAME --check`) \
+         on seeds 1, 2 and 3: a claim holds when it holds on every seed, with our figure (its \
+         spread over the seeds) beside the paper's. docs/claims.md gives the rules a check \
+         follows; tolerances the paper does not state are marked *inferred* in the source \
+         column. A claim that is not held says why, with figures read from the same runs.\n\n",
     );
     let total = |k: Kind| {
         sections.iter().fold((0, 0), |(h, n), x| {
@@ -447,16 +423,13 @@ pub fn assemble(sections: &[Section], not_run: &[NotRun]) -> String {
 /// the markdown, the names whose sections were kept from `existing`, and
 /// the number of unstamped sections of `existing` that were dropped.
 ///
-/// A kept section's numbers are its commit's, but a claim's reason is
-/// commentary that can be learnt later: where `reason_of` (the current
-/// code's reason for a claim id) knows one, it replaces the kept line's
-/// "Why", marked as the explanation of a later commit.
+/// A kept section stays as its run wrote it, reasons included: a reason's
+/// figures are its run's (docs/claims.md, rule 7).
 pub fn update(
     existing: Option<&str>,
     fresh: Vec<Section>,
     order: &[&str],
     not_run: impl Fn(&str) -> Option<NotRun>,
-    reason_of: impl Fn(&str) -> Option<String>,
 ) -> (String, Vec<String>, usize) {
     let (old, unstamped) = existing.map(parse).unwrap_or_default();
     let mut sections = Vec::new();
@@ -467,16 +440,7 @@ pub fn update(
             sections.push(x.clone());
         } else if let Some(x) = old.iter().find(|x| x.meta.name == name) {
             kept.push(name.to_string());
-            let mut x = x.clone();
-            for line in &mut x.meta.not_held {
-                refresh_reason(line, &reason_of);
-            }
-            // The marker carries the refreshed lines too.
-            if let Some(end) = x.text.find(MARKER_END) {
-                let body = x.text[end + MARKER_END.len()..].to_string();
-                x.text = format!("{}{body}", header(&x.meta));
-            }
-            sections.push(x);
+            sections.push(x.clone());
         } else if let Some(n) = not_run(name) {
             missing.push(n);
         }
@@ -549,7 +513,7 @@ mod tests {
             &stamp("abc123", cmd, Some(5.0)),
             &reproduced("r", 2.0),
         )];
-        let (md, kept, dropped) = update(None, fresh, ORDER, not_run, |_| None);
+        let (md, kept, dropped) = update(None, fresh, ORDER, not_run);
         assert!(kept.is_empty() && dropped == 0);
         assert!(md.contains("## Not run yet"));
         assert!(md.contains("- `long` (60 runs): a long one"));
@@ -594,10 +558,10 @@ mod tests {
             section(&stamp("old", "run r s", None), &reproduced("r", 2.0)),
             section(&stamp("old", "run r s", None), &reproduced("s", 2.0)),
         ];
-        let (md1, _, _) = update(None, first, ORDER, not_run, |_| None);
+        let (md1, _, _) = update(None, first, ORDER, not_run);
         // Only `s` runs again, at another commit, and now holds both claims.
         let again = vec![section(&stamp("new", "run s", None), &reproduced("s", 0.5))];
-        let (md2, kept, dropped) = update(Some(&md1), again, ORDER, not_run, |_| None);
+        let (md2, kept, dropped) = update(Some(&md1), again, ORDER, not_run);
         assert_eq!(kept, vec!["r".to_string()]);
         assert_eq!(dropped, 0);
         assert!(
@@ -615,21 +579,21 @@ mod tests {
         // Sections follow the catalogue, whatever order the runs came in.
         assert!(md2.find("\n## r\n").unwrap() < md2.find("\n## s\n").unwrap());
         // Updating with nothing new changes nothing.
-        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run, |_| None);
+        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run);
         assert_eq!(md3, md2);
     }
 
     #[test]
     fn unstamped_and_retired_sections_are_dropped_and_counted() {
         let old_format = "# Measured results\n\n## Summary\n\n## r\n\n```text\nx\n```\n";
-        let (md, kept, dropped) = update(Some(old_format), Vec::new(), ORDER, not_run, |_| None);
+        let (md, kept, dropped) = update(Some(old_format), Vec::new(), ORDER, not_run);
         assert!(kept.is_empty());
         assert_eq!(dropped, 1);
         assert!(!md.contains("\n## r\n"));
         // A reproduction no longer in the catalogue loses its section.
         let gone = vec![section(&stamp("c", "cmd", None), &reproduced("gone", 2.0))];
-        let (md, _, _) = update(None, gone, ORDER, not_run, |_| None);
-        let (md, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run, |_| None);
+        let (md, _, _) = update(None, gone, ORDER, not_run);
+        let (md, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run);
         assert!(kept.is_empty() && !md.contains("## gone"));
     }
 
@@ -641,27 +605,5 @@ mod tests {
         let (back, _) = parse(&assemble(std::slice::from_ref(&x), &[]));
         assert_eq!(back[0].meta.not_held, x.meta.not_held);
         assert!(back[0].meta.not_held[0].ends_with("because a --> b"));
-    }
-
-    /// A kept section's reasons follow the code; its numbers do not.
-    #[test]
-    fn a_kept_sections_reasons_are_the_current_codes() {
-        let first = vec![section(&stamp("aaa", "c", None), &reproduced("r", 2.0))];
-        let (md, _, _) = update(None, first, ORDER, not_run, |_| None);
-        assert!(md.contains("Why: unknown yet"), "{md}");
-        let now = |id: &str| (id == "r/fails").then(|| "the model is small".to_string());
-        let (md2, kept, _) = update(Some(&md), Vec::new(), ORDER, not_run, now);
-        assert_eq!(kept, ["r"]);
-        assert!(
-            md2.contains("Why (explained after the run): the model is small"),
-            "{md2}"
-        );
-        assert!(!md2.contains("Why: unknown yet"), "the marker too: {md2}");
-        // Read back and refreshed again: unchanged, not stacked.
-        let (md3, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run, now);
-        assert_eq!(md2, md3);
-        // A reason the code no longer knows leaves the line as it was.
-        let (md4, _, _) = update(Some(&md2), Vec::new(), ORDER, not_run, |_| None);
-        assert_eq!(md2, md4);
     }
 }

@@ -327,16 +327,7 @@ fn write_results_md(
                 runs: (r.runs)(opts).len(),
             })
     };
-    let reasons: std::collections::BTreeMap<String, &'static str> = all
-        .iter()
-        .flat_map(|r| (r.claims)())
-        .filter(|c| c.reason != thermocline_reproductions::claims::UNKNOWN)
-        .map(|c| (c.id, c.reason))
-        .collect();
-    let (md, kept, dropped) =
-        results_md::update(existing.as_deref(), fresh, &order, not_run, |id| {
-            reasons.get(id).map(|r| r.to_string())
-        });
+    let (md, kept, dropped) = results_md::update(existing.as_deref(), fresh, &order, not_run);
     write_file(p, &md)?;
     if !kept.is_empty() {
         eprintln!(
