@@ -448,6 +448,58 @@ pub fn update(
     (assemble(&sections, &missing), kept, unstamped)
 }
 
+/// What keeps a RESULTS.md from being one regeneration: sections of
+/// several commits or seed sets, capped runs, reproductions without a
+/// section, or a summary whose counts are not its sections' (edited by
+/// hand, or left behind by a change of the sections). Empty when it is one.
+pub fn not_one_regeneration(md: &str, catalogue: &[&str]) -> Vec<String> {
+    let (sections, unstamped) = parse(md);
+    let mut problems = Vec::new();
+    if unstamped > 0 {
+        problems.push(format!("{unstamped} section(s) without a stamp"));
+    }
+    let mut commits: Vec<&str> = sections.iter().map(|x| x.meta.commit.as_str()).collect();
+    commits.sort_unstable();
+    commits.dedup();
+    if commits.len() > 1 {
+        problems.push(format!(
+            "sections of {} commits: {}",
+            commits.len(),
+            commits.join(", ")
+        ));
+    }
+    if commits.iter().any(|c| c.ends_with("-dirty")) {
+        problems.push("a section ran on a tree with uncommitted changes".into());
+    }
+    let mut seeds: Vec<Vec<u64>> = sections.iter().map(|x| x.meta.seed_list()).collect();
+    seeds.sort();
+    seeds.dedup();
+    if seeds.len() > 1 {
+        problems.push(format!(
+            "sections with {} different sets of seeds",
+            seeds.len()
+        ));
+    }
+    for x in &sections {
+        if let Some(d) = x.meta.duration_s {
+            problems.push(format!("{} ran capped at {d} s", x.meta.name));
+        }
+    }
+    for name in catalogue {
+        if !sections.iter().any(|x| x.meta.name == *name) {
+            problems.push(format!("{name} has no section"));
+        }
+    }
+    let names: Vec<&str> = sections.iter().map(|x| x.meta.name.as_str()).collect();
+    if assemble(&sections, &[]) != md && !md.contains("\n## Not run yet\n") {
+        problems.push(format!(
+            "the file is not what its sections assemble to (a summary or preamble edited or stale; sections {})",
+            names.join(", ")
+        ));
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -605,5 +657,50 @@ mod tests {
         let (back, _) = parse(&assemble(std::slice::from_ref(&x), &[]));
         assert_eq!(back[0].meta.not_held, x.meta.not_held);
         assert!(back[0].meta.not_held[0].ends_with("because a --> b"));
+    }
+
+    #[test]
+    fn one_regeneration_is_one_commit_one_seed_set_and_its_own_summary() {
+        let at = |c: &str, seeds: Vec<u64>| {
+            let mut st = stamp(c, "thermocline reproduce --all", None);
+            st.seeds = seeds;
+            st
+        };
+        let one = assemble(
+            &[
+                section(&at("c1", vec![1, 2, 3]), &reproduced("r", 2.0)),
+                section(&at("c1", vec![1, 2, 3]), &reproduced("s", 2.0)),
+            ],
+            &[],
+        );
+        assert!(not_one_regeneration(&one, &["r", "s"]).is_empty());
+        assert_eq!(
+            not_one_regeneration(&one, &["r", "s", "t"]),
+            ["t has no section"]
+        );
+        let two = assemble(
+            &[
+                section(&at("c1", vec![1, 2, 3]), &reproduced("r", 2.0)),
+                section(&at("c2", vec![1]), &reproduced("s", 2.0)),
+            ],
+            &[],
+        );
+        let p = not_one_regeneration(&two, &["r", "s"]);
+        assert!(
+            p.iter().any(|x| x.starts_with("sections of 2 commits")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter().any(|x| x.contains("2 different sets of seeds")),
+            "{p:?}"
+        );
+        let edited = one.replacen("**2 of 4", "**3 of 4", 1);
+        assert_ne!(edited, one);
+        let p = not_one_regeneration(&edited, &["r", "s"]);
+        assert!(
+            p.iter()
+                .any(|x| x.contains("not what its sections assemble")),
+            "{p:?}"
+        );
     }
 }
