@@ -65,6 +65,16 @@ pub enum ClaimError {
         /// A JSON pointer, with `[key=value]` for a row picked by key.
         path: String,
     },
+    /// The summary has the place, but the run had nothing there to measure
+    /// (no copy made, no run of that cell): written as 0 or null, it is no
+    /// figure.
+    #[error("the run has nothing to measure at {path} ({why})")]
+    Empty {
+        /// A JSON pointer.
+        path: String,
+        /// What was absent.
+        why: String,
+    },
     /// The claim needs a different count of values than it measured.
     #[error("measured {got} values where the claim needs {need}")]
     Count {
@@ -499,6 +509,27 @@ pub mod read {
             };
         }
         Ok(at)
+    }
+
+    /// The number at a JSON pointer when it is above 0: a summary writes 0
+    /// (or null) where its run had nothing to measure, and that is
+    /// [`ClaimError::Empty`], not a figure.
+    pub fn positive(v: &Value, pointer: &str, why: &str) -> Result<f64, ClaimError> {
+        let x = at(v, pointer)?;
+        match x.as_f64() {
+            Some(x) if x > 0.0 => Ok(x),
+            Some(_) => Err(ClaimError::Empty {
+                path: pointer.into(),
+                why: why.into(),
+            }),
+            None if x.is_null() => Err(ClaimError::Empty {
+                path: pointer.into(),
+                why: why.into(),
+            }),
+            None => Err(ClaimError::Missing {
+                path: pointer.into(),
+            }),
+        }
     }
 
     /// The element of the array at `pointer` whose `key` is `value`.

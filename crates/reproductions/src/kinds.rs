@@ -106,6 +106,10 @@ pub const CALIBRATIONS: &[(&str, &str)] = &[
         "rises by construction of the standby-power model (NVM's standby W/GB below DRAM's); the paper's two savings are checked by the claims beside it",
     ),
     (
+        "telescope-subtb/pebs-precise",
+        "the PEBS model samples only accesses that happened, so its precision is 1 by construction",
+    ),
+    (
         "telescope-multiphase/pebs-precise",
         "the PEBS model samples only accesses that happened, so its precision is 1 by construction",
     ),

@@ -285,6 +285,8 @@ mod tests {
                 ("vm0_slow_quota_pages", 1e6),
                 ("vm1_slow_quota_pages", 1e6),
                 ("ballooned_pages_count", 1e3),
+                ("dma_moved_pages_count", 1e3),
+                ("dma_aborted_pages_count", 10.0),
             ]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
@@ -348,6 +350,11 @@ mod tests {
                 monitor_cpu_s: 5.0,
                 migration_cpu_s: 5.0,
             }),
+            migrations: thermocline_engine::report::MigrationTotals {
+                promoted_pages: 1000,
+                demoted_pages: 500,
+                bytes: 1500 * 4096,
+            },
             ..Default::default()
         }
     }
@@ -420,9 +427,13 @@ mod tests {
                     r.name
                 );
                 assert!(ids.insert(v.id.clone()), "{} twice", v.id);
+                // A place the summary has but the fixture leaves empty (no
+                // DMA copy, no bank imbalance) is a path found: what the
+                // test pins. A path the summary lacks is not.
                 let why = v.reason.as_deref().unwrap_or("");
-                assert!(!why.starts_with("not measured"), "{}: {why}", v.id);
-                assert!(!v.values.is_empty(), "{}", v.id);
+                let empty = why.starts_with("not measured: the run has nothing to measure");
+                assert!(!why.starts_with("not measured") || empty, "{}: {why}", v.id);
+                assert!(!v.values.is_empty() || empty, "{}", v.id);
             }
         }
     }

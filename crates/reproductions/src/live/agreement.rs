@@ -104,6 +104,11 @@ fn src(at: &'static str) -> Source {
     }
 }
 
+/// Why 40% of the cold region, and 32 points between the sides: the
+/// sampling rate's arithmetic (`paper_batch`: 5% of the mapped units per
+/// period, rounded, at least one).
+const COLD_ARITHMETIC: &str = "section 3.4 (cold pages go to slow memory; sim-to-live agreement, issue #23): inferred from the sampling rate: 24 mapped 2 MiB units, 5% of them rounds to 1 sampled per 2 s period, about 28 periods before placement is read, so a cold unit is moved with probability 1 - (23/24)^28 = 0.70, sd 0.115 over 16 cold units: 40% is 2.6 sd below; the difference of two runs' shares has sd 0.16, and 32 points is 2 sd of it";
+
 fn both(v: &Value, what: &str) -> Result<Vec<(String, f64)>, crate::claims::ClaimError> {
     Ok(vec![
         ("sim".into(), read::num(v, &format!("/sides/sim/{what}"))?),
@@ -126,11 +131,24 @@ fn claims() -> Vec<Claim> {
         Claim {
             id: "live-agreement/cold-moves".into(),
             sentence: "In the simulator and live alike Thermostat moves at least 40% of the cold region to the slow tier within the run (5% of the units sampled per 2 s period)".into(),
-            source: src("section 3.4 (cold pages go to slow memory; sim-to-live agreement, issue #23)"),
+            source: src(COLD_ARITHMETIC),
             paper: ">= 40% (inferred from the sampling rate)".into(),
             expect: Expect::Band { lo: 0.4, hi: 1.0 },
             unit: Unit::Percent,
             measure: Box::new(|v| both(v, "regions/cold/slow")),
+            reason: crate::claims::UNKNOWN,
+        },
+        Claim {
+            id: "live-agreement/cold-moves-alike".into(),
+            sentence: "The simulator and the live kernel move shares of the cold region to the slow tier within 32 points of each other".into(),
+            source: src(COLD_ARITHMETIC),
+            paper: "<= 32 points apart (inferred: about 2 sd of the difference of two runs' draws)".into(),
+            expect: Expect::Band { lo: 0.0, hi: 0.32 },
+            unit: Unit::Percent,
+            measure: Box::new(|v| {
+                let m = both(v, "regions/cold/slow")?;
+                Ok(vec![("|sim - live|".into(), (m[0].1 - m[1].1).abs())])
+            }),
             reason: crate::claims::UNKNOWN,
         },
     ]
@@ -145,4 +163,32 @@ pub fn reproductions() -> Vec<Reproduction> {
         summarize,
         claims,
     }]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sides(sim_cold: f64, live_cold: f64) -> Value {
+        let side = |cold: f64| json!({"regions": {"hot": {"fast": 1.0, "slow": 0.0}, "cold": {"fast": 1.0 - cold, "slow": cold}}});
+        json!({"sides": {"sim": side(sim_cold), "live": side(live_cold)}})
+    }
+
+    /// Each side moves at least 40% of the cold region, and the two
+    /// sides' shares are within 32 points.
+    #[test]
+    fn the_cold_region_moves_on_each_side_and_alike() {
+        let c = claims();
+        let check = |id: &str, v: &Value| c.iter().find(|c| c.id == id).unwrap().check(v);
+        let alike = sides(0.75, 0.54);
+        assert!(check("live-agreement/cold-moves", &alike).held);
+        let d = check("live-agreement/cold-moves-alike", &alike);
+        assert!(d.held);
+        assert!((d.values[0] - 0.21).abs() < 1e-9);
+        let apart = sides(0.95, 0.45);
+        assert!(check("live-agreement/cold-moves", &apart).held);
+        assert!(!check("live-agreement/cold-moves-alike", &apart).held);
+        assert!(!check("live-agreement/cold-moves", &sides(0.75, 0.3)).held);
+        assert!(check("live-agreement/hot-stays-fast", &alike).held);
+    }
 }

@@ -204,11 +204,8 @@ fn lifetime(_: &Options, res: &Results) -> Output {
             mem.last_gauge("dma_moved_pages_count"),
             mem.last_gauge("dma_aborted_pages_count"),
         );
-        let abort_share = if ok + aborted > 0.0 {
-            aborted / (ok + aborted)
-        } else {
-            0.0
-        };
+        // null, not 0, when no copy was made: no share was measured
+        let abort_share = (ok + aborted > 0.0).then(|| aborted / (ok + aborted));
         dma.insert(
             m.into(),
             json!({ "moved": ok, "aborted": aborted, "aborted_share": abort_share }),
@@ -220,12 +217,12 @@ fn lifetime(_: &Options, res: &Results) -> Output {
         let show = |y: Option<f64>| y.map_or("no writes".into(), |y| format!("{y:.2}"));
         let _ = writeln!(
             text,
-            "{m:<10} {:>10} {:>10} {:>8} {paper:>14} {:>9.1}% {:>8.1}%",
+            "{m:<10} {:>10} {:>10} {:>8} {paper:>14} {:>9.1}% {:>9}",
             show(a),
             show(b),
             gain.map_or("-".into(), |g| format!("{g:.1}x")),
             share * 100.0,
-            abort_share * 100.0
+            abort_share.map_or("-".into(), |x| format!("{:.1}%", x * 100.0))
         );
     }
     let mean_moved = mean(&shares);

@@ -342,7 +342,7 @@ fn sensitivity(_: &Options, res: &Results) -> Output {
             let _ = write!(text, " {:>10.1}% {:>8.2}%", c * 100.0, r.slowdown * 100.0);
             cells.push(
                 json!({"target": x, "mean_cold_fraction": c, "slowdown": r.slowdown,
-                "met": r.slowdown <= x + 0.005, "notes": r.notes}),
+                "met": r.slowdown <= x, "notes": r.notes}),
             );
             pts.push((x * 100.0, c * 100.0));
         }
@@ -755,15 +755,16 @@ mod tests {
         assert_eq!(w["mean_cold_fraction"], 0.5);
     }
 
-    /// A target counts as met with half a point of slack, and the cold
-    /// fraction and slowdown of each target come from its own run.
+    /// A target counts as met as the claims check it (docs/claims.md,
+    /// rule 4: no slack of the summary's own), and the cold fraction and
+    /// slowdown of each target come from its own run.
     #[test]
-    fn sensitivity_marks_targets_met_within_half_a_point() {
+    fn sensitivity_marks_targets_met_as_the_claims_do() {
         let res = results(sensitivity_runs(&opts()), |s| {
             let mut r = report(vec![window(10.0, [1, 1], 0.0)]);
             r.slowdown = match s.sets.first().map(String::as_str) {
-                None => 0.0349,
-                Some(x) if x.ends_with("0.06") => 0.0651,
+                None => 0.03,
+                Some(x) if x.ends_with("0.06") => 0.0601,
                 Some(_) => 0.01,
             };
             r
@@ -774,7 +775,7 @@ mod tests {
         assert_eq!(t[0]["met"], true);
         assert_eq!(t[1]["met"], false);
         assert_eq!(t[2]["met"], true);
-        assert_eq!(t[1]["slowdown"], 0.0651);
+        assert_eq!(t[1]["slowdown"], 0.0601);
         assert_eq!(t[2]["mean_cold_fraction"], 0.5);
     }
 
