@@ -4,7 +4,7 @@
 use crate::args::Chatter;
 use crate::cmd::sweep::sweep_on_ray;
 use crate::output::{check_writable, write_file};
-use crate::stamp::{command_line, commit, names_its_code};
+use crate::stamp::{command_line, commit, names_its_code, run_code};
 use clap::Args;
 use thermocline_reproductions::catalogue;
 
@@ -163,14 +163,16 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         duration_s: duration,
         seeds: seeds.clone(),
     };
-    let code = &stamp.commit;
+    // Cached runs are keyed by the code a run goes through, not the commit:
+    // a commit that changes only how reports are read reuses them.
+    let code = &run_code();
     let cache = match cache {
         None => None,
         Some(dir) => {
             if !names_its_code(code) {
                 return Err(thermocline_engine::ConfigError::invalid(
                     "--cache",
-                    format!("runs are keyed by commit and this tree is at {code:?}: commit (or stash) the changes first"),
+                    format!("runs are keyed by the code they go through ({}), which has uncommitted changes ({code:?}): commit (or stash) them first", crate::stamp::RUN_CODE.join(", ")),
                 )
                 .into());
             }

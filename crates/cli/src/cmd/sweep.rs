@@ -2,7 +2,7 @@
 
 use crate::args::Chatter;
 use crate::progress::counter_bar;
-use crate::stamp::{commit, names_its_code};
+use crate::stamp::{names_its_code, run_code};
 use indicatif::ProgressBar;
 use std::time::Instant;
 
@@ -23,7 +23,7 @@ pub fn sweep_plan(path: &str, out: &str) -> anyhow::Result<()> {
     use thermocline_sweep as sweep;
     let (text, spec) = read_spec(path)?;
     spec.check(Some((path, &text)))?;
-    let code = commit();
+    let code = run_code();
     let dir = std::path::Path::new(out)
         .is_dir()
         .then(|| sweep::SweepDir::open(out))
@@ -71,9 +71,9 @@ pub fn sweep_cmd(
     use thermocline_sweep as sweep;
     let (text, spec) = read_spec(path)?;
     let dir = sweep::SweepDir::open(out)?;
-    let code = commit();
+    let code = run_code();
     if !names_its_code(&code) {
-        eprintln!("warning: the tree is at {code:?}: cells stored by another edit of it would be reused as if this one had made them");
+        eprintln!("warning: the code runs go through is at {code:?}: cells stored by another edit of it would be reused as if this one had made them");
     }
     let cells = spec.cells();
     let jobs = jobs.unwrap_or_else(parallel::default_threads);
@@ -168,7 +168,7 @@ pub fn sweep_on_ray(
         "--out",
         out,
         "--code",
-        &commit(),
+        &run_code(),
     ]);
     cmd.arg("--ray");
     if !address.is_empty() {
