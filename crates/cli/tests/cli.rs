@@ -471,14 +471,13 @@ fn reproduce_check_prints_each_claim_and_exits_1_when_one_fails() {
             "{err}"
         );
     }
-    for id in [
-        "ambix-iwb/all-dram-best-before-saturation",
-        "ambix-iwb/ro-best-share-32",
-        "ambix-iwb/wo-best-share-32",
-    ] {
-        let c = claims.iter().find(|c| c["id"] == id).unwrap();
-        assert_eq!(c["held"], true, "{c}");
-    }
+    // The one that holds at full length holds here too; the best shares at
+    // 32 threads are checked against the table's exact rows and miss them.
+    let c = claims
+        .iter()
+        .find(|c| c["id"] == "ambix-iwb/all-dram-best-before-saturation")
+        .unwrap();
+    assert_eq!(c["held"], true, "{c}");
     let before = std::fs::read_to_string(md).unwrap();
     // Only --markdown: the summary is rebuilt from the sections, nothing runs.
     let (code, _, err) = thermocline(&["reproduce", "--markdown", md]);
