@@ -532,6 +532,22 @@ pub mod read {
         }
     }
 
+    /// The number at a JSON pointer unless it is 0 or not finite, which a
+    /// summary writes for a run it lacks ([`ClaimError::Empty`]): for
+    /// figures no run that happened gives exactly 0 of (a speedup, a gain
+    /// over another run, an overhead).
+    pub fn ran(v: &Value, pointer: &str) -> Result<f64, ClaimError> {
+        let x = num(v, pointer)?;
+        if x != 0.0 && x.is_finite() {
+            Ok(x)
+        } else {
+            Err(ClaimError::Empty {
+                path: pointer.into(),
+                why: "0 or not finite: no run".into(),
+            })
+        }
+    }
+
     /// The element of the array at `pointer` whose `key` is `value`.
     pub fn row<'a>(
         v: &'a Value,

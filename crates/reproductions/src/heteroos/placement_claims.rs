@@ -20,19 +20,10 @@ fn src(at: &'static str) -> Source {
     Source { file: FILE, at }
 }
 
-/// The number at `path`, or missing where the summary wrote the 0 (or a
-/// non-finite value) it writes for a run it lacks: no run that happened
-/// gives a gain over another run, a latency or a bandwidth of exactly 0.
+/// The number at `path`, empty where the summary wrote the 0 it writes
+/// for a run it lacks ([`read::ran`]).
 fn ran(v: &Value, path: &str) -> Result<f64, ClaimError> {
-    let x = read::num(v, path)?;
-    if x != 0.0 && x.is_finite() {
-        Ok(x)
-    } else {
-        Err(ClaimError::Empty {
-            path: path.into(),
-            why: "0 or not finite: no run".into(),
-        })
-    }
+    read::ran(v, path)
 }
 
 /// `label`'s gain on `model` at `ratio` (`1:2`...).

@@ -33,18 +33,10 @@ const IO_MODELS: [&str; 3] = ["leveldb", "xstream", "redis"];
 const HEAP_MODELS: [&str; 2] = ["graphchi", "metis"];
 const ALL: [&str; 6] = ["graphchi", "xstream", "metis", "leveldb", "redis", "nginx"];
 
-/// The slowdown factor at `path`, missing unless positive and finite
-/// (the summary writes 0 for a run it lacks).
+/// The slowdown factor at `path`, empty unless positive (the summary
+/// writes 0 for a run it lacks, and JSON has no infinity).
 fn factor(v: &Value, path: &str) -> Result<f64, ClaimError> {
-    let x = read::num(v, path)?;
-    if x > 0.0 && x.is_finite() {
-        Ok(x)
-    } else {
-        Err(ClaimError::Empty {
-            path: path.into(),
-            why: "0 or not finite: no run".into(),
-        })
-    }
+    read::positive(v, path, "0 or not finite: no run")
 }
 
 fn slowdown(v: &Value, model: &str, config: &str) -> Result<f64, ClaimError> {

@@ -34,19 +34,10 @@ const COORD: &str = "HeteroOS-coordinated";
 /// Figure 12's ratio as the summary keys it (inferred, see `vmm.rs`).
 const FIG12_RATIO: &str = "1:4";
 
-/// The number at `path`, or missing where the summary wrote the 0 (or a
-/// non-finite value) it writes for a run it lacks: no run that happened
-/// gives a speedup, a gain over another run or an overhead of exactly 0.
+/// The number at `path`, empty where the summary wrote the 0 it writes
+/// for a run it lacks ([`read::ran`]).
 fn ran(v: &Value, path: &str) -> Result<f64, ClaimError> {
-    let x = read::num(v, path)?;
-    if x != 0.0 && x.is_finite() {
-        Ok(x)
-    } else {
-        Err(ClaimError::Empty {
-            path: path.into(),
-            why: "0 or not finite: no run".into(),
-        })
-    }
+    read::ran(v, path)
 }
 
 /// `f(model, ratio key)` for every model of `models` at every ratio of
