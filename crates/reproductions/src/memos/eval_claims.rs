@@ -11,6 +11,7 @@
 //! hold.
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
+use crate::memos::eval::PAPER_TABLE2;
 use crate::memos::setup::{CLOUD, ENERGY, FIG12, MIXES, TABLE2};
 use serde_json::Value;
 
@@ -143,18 +144,6 @@ pub fn performance() -> Vec<Claim> {
         },
     ]
 }
-
-/// Table 2's rows that are single models (years: random mapping, Memos),
-/// as `eval.rs` prints them; its multi-programmed row is not run, and
-/// xalancbmk has no row of its own.
-const PAPER_TABLE2: [(&str, f64, f64); 6] = [
-    ("mcf", 0.27, 9.3),
-    ("hmmer", 3.6, 15.8),
-    ("memcached", 0.50, 12.2),
-    ("aerospike", 0.43, 10.1),
-    ("redis", 0.52, 13.4),
-    ("mysql", 1.44, 15.6),
-];
 
 /// Why `memos-lifetime/longer-than-random-memcached` does not hold.
 const MEMCACHED_WRITES: &str = "the Memcached-like model's popular slab class changes with each \
