@@ -9,32 +9,10 @@
 //! full run, a short CI run and a hand-made fixture. A claim that is not
 //! held carries the reason we know for it, or says that none is known yet.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-/// What a claim is, counted apart in RESULTS.md (docs/claims.md, rule 5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A paper's statement about its system: the headline counts these.
-    Paper,
-    /// A value fitted to or copied from the paper, or a check of our own
-    /// model's assumption: shown, never counted as held.
-    Calibration,
-    /// A project goal (a live testbed's agreement, an issue's target).
-    Goal,
-}
-
-impl Kind {
-    /// The kind's name in tables and summaries.
-    pub fn label(self) -> &'static str {
-        match self {
-            Kind::Paper => "paper claim",
-            Kind::Calibration => "calibration",
-            Kind::Goal => "project goal",
-        }
-    }
-}
+pub use crate::kinds::Kind;
 
 /// One seed's verdict on a claim.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -166,3 +166,26 @@ fn the_figure_finder_finds_figures_and_commits_only() {
     );
     assert_eq!(stale_figures("16.4 M faults").len(), 1);
 }
+
+/// Every listed calibration is a claim of a registered reproduction, and
+/// every goal reproduction exists: a renamed claim cannot silently become a
+/// paper claim again.
+#[test]
+fn every_listed_claim_and_reproduction_exists() {
+    let all = reproduce::all();
+    let ids: Vec<String> = all
+        .iter()
+        .flat_map(|r| (r.claims)())
+        .map(|c| c.id)
+        .collect();
+    for (id, why) in kinds::CALIBRATIONS {
+        assert!(ids.iter().any(|i| i == id), "{id} is not a claim");
+        assert!(!why.is_empty());
+        assert_eq!(kinds::kind_of(id), Kind::Calibration);
+    }
+    for name in kinds::GOAL_REPRODUCTIONS {
+        assert!(all.iter().any(|r| r.name == *name), "{name}");
+    }
+    assert_eq!(kinds::kind_of("live-damon/x"), Kind::Goal);
+    assert_eq!(kinds::kind_of("ambix-npb/ambix-medium"), Kind::Paper);
+}

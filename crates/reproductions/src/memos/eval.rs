@@ -38,8 +38,8 @@
 //! program at a time.
 
 use crate::memos::setup::{
-    spec, System, ALL_DRAM_128, ALL_DRAM_32, CLOUD, ENERGY, FIG10, FIG12, MEMOS, MEMOS_128, RANDOM,
-    TABLE2,
+    spec, System, ALL_DRAM_128, ALL_DRAM_32, CLOUD, ENERGY, FIG10, FIG12, MEMOS, MEMOS_128,
+    PAPER_TABLE2, RANDOM, TABLE2,
 };
 use crate::reproduction::{Options, Output, Reproduction, Results, RunSpec};
 use serde_json::{json, Map, Value};
@@ -160,18 +160,6 @@ pub fn wd_moved(r: &Report) -> f64 {
         0.0
     }
 }
-
-/// Table 2's rows that are single models (years: random mapping, Memos):
-/// printed beside ours and checked by `eval_claims.rs`. Its
-/// multi-programmed row is not run, and xalancbmk has no row of its own.
-pub const PAPER_TABLE2: [(&str, f64, f64); 6] = [
-    ("mcf", 0.27, 9.3),
-    ("hmmer", 3.6, 15.8),
-    ("memcached", 0.50, 12.2),
-    ("aerospike", 0.43, 10.1),
-    ("redis", 0.52, 13.4),
-    ("mysql", 1.44, 15.6),
-];
 
 fn lifetime(_: &Options, res: &Results) -> Output {
     let mut life = Map::new();

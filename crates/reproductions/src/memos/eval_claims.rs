@@ -11,8 +11,7 @@
 //! hold.
 
 use crate::claims::{read, Claim, ClaimError, Expect, Measured, Source, Unit, UNKNOWN};
-use crate::memos::eval::PAPER_TABLE2;
-use crate::memos::setup::{CLOUD, ENERGY, FIG12, MIXES, TABLE2};
+use crate::memos::setup::{CLOUD, ENERGY, FIG12, MIXES, PAPER_TABLE2, TABLE2};
 use serde_json::Value;
 
 const FILE: &str = "003_4ce7a4cbf1361ba3.txt";
