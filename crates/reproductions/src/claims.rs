@@ -542,6 +542,37 @@ pub mod read {
     }
 }
 
+/// Checks the claim modules' tests share: a claim's figures and its
+/// reason's placeholders are found in a summary built like the real one.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{fill_reason, Claim};
+    use serde_json::Value;
+
+    /// Every `{/path}` in the claims' reasons is a number of `summary`.
+    pub(crate) fn reasons_resolve(claims: &[Claim], summary: &Value) {
+        for c in claims {
+            let why = fill_reason(c.reason, summary);
+            assert!(!why.contains("(not in this run: "), "{}: {why}", c.id);
+        }
+    }
+
+    /// Every claim is measured from `summary`, and every reason resolves.
+    pub(crate) fn measured_and_explained(claims: &[Claim], summary: &Value) {
+        for c in claims {
+            let reason = c.check(summary).reason;
+            assert!(
+                reason
+                    .as_deref()
+                    .is_none_or(|r| !r.starts_with("not measured")),
+                "{}: {reason:?}",
+                c.id
+            );
+        }
+        reasons_resolve(claims, summary);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -384,7 +384,6 @@ pub fn npb() -> Vec<Claim> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claims::fill_reason;
     use crate::reproduction::{Options, Output, Results, RunSpec};
     use serde_json::json;
     use thermocline_engine::report::{Report, TierReport};
@@ -602,17 +601,7 @@ mod tests {
             (npb, summary_of(a::npb_runs, a::npb)),
         ];
         for (claims, summary) in cases {
-            for c in claims() {
-                let why = fill_reason(c.reason, &summary);
-                assert!(!why.contains("not in this run"), "{}: {why}", c.id);
-                assert!(
-                    c.check(&summary)
-                        .reason
-                        .is_none_or(|r| !r.starts_with("not measured")),
-                    "{}",
-                    c.id
-                );
-            }
+            crate::claims::testing::measured_and_explained(&claims(), &summary);
         }
     }
 }

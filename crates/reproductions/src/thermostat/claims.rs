@@ -719,7 +719,6 @@ pub fn kstaled() -> Vec<Claim> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claims::fill_reason;
     use crate::reproduction::{Options, Output, Results, RunSpec};
     use serde_json::json;
     use std::collections::BTreeMap;
@@ -1108,17 +1107,7 @@ mod tests {
             (kstaled, summary_of(t::kstaled_runs, t::kstaled)),
         ];
         for (claims, summary) in cases {
-            for c in claims() {
-                let why = fill_reason(c.reason, &summary);
-                assert!(!why.contains("not in this run"), "{}: {why}", c.id);
-                assert!(
-                    c.check(&summary)
-                        .reason
-                        .is_none_or(|r| !r.starts_with("not measured")),
-                    "{}",
-                    c.id
-                );
-            }
+            crate::claims::testing::measured_and_explained(&claims(), &summary);
         }
     }
 }
