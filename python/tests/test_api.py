@@ -64,7 +64,7 @@ def test_reproduce_keeps_its_runs_in_a_sweep_directory_and_resumes(workdir):
     assert [(r.text, r.summary) for r in kept] == [(r.text, r.summary) for r in fresh]
     assert os.path.exists(os.path.join(out, "table.csv"))
     # its runs are a sweep's cells, named as the sweep of its spec names them
-    spec = thermocline._native.reproduce_spec(["ambix-pb"], 1, 0.2)
+    [spec] = thermocline._native.reproduce_spec(["ambix-pb"], 1, 0.2)
     ids = sorted(c[0] + ".json" for c in thermocline._native.sweep_cells(spec, "spec.toml"))
     cells = sorted(os.listdir(os.path.join(out, "cells")))
     assert cells == ids and len(cells) >= 2

@@ -196,10 +196,13 @@ def reproduce(
         if out is None:
             raise ValueError("executor='ray' needs out=DIR: the runs' reports gather there")
         os.makedirs(out, exist_ok=True)
-        spec = os.path.join(out, "spec.toml")
-        with open(spec, "w", encoding="utf-8") as f:
-            f.write(_native.reproduce_spec(names_list, seed, duration_s))
-        sweep(spec, out, executor="ray", address=address, code=code)
+        specs = _native.reproduce_spec(names_list, seed, duration_s)
+        for i, text in enumerate(specs):
+            # a run that no seed changes is made at its one seed: its own spec
+            spec = os.path.join(out, "spec.toml" if len(specs) == 1 else f"spec-{i + 1}.toml")
+            with open(spec, "w", encoding="utf-8") as f:
+                f.write(text)
+            sweep(spec, out, executor="ray", address=address, code=code)
         done = _native.reproduce_from(names_list, seed, out, code, duration_s)
     else:
         raise ValueError(f"executor: 'local' or 'ray', not {executor!r}")

@@ -239,7 +239,9 @@ fn reproduce_named(
     })
 }
 
-/// The runs of the named reproductions as a sweep spec (TOML).
+/// The runs of the named reproductions as sweep specs (TOML): one, or two
+/// when a run that no seed changes is made at its one seed
+/// (`reproduce::sweep_specs`).
 #[pyfunction]
 #[pyo3(signature = (names, seed, duration_s=None))]
 fn reproduce_spec(
@@ -247,13 +249,13 @@ fn reproduce_spec(
     names: Vec<String>,
     seed: u64,
     duration_s: Option<f64>,
-) -> PyResult<String> {
+) -> PyResult<Vec<String>> {
     let repros = reproduce::find(&names).map_err(|e| py_err(py, e))?;
     let opts = reproduce::Options { duration_s, seed };
-    let (spec, _) =
-        reproduce::sweep_spec(&names.join("+"), &reproduce::runs_of(&repros, &opts), &opts)
+    let (specs, _) =
+        reproduce::sweep_specs(&names.join("+"), &reproduce::runs_of(&repros, &opts), &opts)
             .map_err(|e| py_err(py, e))?;
-    Ok(spec.to_toml())
+    Ok(specs.iter().map(SweepSpec::to_toml).collect())
 }
 
 /// Reproductions summarized from the runs in the sweep directory `out`

@@ -19,5 +19,6 @@ pub mod reproduce;
 pub mod reproduction;
 pub mod results_md;
 pub mod schemes;
+pub mod seed_free;
 pub mod telescope;
 pub mod thermostat;

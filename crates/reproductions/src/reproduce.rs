@@ -11,6 +11,7 @@
 //! where a cell ran.
 
 use crate::claims::{self, Verdict};
+use crate::seed_free;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use thermocline_engine::config;
@@ -95,6 +96,41 @@ pub fn sweep_spec(
     Ok((spec, all))
 }
 
+/// The runs `specs` as the sweeps that make them: one per seed they run at
+/// ([`seed_free::seed_of`]: the options' seed, or [`seed_free::SEED_FREE_SEED`]
+/// for a run that no seed changes), seed-free first; and each spec's cell, in
+/// order.
+pub fn sweep_specs(
+    name: &str,
+    specs: &[RunSpec],
+    o: &Options,
+) -> Result<(Vec<SweepSpec>, Vec<sweep::Cell>), RunError> {
+    let seeds: Vec<u64> = specs
+        .iter()
+        .map(|s| seed_free::seed_of(s, o.seed))
+        .collect();
+    let mut distinct = seeds.clone();
+    distinct.sort_by_key(|&s| (s != seed_free::SEED_FREE_SEED, s));
+    distinct.dedup();
+    let mut sweeps = Vec::new();
+    let mut cells: Vec<Option<sweep::Cell>> = vec![None; specs.len()];
+    for seed in distinct {
+        let at = Options { seed, ..o.clone() };
+        let (idx, group): (Vec<usize>, Vec<RunSpec>) = specs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| seeds[*i] == seed)
+            .map(|(i, s)| (i, s.clone()))
+            .unzip();
+        let (spec, group_cells) = sweep_spec(name, &group, &at)?;
+        for (i, c) in idx.into_iter().zip(group_cells) {
+            cells[i] = Some(c);
+        }
+        sweeps.push(spec);
+    }
+    Ok((sweeps, cells.into_iter().flatten().collect()))
+}
+
 /// Where a run's report came from, for progress lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {
@@ -117,36 +153,35 @@ pub fn run_specs(
     dir: Option<(&SweepDir, &str)>,
     progress: Progress<'_>,
 ) -> Result<Results, RunError> {
-    let (spec, cells) = sweep_spec("reproduce", specs, o)?;
+    let (sweeps, cells) = sweep_specs("reproduce", specs, o)?;
     // each cell's first spec names it in progress lines
     let mut named: BTreeMap<&str, &RunSpec> = BTreeMap::new();
     for (s, c) in specs.iter().zip(&cells) {
         named.entry(c.id.as_str()).or_insert(s);
     }
-    let total = spec.cells().len();
+    let total: usize = sweeps.iter().map(|s| s.cells().len()).sum();
     let finished = AtomicUsize::new(0);
-    let outcome = sweep::run_local(
-        &spec,
-        None,
-        dir.map(|(d, _)| d),
-        dir.map_or("", |(_, code)| code),
-        jobs,
-        &|_, cell, resumed| {
-            let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
-            let source = if resumed { Source::Cache } else { Source::Ran };
-            progress(n, total, named[cell.id.as_str()], source);
-        },
-        &|| false,
-    )?;
-    let by_id: BTreeMap<&str, &thermocline_engine::report::Report> = outcome
-        .cells
-        .iter()
-        .map(|(c, r)| (c.id.as_str(), r))
-        .collect();
+    let mut reports = BTreeMap::new();
+    for spec in &sweeps {
+        let outcome = sweep::run_local(
+            spec,
+            None,
+            dir.map(|(d, _)| d),
+            dir.map_or("", |(_, code)| code),
+            jobs,
+            &|_, cell, resumed| {
+                let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
+                let source = if resumed { Source::Cache } else { Source::Ran };
+                progress(n, total, named[cell.id.as_str()], source);
+            },
+            &|| false,
+        )?;
+        reports.extend(outcome.cells.into_iter().map(|(c, r)| (c.id, r)));
+    }
     Ok(specs
         .iter()
         .zip(&cells)
-        .map(|(s, c)| (s.clone(), by_id[c.id.as_str()].clone()))
+        .map(|(s, c)| (s.clone(), reports[&c.id].clone()))
         .collect())
 }
 
@@ -194,6 +229,48 @@ pub fn reproduce(
     Ok(repros.iter().map(|r| summarize(r, o, &results)).collect())
 }
 
+/// [`reproduce`] on each of `seeds` in turn (`o`'s own seed aside), a
+/// seed-free run made once and its report given to every seed
+/// ([`seed_free`]); each seed's reproductions, for [`merge_seeds`].
+pub fn reproduce_seeds(
+    repros: &[Reproduction],
+    o: &Options,
+    seeds: &[u64],
+    jobs: usize,
+    dir: Option<(&SweepDir, &str)>,
+    progress: &(dyn Fn(u64, usize, usize, &RunSpec, Source) + Sync),
+) -> Result<Vec<(u64, Vec<Reproduced>)>, RunError> {
+    let mut seed_free_runs = Results::new();
+    let mut per_seed = Vec::new();
+    for &seed in seeds {
+        let at = Options { seed, ..o.clone() };
+        let specs = runs_of(repros, &at);
+        let to_run: Vec<RunSpec> = specs
+            .iter()
+            .filter(|s| !seed_free_runs.contains_key(*s))
+            .cloned()
+            .collect();
+        let mut results = run_specs(&to_run, &at, jobs, dir, &|done, total, spec, source| {
+            progress(seed, done, total, spec, source)
+        })?;
+        for (spec, report) in &results {
+            if seed_free::is_seed_free(spec) {
+                seed_free_runs.insert(spec.clone(), report.clone());
+            }
+        }
+        results.extend(
+            specs
+                .iter()
+                .filter_map(|s| Some((s.clone(), seed_free_runs.get(s)?.clone()))),
+        );
+        per_seed.push((
+            seed,
+            repros.iter().map(|r| summarize(r, &at, &results)).collect(),
+        ));
+    }
+    Ok(per_seed)
+}
+
 /// The reproductions of several seeds (in seed order, each the same
 /// reproductions in the same order) as one: the first seed's output, each
 /// claim's verdict merged over the seeds ([`claims::merge_seeds`]). One
@@ -231,7 +308,7 @@ pub fn reproduce_from(
     code: &str,
 ) -> Result<Vec<Reproduced>, RunError> {
     let specs = runs_of(repros, o);
-    let (_, cells) = sweep_spec("reproduce", &specs, o)?;
+    let (_, cells) = sweep_specs("reproduce", &specs, o)?;
     let reports = dir.load_all(&cells, code).map_err(|i| {
         ConfigError::invalid(
             "reproduce",

@@ -7,6 +7,8 @@ use crate::output::{check_writable, write_file};
 use crate::stamp::{command_line, commit, names_its_code, run_code};
 use clap::Args;
 use thermocline_reproductions::catalogue;
+use thermocline_reproductions::reproduce;
+use thermocline_sweep as sweep;
 
 /// `reproduce`'s options.
 #[derive(Args)]
@@ -82,9 +84,7 @@ impl std::error::Error for ClaimsNotHeld {}
 
 pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
     use thermocline_reproductions::claims;
-    use thermocline_reproductions::reproduce;
     use thermocline_reproductions::results_md;
-    use thermocline_sweep as sweep;
     let ReproduceArgs {
         mut names,
         all,
@@ -180,63 +180,55 @@ pub fn reproduce_cmd(a: ReproduceArgs) -> anyhow::Result<()> {
         }
     };
     let started = std::time::Instant::now();
-    let progress = |done, total, spec: &reproduce::RunSpec, source| {
+    let progress = |seed: u64, done, total, spec: &reproduce::RunSpec, source| {
         let from = match source {
             reproduce::Source::Cache => "from the cache".to_string(),
             reproduce::Source::Ran => format!("{:.0} s", started.elapsed().as_secs_f64()),
         };
+        let of_seed = if seeds.len() > 1 {
+            format!("seed {seed} ")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "[{done}/{total}] {} on {} {} ({from})",
+            "{of_seed}[{done}/{total}] {} on {} {} ({from})",
             spec.manager,
             spec.workload,
             spec.sets.join(" "),
         );
     };
-    let mut per_seed = Vec::new();
-    for &seed in &seeds {
-        if seeds.len() > 1 {
-            eprintln!("seed {seed} ({} of {})", per_seed.len() + 1, seeds.len());
-        }
-        let opts = reproduce::Options {
-            duration_s: duration,
-            seed,
-        };
-        if let Some((_, dir)) = &cache {
-            // the runs of this seed as a sweep spec: what `sweep` or `--ray` runs
-            let names: Vec<&str> = repros.iter().map(|r| r.name).collect();
-            let (spec, _) = reproduce::sweep_spec(
-                &names.join("+"),
-                &reproduce::runs_of(&repros, &opts),
-                &opts,
-            )?;
-            write_file(&format!("{dir}/spec.toml"), &spec.to_toml())?;
-        }
-        let done = match (&ray, &cache) {
-            (Some(address), Some((d, dir))) => {
+    let spec_files = match &cache {
+        Some((_, dir)) => write_specs(dir, &repros, &seeds, duration)?,
+        None => Vec::new(),
+    };
+    let per_seed = match (&ray, &cache) {
+        (Some(address), Some((d, dir))) => {
+            for file in &spec_files {
                 // the sweep's own lines go to stderr: stdout is the reproduction's
-                let exit = sweep_on_ray(
-                    &format!("{dir}/spec.toml"),
-                    dir,
-                    None,
-                    address,
-                    Chatter::default(),
-                    true,
-                )?;
+                let exit = sweep_on_ray(file, dir, None, address, Chatter::default(), true)?;
                 if exit != 0 {
                     std::process::exit(exit);
                 }
-                reproduce::reproduce_from(&repros, &opts, d, code)?
             }
-            _ => reproduce::reproduce(
-                &repros,
-                &opts,
-                jobs,
-                cache.as_ref().map(|(d, _)| (d, code.as_str())),
-                &progress,
-            )?,
-        };
-        per_seed.push((seed, done));
-    }
+            let mut per_seed = Vec::new();
+            for &seed in &seeds {
+                let opts = reproduce::Options {
+                    duration_s: duration,
+                    seed,
+                };
+                per_seed.push((seed, reproduce::reproduce_from(&repros, &opts, d, code)?));
+            }
+            per_seed
+        }
+        _ => reproduce::reproduce_seeds(
+            &repros,
+            &opts,
+            &seeds,
+            jobs,
+            cache.as_ref().map(|(d, _)| (d, code.as_str())),
+            &progress,
+        )?,
+    };
     let done = reproduce::merge_seeds(per_seed);
     let mut everything = serde_json::Map::new();
     for d in &done {
@@ -344,4 +336,42 @@ fn write_results_md(
     }
     eprintln!("wrote {p}");
     Ok(())
+}
+
+/// The runs of `seeds` as sweep specs in `dir` (what `sweep` or `--ray`
+/// runs): `spec.toml` for one seed, else `spec-seed-N.toml` per seed the
+/// runs are made at (a seed-free run at its one seed, reproduce::seed_free).
+fn write_specs(
+    dir: &str,
+    repros: &[reproduce::Reproduction],
+    seeds: &[u64],
+    duration: Option<f64>,
+) -> anyhow::Result<Vec<String>> {
+    let names: Vec<&str> = repros.iter().map(|r| r.name).collect();
+    let mut by_seed: Vec<(u64, sweep::SweepSpec)> = Vec::new();
+    for &seed in seeds {
+        let opts = reproduce::Options {
+            duration_s: duration,
+            seed,
+        };
+        let (specs, _) =
+            reproduce::sweep_specs(&names.join("+"), &reproduce::runs_of(repros, &opts), &opts)?;
+        for spec in specs {
+            let at = spec.seeds[0];
+            if !by_seed.iter().any(|(s, _)| *s == at) {
+                by_seed.push((at, spec));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for (seed, spec) in &by_seed {
+        let file = if by_seed.len() == 1 {
+            format!("{dir}/spec.toml")
+        } else {
+            format!("{dir}/spec-seed-{seed}.toml")
+        };
+        write_file(&file, &spec.to_toml())?;
+        files.push(file);
+    }
+    Ok(files)
 }
