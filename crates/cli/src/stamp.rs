@@ -10,24 +10,36 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 /// The files that decide what a run does: the workspace's manifest and
-/// lock, and every crate a run goes through (workloads, managers, the
-/// machines, the engine and the sweep runner). The reproductions, the
-/// command line, the presentation and the Python package only choose runs
-/// and read their reports.
-pub const RUN_CODE: [&str; 13] = [
+/// lock, and the sources and manifest of every crate a run goes through
+/// (workloads, managers, the machines, the engine and the sweep runner).
+/// Their tests and benchmarks are not here: they check runs, they do not
+/// make them. The reproductions, the command line, the presentation and
+/// the Python package only choose runs and read their reports.
+pub const RUN_CODE: [&str; 24] = [
     "Cargo.toml",
     "Cargo.lock",
-    "crates/vocab",
-    "crates/masim",
-    "crates/model",
-    "crates/backend",
-    "crates/sim",
-    "crates/rate",
-    "crates/live",
-    "crates/managers",
-    "crates/workloads",
-    "crates/engine",
-    "crates/sweep",
+    "crates/vocab/Cargo.toml",
+    "crates/vocab/src",
+    "crates/masim/Cargo.toml",
+    "crates/masim/src",
+    "crates/model/Cargo.toml",
+    "crates/model/src",
+    "crates/backend/Cargo.toml",
+    "crates/backend/src",
+    "crates/sim/Cargo.toml",
+    "crates/sim/src",
+    "crates/rate/Cargo.toml",
+    "crates/rate/src",
+    "crates/live/Cargo.toml",
+    "crates/live/src",
+    "crates/managers/Cargo.toml",
+    "crates/managers/src",
+    "crates/workloads/Cargo.toml",
+    "crates/workloads/src",
+    "crates/engine/Cargo.toml",
+    "crates/engine/src",
+    "crates/sweep/Cargo.toml",
+    "crates/sweep/src",
 ];
 
 /// What names the code a run was made by, for a sweep directory's cells:
