@@ -36,7 +36,8 @@ def _spec_args(spec: Spec) -> Tuple[str, Optional[str]]:
 
 def default_code() -> str:
     """What stored cells are keyed by when no code is given: this
-    package's version (the CLI keys them by the git commit)."""
+    package's version (the CLI keys them by a hash of the code a run
+    goes through, docs/sweeps.md)."""
     return f"thermocline-python {_native.__version__}"
 
 

@@ -11,6 +11,7 @@ PKG="linux-image-${VERSION}+deb12-amd64"
 DIR=${1:-"$(cd "$(dirname "$0")/../.." && pwd)/target/live/kernel"}
 [ -s "$DIR/vmlinuz" ] && [ -s "$DIR/modules/zram.ko" ] && exit 0
 bash "$(dirname "$0")/install-deps.sh"
+echo "fetch-kernel.sh: downloading Debian's $PKG (about 100 MB) into $DIR, for the live tests' QEMU guest" >&2
 mkdir -p "$DIR/deb" "$DIR/modules"
 cd "$DIR/deb"
 if ! ls "${PKG}"_*.deb >/dev/null 2>&1; then

@@ -10,6 +10,7 @@ command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
 command -v cpio >/dev/null || need+=(cpio)
 command -v xz >/dev/null || need+=(xz-utils)
 [ ${#need[@]} -eq 0 ] && exit 0
+echo "install-deps.sh: installing ${need[*]} from Debian's bookworm-backports (adding /etc/apt/sources.list.d/backports.sources if missing), for the live tests' QEMU guest" >&2
 if [ ! -e /etc/apt/sources.list.d/backports.sources ]; then
   awk 'NR<=6' /etc/apt/sources.list.d/debian.sources \
     | sed 's/^Suites:.*/Suites: bookworm-backports/' > /etc/apt/sources.list.d/backports.sources

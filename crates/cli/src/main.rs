@@ -90,7 +90,7 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Tier real processes: a manager acting on a pid, a cgroup or a command it starts, with quotas, dry-run and Prometheus metrics (see README, Live).
+    /// Tier real processes: a manager acting on a pid, a cgroup or a command it starts, with quotas, dry-run and Prometheus metrics (see docs/live.md).
     Daemon {
         /// The daemon's TOML config (see examples/live-thermostat.toml).
         #[arg(long)]
@@ -99,7 +99,7 @@ enum Cmd {
         #[arg(long)]
         pid: Option<i32>,
     },
-    /// Start a command and tier it while it runs, as the daemon would (same run loop, logs and metrics): ends when the command does and exits with its exit code (128 + the signal if a signal killed it); SIGINT and SIGTERM are sent on to the command (see README, Live).
+    /// Start a command and tier it while it runs, as the daemon would (same run loop, logs and metrics): ends when the command does and exits with its exit code (128 + the signal if a signal killed it); SIGINT and SIGTERM are sent on to the command (see docs/live.md).
     Exec(live::ExecArgs),
     /// Watch a process live, read-only: per anonymous mapping (or --bin) its pages per NUMA node and tier, swapped, moved, and a heat bar from DAMON (when this host lets thermocline run a kdamond of its own), soft-dirty writes (--writes) and page-ins; plus its fault rates and the host's memory pressure. Redraws a terminal in place; plain lines when piped or with --once; --json for machines.
     Monitor(live::MonitorArgs),

@@ -420,7 +420,7 @@ pub fn reproductions() -> Vec<Reproduction> {
         },
         Reproduction {
             name: "ambix-npb",
-            description: "Ambix Figure 6: every configuration on NPB (BT, FT, MG, CG executed), NPBAVG, DRAM share of accesses and writes; long: 60 exact-machine runs of 3 G accesses (1.5 G per second of --duration), 1.3-7 min of host CPU each (MG-large 80 s, BT 165, FT 213, CG 422, CG-small 295 at c3a832b), 3-4 CPU-hours in all; the paper's own runs are longer, so none is shortened (ambix.rs, npb_runs)",
+            description: "Ambix Figure 6: every configuration on NPB (BT, FT, MG, CG executed), NPBAVG, DRAM share of accesses and writes; long: 60 exact-machine runs of 3 G accesses each (1.5 G per second of --duration), run once for every seed (they draw no random number); the paper's own runs are longer, so none is shortened",
             runs: npb_runs,
             summarize: npb,
             claims: crate::ambix::claims::npb,

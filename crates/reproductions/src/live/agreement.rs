@@ -158,7 +158,7 @@ fn claims() -> Vec<Claim> {
 pub fn reproductions() -> Vec<Reproduction> {
     vec![Reproduction {
         name: "live-agreement",
-        description: "Sim-to-live agreement (issue #23): Thermostat on the same MASIM config in the simulator and on a real Linux 6.12 kernel in a QEMU guest (needs tools/live/guest.sh's packages), which tier each region ends in and the pages moved",
+        description: "Sim-to-live agreement: Thermostat on the same MASIM config in the simulator and on a real Linux 6.12 kernel in a QEMU guest (needs tools/live/guest.sh's packages), which tier each region ends in and the pages moved",
         runs,
         summarize,
         claims,

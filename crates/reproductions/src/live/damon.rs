@@ -549,7 +549,7 @@ fn claims() -> Vec<Claim> {
 pub fn reproductions() -> Vec<Reproduction> {
     vec![Reproduction {
         name: "live-damon",
-        description: "Sim-to-live DAMON (issue #23): the kernel's DAMON (6.12 in a QEMU guest, needs tools/live/guest.sh's packages) beside the simulator's damon-moderate on MASIM's stairs and demo configs: the hot region per phase, the time to detect a new one, the number of regions (about 4 minutes)",
+        description: "Sim-to-live DAMON: the kernel's DAMON (6.12 in a QEMU guest, needs tools/live/guest.sh's packages) beside the simulator's damon-moderate on MASIM's stairs and demo configs: the hot region per phase, the time to detect a new one, the number of regions",
         runs,
         summarize,
         claims,

@@ -516,7 +516,7 @@ fn claims() -> Vec<Claim> {
 pub fn reproductions() -> Vec<Reproduction> {
     vec![Reproduction {
         name: "schemes-tiering",
-        description: "Issue #24: one DAMOS-like tiering rule over DAMON, Telescope, PEBS and linear scans, beside Thermostat, kstaled, Ambix, AutoNUMA tiering, Memos, HeteroOS-LRU and Telescope's own rules, on multi-phase, key-value, Thermostat-application and NPB workloads (53 runs; NPB MG executed is most of the time)",
+        description: "One DAMOS-like tiering rule over DAMON, Telescope, PEBS and linear scans, beside Thermostat, kstaled, Ambix, AutoNUMA tiering, Memos, HeteroOS-LRU and Telescope's own rules, on multi-phase, key-value, Thermostat-application and NPB workloads (53 runs; NPB MG executed is most of the time)",
         runs,
         summarize,
         claims,

@@ -610,7 +610,7 @@ pub fn reproductions() -> Vec<Reproduction> {
         },
         Reproduction {
             name: "telescope-scattered",
-            description: "Beyond Telescope 6.2 (issue #20): 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x per phase in 5 TiB; mean and worst phase",
+            description: "Beyond Telescope 6.2: 1-16 hot regions of 10 MiB-100 GiB at densities 1x-10x per phase in 5 TiB; mean and worst phase",
             runs: scattered_runs,
             summarize: scattered,
             claims: crate::telescope::claims::scattered,
