@@ -145,3 +145,25 @@ def test_the_stubs_name_every_native_function():
     stubbed = set(re.findall(r"^def (\w+)\(", stub, re.M)) | set(re.findall(r"^class (\w+)", stub, re.M))
     public = {n for n in dir(native) if not n.startswith("_")}
     assert public == stubbed
+
+
+def test_the_namespace_holds_the_api_and_its_modules_only():
+    public = {n for n in vars(thermocline) if not n.startswith("_")}
+    # the package's own modules are attributes too; nothing imported for its use is
+    assert public - set(thermocline.__all__) <= {"report"}, public - set(thermocline.__all__)
+    assert dir(thermocline) == sorted(thermocline.__all__ + ["__version__"])
+
+
+def test_help_lists_the_names_each_function_takes():
+    for name, _ in thermocline.list_managers():
+        assert name in thermocline.run.__doc__ and name in thermocline.compare.__doc__
+    for name, _ in thermocline.list_workloads() + thermocline.list_machines():
+        assert name in thermocline.run.__doc__
+    for name, _ in thermocline.list_reproductions():
+        assert name in thermocline.reproduce.__doc__
+
+
+def test_the_first_example_shows_pages_moving():
+    # the package docstring's example, as docs/python.md gives it
+    r = thermocline.run(workload="multiphase", manager="ambix", fast_capacity="25%")
+    assert r.migrated_bytes > 0 and r.slowdown > 0

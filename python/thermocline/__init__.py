@@ -5,9 +5,12 @@ The same catalogue, runs, comparisons, reproductions and sweeps as the
 into DataFrames::
 
     import thermocline
-    r = thermocline.run(workload="multiphase", manager="thermostat")
-    print(r.slowdown)
+    r = thermocline.run(workload="multiphase", manager="ambix", fast_capacity="25%")
+    print(f"{r.slowdown:.1%} slower than all-fast, {r.migrated_bytes / 1e6:.0f} MB moved")
     r.to_pandas()          # one row per metrics window
+
+``list_workloads()``, ``list_managers()``, ``list_machines()`` and
+``list_reproductions()`` give the names the functions take.
 
 Runs release the GIL, and a Ctrl-C stops a run and raises
 ``KeyboardInterrupt``. Bad input raises :class:`ConfigError` with the
@@ -16,9 +19,13 @@ CLI's message (and ``file`` and ``line`` where it names them).
 
 from __future__ import annotations
 
-import json
-import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+import json as _json
+import os as _os
+import typing as _typing
+from collections.abc import Mapping as _Mapping
+
+if _typing.TYPE_CHECKING:  # annotations only: kept out of the package's namespace
+    from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
 from ._native import ConfigError, HostError, InternalError, ThermoclineError
@@ -71,18 +78,18 @@ def list_reproductions() -> List[Tuple[str, str]]:
     return _entries("reproduction")
 
 
-def toml_value(v: Any) -> str:
+def _toml_value(v: Any) -> str:
     """A Python value as a TOML literal, for ``--set KEY=VALUE``."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return repr(v)
     if isinstance(v, str):
-        return json.dumps(v)  # a TOML basic string: JSON's escapes are TOML's
+        return _json.dumps(v)  # a TOML basic string: JSON's escapes are TOML's
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(toml_value(x) for x in v) + "]"
-    if isinstance(v, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(x)}" for k, x in v.items()) + "}"
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, _Mapping):
+        return "{" + ", ".join(f"{_json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) + "}"
     raise TypeError(f"cannot pass {type(v).__name__} {v!r} as a configuration value")
 
 
@@ -91,12 +98,12 @@ def _overrides(config: Any, **run_keys: Any) -> Tuple[Optional[str], List[str]]:
     with the ``run.`` keys not left as ``None``: (file, ``--set`` overrides)."""
     keys: Mapping[str, Any] = {}
     path = None
-    if isinstance(config, Mapping):
+    if isinstance(config, _Mapping):
         keys = config
     elif config is not None:
-        path = os.fspath(config)
-    sets = [f"run.{k}={toml_value(v)}" for k, v in run_keys.items() if v is not None]
-    sets.extend(f"{k}={toml_value(v)}" for k, v in keys.items())
+        path = _os.fspath(config)
+    sets = [f"run.{k}={_toml_value(v)}" for k, v in run_keys.items() if v is not None]
+    sets.extend(f"{k}={_toml_value(v)}" for k, v in keys.items())
     return path, sets
 
 
@@ -152,7 +159,7 @@ def compare(
         seed=seed,
         backend=backend,
     )
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or _os.cpu_count() or 1
     return [Report.from_json(j) for j in _native.compare_runs(sets, list(managers), jobs, path)]
 
 
@@ -190,20 +197,49 @@ def reproduce(
     names_list = list(names)
     code = code or _sweep.default_code()
     if executor == "local":
-        jobs = jobs or os.cpu_count() or 1
+        jobs = jobs or _os.cpu_count() or 1
         done = _native.reproduce_named(names_list, seed, jobs, duration_s, out, code)
     elif executor == "ray":
         if out is None:
             raise ValueError("executor='ray' needs out=DIR: the runs' reports gather there")
-        os.makedirs(out, exist_ok=True)
+        _os.makedirs(out, exist_ok=True)
         specs = _native.reproduce_spec(names_list, seed, duration_s)
         for i, text in enumerate(specs):
             # a run that no seed changes is made at its one seed: its own spec
-            spec = os.path.join(out, "spec.toml" if len(specs) == 1 else f"spec-{i + 1}.toml")
+            spec = _os.path.join(out, "spec.toml" if len(specs) == 1 else f"spec-{i + 1}.toml")
             with open(spec, "w", encoding="utf-8") as f:
                 f.write(text)
             sweep(spec, out, executor="ray", address=address, code=code)
         done = _native.reproduce_from(names_list, seed, out, code, duration_s)
     else:
         raise ValueError(f"executor: 'local' or 'ray', not {executor!r}")
-    return [Reproduction(n, t, json.loads(s)) for n, t, s in done]
+    return [Reproduction(n, t, _json.loads(s)) for n, t, s in done]
+
+
+def _names(kind: str) -> str:
+    return ", ".join(n for n, _ in _entries(kind))
+
+
+# The names each function takes, in its help(): the catalogue's, as
+# ``thermocline list`` prints them.
+run.__doc__ += f"""
+    ``workload``: a MASIM config's path, ``lackey:PATH``, ``trace:PATH`` or one
+    of {_names("workload")}.
+
+    ``manager``: one of {_names("manager")}.
+
+    ``machine``: one of {_names("machine")}.
+    """
+compare.__doc__ += f"""
+    ``managers``: any of {_names("manager")}.
+    """
+reproduce.__doc__ += f"""
+    ``names``: any of {_names("reproduction")}.
+    """
+
+
+def __dir__() -> List[str]:
+    return sorted(__all__ + ["__version__"])
+
+
+del annotations

@@ -27,7 +27,7 @@ pub struct Common {
     #[arg(long)]
     pub fast_capacity: Option<String>,
     /// Stop after this many seconds of nominal workload time [default: the whole workload].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub duration: Option<f64>,
     /// The one seed [default: 1].
     #[arg(long)]
@@ -88,4 +88,29 @@ pub fn at_least_one(v: &str) -> Result<usize, String> {
         Ok(_) => Err("must be at least 1".into()),
         Err(e) => Err(e.to_string()),
     }
+}
+
+/// A whole number in `lo..=hi`, else the range in the error.
+fn in_range(v: &str, lo: usize, hi: usize) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be from {lo} to {hi}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A chart's width in pixels: at most 8192, so that the image and its
+/// time bins fit in memory.
+pub fn chart_width(v: &str) -> Result<usize, String> {
+    in_range(v, 320, 8192)
+}
+
+/// A chart's height in pixels.
+pub fn chart_height(v: &str) -> Result<usize, String> {
+    in_range(v, 240, 8192)
+}
+
+/// A heatmap's address bins: with 8192 time bins, 512 MiB of counts at most.
+pub fn chart_bins(v: &str) -> Result<usize, String> {
+    in_range(v, 1, 8192)
 }

@@ -25,7 +25,7 @@ mod progress;
 mod stamp;
 mod table;
 
-use args::{at_least_one, Chatter, Common};
+use args::{at_least_one, chart_bins, chart_height, chart_width, Chatter, Common};
 use clap::{Parser, Subcommand};
 use cmd::config::ConfigCmd;
 use cmd::report::ReportView;
@@ -131,14 +131,14 @@ enum Cmd {
         /// Output file: .png or .svg.
         #[arg(long)]
         out: String,
-        /// Image width in pixels (at least 320); also the number of time bins.
-        #[arg(long, default_value_t = 800, value_parser = at_least_one)]
+        /// Image width in pixels (320 to 8192); also the number of time bins.
+        #[arg(long, default_value_t = 800, value_parser = chart_width)]
         width: usize,
-        /// Image height in pixels (at least 240).
-        #[arg(long, default_value_t = 480, value_parser = at_least_one)]
+        /// Image height in pixels (240 to 8192).
+        #[arg(long, default_value_t = 480, value_parser = chart_height)]
         height: usize,
-        /// Address bins (rows of the heatmap).
-        #[arg(long, default_value_t = 400, value_parser = at_least_one)]
+        /// Address bins (rows of the heatmap), 1 to 8192.
+        #[arg(long, default_value_t = 400, value_parser = chart_bins)]
         bins: usize,
         #[command(flatten)]
         chatter: Chatter,
@@ -185,8 +185,8 @@ enum Cmd {
         /// heatmap: the chart to write (.png or .svg).
         #[arg(long)]
         out: Option<String>,
-        /// heatmap: address bins.
-        #[arg(long, default_value_t = 256, value_parser = at_least_one)]
+        /// heatmap: address bins, 1 to 8192.
+        #[arg(long, default_value_t = 256, value_parser = chart_bins)]
         bins: usize,
         /// access: the moment (s); the last snapshot at or before it [default: the last snapshot].
         #[arg(long)]

@@ -11,6 +11,37 @@ pub fn check_chart_path(path: &str) -> anyhow::Result<()> {
     }
 }
 
+/// The files a run reads: its configuration file, and its workload when
+/// that names a file (a MASIM config, `lackey:PATH`, `trace:PATH`).
+pub fn run_inputs(config: Option<&str>, workload: &str) -> Vec<String> {
+    let file = workload
+        .strip_prefix("lackey:")
+        .or_else(|| workload.strip_prefix("trace:"))
+        .unwrap_or(workload);
+    config
+        .into_iter()
+        .chain(std::path::Path::new(file).is_file().then_some(file))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Fails now, before any run, if `path` is one of the command's `inputs`
+/// (writing it would overwrite what was read), or cannot be written
+/// later: its folder is missing or read-only, or it is a directory. Leaves
+/// no file behind that was not there.
+pub fn check_output(path: &str, inputs: &[String]) -> anyhow::Result<()> {
+    let same = |a: &str, b: &str| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if let Some(input) = inputs.iter().find(|i| same(path, i)) {
+        anyhow::bail!(
+            "{path}: is also this command's input ({input}): writing it would overwrite what was read; name another file"
+        );
+    }
+    check_writable(path)
+}
+
 /// Fails now, before any run, if `path` cannot be written later: its
 /// folder is missing or read-only, or it is a directory. Leaves no file
 /// behind that was not there.

@@ -1640,3 +1640,65 @@ fn a_dry_run_lists_the_cells_and_runs_nothing() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(&format!("{bad}:2:")), "{err}");
 }
+
+#[test]
+fn a_negative_duration_is_named_as_such_not_as_an_unknown_flag() {
+    for args in [
+        vec!["run", "--duration", "-1"],
+        vec!["reproduce", "ambix-pb", "--duration", "-1"],
+    ] {
+        let (code, _, err) = thermocline(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("positive"), "{args:?}: {err}");
+        assert!(!err.contains("unexpected argument"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn an_output_that_is_also_an_input_is_refused_and_left_alone() {
+    let config = tmp(
+        "in.toml",
+        "[run]\nmanager = \"first-touch\"\nduration_s = 0.1\n",
+    );
+    let masim = tmp("in.cfg", "a, 4096\n\nphase\n100\na, 1, 64, 1, ro\n");
+    for args in [
+        vec!["run", "--config", &config, "--json", &config],
+        vec![
+            "compare",
+            "--config",
+            &config,
+            "--managers",
+            "first-touch",
+            "--json",
+            &config,
+        ],
+        vec!["run", "--workload", &masim, "--json", &masim],
+        vec!["record", "--workload", &masim, "--out", &masim],
+    ] {
+        let (code, _, err) = thermocline(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("overwrite what was read"), "{args:?}: {err}");
+    }
+    assert!(std::fs::read_to_string(&config)
+        .unwrap()
+        .starts_with("[run]"));
+    assert!(std::fs::read_to_string(&masim)
+        .unwrap()
+        .starts_with("a, 4096"));
+}
+
+#[test]
+fn chart_sizes_that_would_not_fit_in_memory_are_refused_with_the_limit() {
+    for args in [
+        vec!["heatmap", "--out", "x.png", "--width", "99999999"],
+        vec!["heatmap", "--out", "x.png", "--bins", "99999999"],
+        vec!["heatmap", "--out", "x.png", "--height", "100"],
+        vec![
+            "report", "r.json", "heatmap", "--out", "x.png", "--bins", "0",
+        ],
+    ] {
+        let (code, _, err) = thermocline(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("must be from"), "{args:?}: {err}");
+    }
+}

@@ -1,7 +1,7 @@
 //! `thermocline compare`.
 
 use crate::args::{Chatter, Common};
-use crate::output::{check_chart_path, check_writable, write_file};
+use crate::output::{check_chart_path, check_output, run_inputs, write_file};
 use crate::progress::prescan;
 use crate::table::print_table;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -43,12 +43,13 @@ pub fn compare_cmd(
     } else {
         managers
     };
+    let inputs = run_inputs(common.config.as_deref(), &base.run.workload);
     if let Some(p) = &json {
-        check_writable(p)?;
+        check_output(p, &inputs)?;
     }
     if let Some(p) = &plot {
         check_chart_path(p)?;
-        check_writable(p)?;
+        check_output(p, &inputs)?;
     }
     let cfgs = compare::configs(&base, &names);
     prescan(&base.run.workload)?;

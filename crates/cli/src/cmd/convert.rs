@@ -1,11 +1,11 @@
 //! `thermocline convert`: a trace parsed once.
 
-use crate::output::check_writable;
+use crate::output::{check_output, run_inputs};
 use crate::progress::counter_bar;
 use std::time::Instant;
 
 pub fn convert_cmd(input: &str, out: &str) -> anyhow::Result<()> {
-    check_writable(out)?;
+    check_output(out, &run_inputs(None, input))?;
     let started = Instant::now();
     let bar = counter_bar("{msg} [{bar:30}] {pos}/{len} ({eta} left)");
     let n = thermocline_engine::traces::convert(input, out, &mut |phase, done, total| {

@@ -1,7 +1,7 @@
 //! `thermocline heatmap`: accesses over time x address, drawn.
 
 use crate::args::{Chatter, Common};
-use crate::output::{check_chart_path, check_writable};
+use crate::output::{check_chart_path, check_output, run_inputs};
 use crate::progress::{prescan, Progress};
 use thermocline_present::heatmap;
 
@@ -33,7 +33,10 @@ pub fn heatmap_cmd(
         cfg.run.manager = "first-touch".into();
     }
     check_chart_path(out)?;
-    check_writable(out)?;
+    check_output(
+        out,
+        &run_inputs(common.config.as_deref(), &cfg.run.workload),
+    )?;
     prescan(&cfg.run.workload)?;
     let mut p = Progress::new("heatmap", chatter);
     let (obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;

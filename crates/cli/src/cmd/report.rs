@@ -1,6 +1,6 @@
 //! `thermocline report`: views of a DAMON recording.
 
-use crate::output::{check_chart_path, check_writable};
+use crate::output::{check_chart_path, check_output};
 
 /// `report`'s views.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -27,7 +27,7 @@ pub fn report_cmd(
             anyhow::bail!("report heatmap draws a chart: name it with --out FILE.png or FILE.svg");
         };
         check_chart_path(out)?;
-        check_writable(out)?;
+        check_output(out, &[file.to_string()])?;
     }
     let (report, trace) = recording::read(file)?;
     match view {

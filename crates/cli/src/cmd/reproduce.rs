@@ -38,7 +38,7 @@ pub struct ReproduceArgs {
     out: Option<String>,
     /// Cap every run at this many simulated seconds (quick looks; the
     /// paper's figures need the full runs).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Run every cell on this one seed only (a quick look; RESULTS.md
     /// wants --seeds' three).

@@ -1,7 +1,7 @@
 //! `thermocline run`, and `record`: one workload under one manager.
 
 use crate::args::{Chatter, Common};
-use crate::output::{check_writable, write_file};
+use crate::output::{check_output, run_inputs, write_file};
 use crate::progress::{prescan, run_one};
 use crate::table::print_table;
 
@@ -13,8 +13,9 @@ pub fn run_cmd(
     chatter: Chatter,
 ) -> anyhow::Result<()> {
     let cfg = common.load(manager)?;
+    let inputs = run_inputs(common.config.as_deref(), &cfg.run.workload);
     if let Some(p) = &json {
-        check_writable(p)?;
+        check_output(p, &inputs)?;
     }
     prescan(&cfg.run.workload)?;
     let r = run_one(&cfg, chatter)?;
@@ -40,7 +41,10 @@ pub fn record_cmd(
         cfg.run.manager = "damon-moderate".into();
     }
     cfg.metrics.damon_regions = true;
-    check_writable(out)?;
+    check_output(
+        out,
+        &run_inputs(common.config.as_deref(), &cfg.run.workload),
+    )?;
     prescan(&cfg.run.workload)?;
     let r = run_one(&cfg, chatter)?;
     let snapshots = r.damon.as_ref().map_or(0, |d| d.snapshots.len());
