@@ -3,18 +3,26 @@
 
 use crate::args::Chatter;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 use thermocline_engine::config::RunConfig;
 use thermocline_engine::report::Report;
 use thermocline_engine::runner;
 
-/// A progress bar on stderr that appears only once a run has taken 2 s.
+/// A progress bar on stderr that appears only once a run has taken 2 s;
+/// when stderr is not a terminal (a log, a pipe), a plain line every
+/// [`PIPED_EVERY`] instead.
 pub struct Progress {
     bar: ProgressBar,
     started: Instant,
     label: String,
     quiet: bool,
+    piped: bool,
+    last_line: Instant,
 }
+
+/// How often a run whose stderr is not a terminal says how far it is.
+const PIPED_EVERY: Duration = Duration::from_secs(10);
 
 impl Progress {
     pub fn new(label: &str, chatter: Chatter) -> Self {
@@ -30,13 +38,28 @@ impl Progress {
             started: Instant::now(),
             label: label.to_string(),
             quiet: chatter.quiet,
+            piped: !std::io::stderr().is_terminal(),
+            last_line: Instant::now(),
         }
     }
 
     pub fn update(&mut self, done: u64, total: u64) {
         self.bar.set_length(total.max(1));
         self.bar.set_position(done);
-        if !self.quiet && self.bar.is_hidden() && self.started.elapsed() > Duration::from_secs(2) {
+        if self.quiet {
+            return;
+        }
+        if self.piped {
+            if self.last_line.elapsed() >= PIPED_EVERY {
+                self.last_line = Instant::now();
+                eprintln!(
+                    "{}: {:.0}% after {:.0} s",
+                    self.label,
+                    100.0 * done as f64 / total.max(1) as f64,
+                    self.started.elapsed().as_secs_f64()
+                );
+            }
+        } else if self.bar.is_hidden() && self.started.elapsed() > Duration::from_secs(2) {
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
         }
     }

@@ -44,6 +44,8 @@ pub struct HeatmapObserver {
     bin_ns: f64,
     /// Column-major counts: `columns[t][row]`.
     columns: Vec<Vec<u32>>,
+    /// The chart's title.
+    title: String,
 }
 
 impl HeatmapObserver {
@@ -64,7 +66,14 @@ impl HeatmapObserver {
             rows,
             bin_ns: bin_ns.max(1.0),
             columns: Vec::new(),
+            title: "accesses per time and address".into(),
         }
+    }
+
+    /// Names what the chart shows in its title (the workload and the
+    /// manager, say) after "accesses per time and address".
+    pub fn name(&mut self, what: &str) {
+        self.title = format!("accesses per time and address: {what}");
     }
 
     fn row_of(&self, va: u64) -> Option<usize> {
@@ -156,7 +165,7 @@ impl HeatmapObserver {
 
     /// Draws the chart on `root`.
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> plot::Drawn<DB> {
-        let body = plot::titled(root, "accesses per time and address")?;
+        let body = plot::titled(root, &self.title)?;
         let (w, _) = body.dim_in_pixel();
         let (plot_area, side) = body.split_horizontally(w.saturating_sub(plot::BAR_AREA));
         let cols = self.columns.len();

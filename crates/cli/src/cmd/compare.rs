@@ -5,6 +5,7 @@ use crate::output::{check_chart_path, check_output, run_inputs, write_file};
 use crate::progress::prescan;
 use crate::table::print_table;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::time::Instant;
 use thermocline_reproductions::catalogue;
 
@@ -56,6 +57,8 @@ pub fn compare_cmd(
     compare::preflight(&cfgs)?;
     let jobs = jobs.unwrap_or_else(parallel::default_threads);
     let started = Instant::now();
+    // no bar is drawn where stderr is not a terminal: a line per run there
+    let lines_when_piped = !chatter.quiet && !std::io::stderr().is_terminal();
     let bar = if chatter.quiet {
         ProgressBar::hidden()
     } else {
@@ -87,7 +90,7 @@ pub fn compare_cmd(
             set.remove(&f.index);
             show_running(&set);
             bar.inc(1);
-            if chatter.verbose {
+            if chatter.verbose || lines_when_piped {
                 // indicatif holds the bar's state while suspended: read first
                 let line = format!(
                     "[{}/{}] {} done at {:.1} s",

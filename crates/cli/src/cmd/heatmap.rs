@@ -39,7 +39,8 @@ pub fn heatmap_cmd(
     )?;
     prescan(&cfg.run.workload)?;
     let mut p = Progress::new("heatmap", chatter);
-    let (obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;
+    let (mut obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;
+    obs.name(&format!("{} under {}", cfg.run.workload, cfg.run.manager));
     p.finish();
     obs.write_chart(out, width, height)?;
     if !chatter.quiet {
