@@ -780,6 +780,61 @@ pub struct ParetoChart {
     pub points: Vec<ParetoPoint>,
 }
 
+/// Where each point's name goes, in pixels: points that fall on the same
+/// pixel share one label ("random, interleave"), and a label that would
+/// cover one already placed moves down a line until it does not; a label
+/// that would cross `right_edge` goes on its point's left.
+/// (the first point of the label's group, text, vertical offset in pixels,
+/// on the left).
+fn place_labels(points: &[((i32, i32), &str)], right_edge: i32) -> Vec<(usize, String, i32, bool)> {
+    // a label's text: 12 px high over its baseline, 4 px above its point
+    const LINE: i32 = 14;
+    const HIGH: i32 = 12;
+    const CHAR: i32 = 7;
+    const DOT: i32 = 6;
+    let mut groups: Vec<(usize, (i32, i32), Vec<&str>)> = Vec::new();
+    for (i, &(at, name)) in points.iter().enumerate() {
+        match groups
+            .iter_mut()
+            .find(|(_, g, _)| (g.0 - at.0).abs() <= 1 && (g.1 - at.1).abs() <= 1)
+        {
+            Some((_, _, names)) => names.push(name),
+            None => groups.push((i, at, vec![name])),
+        }
+    }
+    groups.sort_by_key(|(_, at, _)| (at.1, at.0));
+    // boxes (left, right, top, bottom) a label must not cover: every dot,
+    // then the labels placed
+    let mut taken: Vec<(i32, i32, i32, i32)> = points
+        .iter()
+        .map(|&((x, y), _)| (x - DOT, x + DOT, y - DOT, y + DOT))
+        .collect();
+    let mut out = Vec::new();
+    for (first, at, names) in groups {
+        let text = names.join(", ");
+        let width = CHAR * text.chars().count() as i32;
+        let on_left = at.0 + DOT + width > right_edge;
+        let (left, right) = if on_left {
+            (at.0 - DOT - width, at.0 - DOT)
+        } else {
+            (at.0 + DOT, at.0 + DOT + width)
+        };
+        let mut dy = 0;
+        let covers = |dy: i32, taken: &[(i32, i32, i32, i32)]| {
+            let (bottom, top) = (at.1 + dy - 4, at.1 + dy - 4 - HIGH);
+            taken
+                .iter()
+                .any(|&(l, r, t, b)| l < right && left < r && t < bottom && top < b)
+        };
+        while covers(dy, &taken) && dy < 40 * LINE {
+            dy += LINE;
+        }
+        taken.push((left, right, at.1 + dy - 4 - HIGH, at.1 + dy - 4));
+        out.push((first, text, dy, on_left));
+    }
+    out
+}
+
 /// The Pareto chart of a comparison's reports (one workload under several
 /// managers): fast-tier GiB-seconds are the fast tier's mean resident
 /// bytes times the simulated time. Reports without tiers are left out.
@@ -892,13 +947,27 @@ impl ParetoChart {
             BLACK.stroke_width(2),
         ))?;
         let label = TextStyle::from((FONT, 12).into_font()).pos(Pos::new(HPos::Left, VPos::Bottom));
+        let at_of = |p: &ParetoPoint| (p.fast_gib_s, p.slowdown * 100.0);
         for (i, p) in self.finite() {
             let c = PALETTE[i % PALETTE.len()];
-            let at = (p.fast_gib_s, p.slowdown * 100.0);
-            chart.draw_series([EmptyElement::at(at)
+            chart.draw_series([EmptyElement::at(at_of(p))
                 + Circle::new((0, 0), 5, c.filled())
-                + Circle::new((0, 0), 5, BLACK.stroke_width(1))
-                + Text::new(p.name.clone(), (6, -4), label.clone())])?;
+                + Circle::new((0, 0), 5, BLACK.stroke_width(1))])?;
+        }
+        let finite: Vec<&ParetoPoint> = self.finite().map(|(_, p)| p).collect();
+        let pixels: Vec<((i32, i32), &str)> = finite
+            .iter()
+            .map(|p| (chart.backend_coord(&at_of(p)), p.name.as_str()))
+            .collect();
+        let right_edge = chart.plotting_area().get_pixel_range().0.end;
+        let left_label = label.pos(Pos::new(HPos::Right, VPos::Bottom));
+        for (first, text, dy, left) in place_labels(&pixels, right_edge) {
+            let at = EmptyElement::at(at_of(finite[first]));
+            chart.draw_series([if left {
+                at + Text::new(text, (-6, dy - 4), left_label.clone())
+            } else {
+                at + Text::new(text, (6, dy - 4), label.clone())
+            }])?;
         }
         draw_legend(&side, 24, &legend)
     }
@@ -1127,6 +1196,24 @@ pub(crate) mod tests {
                 p("broken", f64::NAN, 0.1),
             ],
         }
+    }
+
+    #[test]
+    fn pareto_labels_of_one_pixel_are_one_and_none_covers_another() {
+        let pts = [
+            ((100, 200), "random"),
+            ((100, 200), "interleave"),
+            ((101, 205), "ambix"),
+            ((300, 50), "memos"),
+        ];
+        let labels = place_labels(&pts, 320);
+        assert_eq!(labels.len(), 3, "{labels:?}");
+        let of = |name: &str| labels.iter().find(|l| l.1 == name).unwrap().clone();
+        // ambix's point is 5 px under random's: its label moves a line down
+        assert_eq!(of("random, interleave").2, 0);
+        assert!(of("ambix").2 >= 9, "{labels:?}");
+        // memos' label would cross the plot's right edge at 320: it goes left
+        assert!(of("memos").3 && !of("ambix").3, "{labels:?}");
     }
 
     #[test]
