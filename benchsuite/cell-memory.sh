@@ -9,9 +9,7 @@
 # results.csv; prints the table. About 2 minutes, one run at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=benchsuite/results.csv
-commit=$(git rev-parse --short HEAD)
-day=$(date -u +%Y-%m-%d)
+. benchsuite/lib.sh
 cargo build --release -q -p thermocline
 bin=./target/release/thermocline
 work=$(mktemp -d)
@@ -40,7 +38,7 @@ while read -r w m b d; do
   ratio=$(python3 -c "print(f'{$peak_kb*1024/$est_b:.3f}')")
   max=$(python3 -c "print(max($max, $ratio))")
   printf '%-24s %-22s %-5s %10.1f %10.1f %6s\n' "$w" "$m" "$b" "$(python3 -c "print($peak_kb/1024)")" "$(python3 -c "print($est_b/2**20)")" "$ratio"
-  echo "$day,$commit,cell-memory/$w/$m,$ratio,peak-over-estimate" >> "$out"
+  record "cell-memory/$w/$m" "$ratio" peak-over-estimate "thermocline run --workload $w --manager $m --backend $b --duration $d (peak RSS) over sweep --dry-run's estimate"
 done <<< "$family"
-echo "$day,$commit,cell-memory/max-ratio,$max,peak-over-estimate" >> "$out"
+record cell-memory/max-ratio "$max" peak-over-estimate "bash benchsuite/cell-memory.sh"
 echo "largest peak/estimate: $max (above 1: an estimate too low)"

@@ -5,9 +5,7 @@
 # results.csv. Run from anywhere, with nothing else running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=benchsuite/results.csv
-commit=$(git rev-parse --short HEAD)
-day=$(date -u +%Y-%m-%d)
+. benchsuite/lib.sh
 runs=${RUNS:-3}
 cargo build --release -q
 walls=()
@@ -20,6 +18,6 @@ read -r lo mid hi < <(printf '%s\n' "${walls[@]}" | sort -n | python3 -c "
 import sys; v = [float(x) for x in sys.stdin]; print(v[0], v[len(v) // 2], v[-1])")
 for k in "min $lo" "median $mid" "max $hi"; do
   set -- $k
-  echo "$day,$commit,main-job/wall-$1,$2,s" >> "$out"
+  record "main-job/wall-$1" "$2" s "thermocline compare --quiet (median of $runs)"
 done
 tail -n 3 "$out"

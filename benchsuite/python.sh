@@ -6,9 +6,7 @@
 # results.csv. Run from anywhere, with nothing else running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=benchsuite/results.csv
-commit=$(git rev-parse --short HEAD)
-day=$(date -u +%Y-%m-%d)
+. benchsuite/lib.sh
 py=${THERMOCLINE_PYTHON:-.venv/bin/python}
 cargo build --release -q -p thermocline
 work=$(mktemp -d)
@@ -42,6 +40,6 @@ t = time.perf_counter(); thermocline.sweep(spec, f"{work}/ray", executor="ray");
 print(f"sweep-64/local-jobs-2/wall,{local:.3f},s")
 print(f"sweep-64/ray-2-workers/wall,{remote:.3f},s")
 PY
-sed "s/^/$day,$commit,/" "$out.tmp" >> "$out"
+record_rows "bash benchsuite/python.sh (python run vs CLI run, medians of 5; 64-cell sweep, jobs 2 vs 2 Ray workers)" < "$out.tmp"
 rm "$out.tmp"
 tail -n 4 "$out"

@@ -10,9 +10,7 @@
 # end to 7.3 GB. Run from the repository root, with nothing else running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=benchsuite/results.csv
-commit=$(git rev-parse --short HEAD)
-day=$(date -u +%Y-%m-%d)
+. benchsuite/lib.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 trace=${1:-}
@@ -37,12 +35,13 @@ measure() { # name workload
     --json "$work/r.json" > /dev/null 2>&1
   read -r wall kb < "$work/time"
   accesses=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['accesses'])" "$work/r.json")
-  echo "$day,$commit,$1/run/wall,$wall,s" >> "$out"
-  echo "$day,$commit,$1/run/accesses-per-s,$(python3 -c "print(round($accesses / $wall))"),accesses/s" >> "$out"
-  echo "$day,$commit,$1/run/peak-rss,$((kb / 1024)),MiB" >> "$out"
+  local cmd="thermocline run --workload $2 --manager first-touch"
+  record "$1/run/wall" "$wall" s "$cmd"
+  record "$1/run/accesses-per-s" "$(python3 -c "print(round($accesses / $wall))")" accesses/s "$cmd"
+  record "$1/run/peak-rss" "$((kb / 1024))" MiB "$cmd"
 }
 measure lackey-7.3g "lackey:$trace"
 /usr/bin/time -f "%e" -o "$work/time" $bin convert "lackey:$trace" "$work/t.trace" 2> /dev/null
-echo "$day,$commit,lackey-7.3g/convert/wall,$(cat "$work/time"),s" >> "$out"
+record lackey-7.3g/convert/wall "$(cat "$work/time")" s "thermocline convert lackey:$trace OUT.trace"
 measure trace-7.3g "trace:$work/t.trace"
 tail -n 7 "$out"

@@ -211,3 +211,45 @@ fn the_checks_see_what_they_look_for() {
     assert_eq!(links("see [a](b.md#c) and `[x](y)`"), vec!["b.md#c"]);
     assert!(names_a_commit("5aba68c,") && !names_a_commit("deadbee") && !names_a_commit("1234567"));
 }
+
+/// `tools/bench_charts.py`'s file name for a family and unit.
+fn chart_name(family: &str, unit: &str) -> String {
+    let slug = |t: &str| {
+        let s: String = t
+            .to_lowercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        s.split('-')
+            .filter(|p| !p.is_empty())
+            .collect::<Vec<_>>()
+            .join("-")
+    };
+    format!("{}--{}.svg", slug(family), slug(unit))
+}
+
+#[test]
+fn every_benchmark_family_has_its_chart_in_the_book() {
+    let csv = std::fs::read_to_string(root().join("benchsuite/results.csv")).unwrap();
+    let page = std::fs::read_to_string(root().join("docs/benchmarks.md")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("date,commit,benchmark,value,unit,load,command")
+    );
+    let mut missing = BTreeSet::new();
+    for (n, line) in lines.enumerate() {
+        let f: Vec<&str> = line.splitn(7, ',').collect();
+        assert!(f.len() == 7, "results.csv:{}: 7 fields: {line}", n + 2);
+        let name = chart_name(f[2].split('/').next().unwrap(), f[4]);
+        if !page.contains(&format!("img/bench/{name}"))
+            || !root().join("docs/img/bench").join(&name).exists()
+        {
+            missing.insert(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "charts missing: run .venv/bin/python tools/bench_charts.py: {missing:?}"
+    );
+}
