@@ -4,6 +4,7 @@ killed mid-cell."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -126,11 +127,13 @@ def test_the_cli_reproduces_on_ray_what_it_reproduces_here(cli, workdir):
     there = subprocess.run(args + ["--cache", cache, "--ray"], env=env, capture_output=True, text=True)
     assert there.returncode == 0, there.stderr
     assert there.stdout == here.stdout
-    assert os.path.exists(os.path.join(cache, "spec.toml"))
+    # the runs of each of the three default seeds as a spec
+    specs = sorted(f for f in os.listdir(cache) if f.startswith("spec"))
+    assert specs == [f"spec-seed-{s}.toml" for s in (1, 2, 3)], specs
     # the same directory, now without Ray: every run is read back
     again = subprocess.run(args + ["--cache", cache], capture_output=True, text=True, check=True)
     assert again.stdout == here.stdout
-    progress = [l for l in again.stderr.splitlines() if l.startswith("[")]
+    progress = [l for l in again.stderr.splitlines() if re.match(r"(seed \d )?\[", l)]
     assert progress and all(l.endswith("(from the cache)") for l in progress), again.stderr
 
 
