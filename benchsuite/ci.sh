@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# CI's wall time, and what the test command costs a developer: `.ci/run` on
+# a clean clone of HEAD in a scratch directory, its log parsed into
+# ci/{total,test-build,tests,live-tests,pytest}/wall (s) in results.csv.
+# About half an hour; run with nothing else running.
+# Usage: benchsuite/ci.sh            (clones and runs)
+#        benchsuite/ci.sh LOG TOTAL_S COMMIT LOAD
+#          (records a run already made: its log, wall time, the commit it
+#          ran at and the load average when it started)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. benchsuite/lib.sh
+if [ $# -eq 4 ]; then
+  log=$1 total=$2 commit=$3 load=$4
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  git clone -q . "$work/clone"
+  log=$work/ci.log
+  start=$(date +%s)
+  (cd "$work/clone" && bash .ci/run) > "$log" 2>&1 || { tail -n 20 "$log"; exit 1; }
+  total=$(( $(date +%s) - start ))
+fi
+python3 - "$log" "$total" <<'PY' | record_rows "bash .ci/run on a clean clone of HEAD"
+import re, sys
+log, total = open(sys.argv[1]).read(), float(sys.argv[2])
+m = re.search(r"Finished `test` profile .* in (?:(\d+)m )?([\d.]+)s", log)
+build = int(m.group(1) or 0) * 60 + float(m.group(2))
+tests = sum(float(x) for x in re.findall(r"test result: .* finished in ([\d.]+)s", log))
+live = float(re.search(r"Running tests/live.rs.*?finished in ([\d.]+)s", log, re.S).group(1))
+pytest = float(re.search(r"passed.* in ([\d.]+)s", log.split(".venv/bin/python -m pytest")[-1]).group(1))
+for name, v in [("total", total), ("test-build", build), ("tests", tests), ("live-tests", live), ("pytest", pytest)]:
+    print(f"ci/{name}/wall,{v:.0f},s")
+PY
+tail -n 5 "$out"
