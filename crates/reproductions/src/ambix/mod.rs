@@ -235,6 +235,15 @@ fn pb(_: &Options, res: &Results) -> Output {
         "write-first-touch at 2x / read-first-touch at 1x: throughput {:.2}x, energy per access {:.2}x (paper: identical)",
         s.wrft_2x_over_rdft_1x_throughput, s.wrft_2x_over_rdft_1x_energy
     );
+    let _ = writeln!(
+        text,
+        "  energy per access by tier: DRAM {:.2}x, DCPMM {:.2}x (DCPMM sized to the array: {:.2} GiB against {:.2}); with 1x's DCPMM capacity {:.2}x",
+        s.wrft_2x_over_rdft_1x_tier_energy[0],
+        s.wrft_2x_over_rdft_1x_tier_energy[1],
+        s.wrft_2x_dcpmm_gib,
+        s.rdft_1x_dcpmm_gib,
+        s.wrft_2x_over_rdft_1x_energy_same_dcpmm
+    );
     Output {
         json: json!({
             "sizes": rows,
@@ -243,6 +252,11 @@ fn pb(_: &Options, res: &Results) -> Output {
             "rdft_energy_rise_0_75x_to_1x": s.rdft_energy_rise,
             "wrft_2x_over_rdft_1x_throughput": s.wrft_2x_over_rdft_1x_throughput,
             "wrft_2x_over_rdft_1x_energy": s.wrft_2x_over_rdft_1x_energy,
+            "wrft_2x_over_rdft_1x_dram_energy": s.wrft_2x_over_rdft_1x_tier_energy[0],
+            "wrft_2x_over_rdft_1x_dcpmm_energy": s.wrft_2x_over_rdft_1x_tier_energy[1],
+            "wrft_2x_dcpmm_gib": s.wrft_2x_dcpmm_gib,
+            "rdft_1x_dcpmm_gib": s.rdft_1x_dcpmm_gib,
+            "wrft_2x_over_rdft_1x_energy_same_dcpmm": s.wrft_2x_over_rdft_1x_energy_same_dcpmm,
         }),
         text,
         charts: Vec::new(),
@@ -259,6 +273,16 @@ struct Section33 {
     /// the same number of write-intensive pages in DCPMM.
     wrft_2x_over_rdft_1x_throughput: f64,
     wrft_2x_over_rdft_1x_energy: f64,
+    /// The same ratio of each tier's energy per access (DRAM, DCPMM).
+    wrft_2x_over_rdft_1x_tier_energy: [f64; 2],
+    /// DCPMM's capacity in the two runs (GiB): the slow tier is sized to
+    /// the array, and its standby power to the capacity.
+    wrft_2x_dcpmm_gib: f64,
+    rdft_1x_dcpmm_gib: f64,
+    /// The energy ratio had write-first-touch at 2x paid DCPMM standby
+    /// power for read-first-touch at 1x's DCPMM capacity (the machine's
+    /// DCPMM standby power per GiB times the difference, over its run).
+    wrft_2x_over_rdft_1x_energy_same_dcpmm: f64,
 }
 
 fn section_3_3(res: &Results) -> Section33 {
@@ -272,11 +296,31 @@ fn section_3_3(res: &Results) -> Section33 {
     let (rd_fit, rd_fit_e) = at(0.75, "read-first");
     let (rd_1x, rd_1x_e) = at(1.0, "read-first");
     let (wr_2x, wr_2x_e) = at(2.0, "write-first");
+    let wr = &res[&pb_run(2.0, "write-first", "first-touch")];
+    let rd = &res[&pb_run(1.0, "read-first", "first-touch")];
+    let tier_e = |r: &Report, i: usize| {
+        r.tiers.get(i).map_or(0.0, |t| t.energy_j) / (r.accesses as f64 / 1e6).max(1e-12)
+    };
+    let gib = |r: &Report| {
+        r.tiers
+            .get(1)
+            .map_or(0.0, |t| t.capacity_bytes as f64 / (1u64 << 30) as f64)
+    };
+    let standby_w_per_gib =
+        thermocline_model::presets::machine_preset(MACHINE.trim_start_matches("run.machine="))
+            .and_then(|m| (m.tiers)().get(1).map(|t| t.standby_w_per_gb))
+            .unwrap_or(0.0);
+    let extra_standby_j = standby_w_per_gib * (gib(wr) - gib(rd)) * wr.sim_time_s;
+    let wr_same_e = wr_2x_e - extra_standby_j / (wr.accesses as f64 / 1e6).max(1e-12);
     Section33 {
         rdft_throughput_drop: 1.0 - rd_1x / rd_fit,
         rdft_energy_rise: rd_1x_e / rd_fit_e - 1.0,
         wrft_2x_over_rdft_1x_throughput: wr_2x / rd_1x,
         wrft_2x_over_rdft_1x_energy: wr_2x_e / rd_1x_e,
+        wrft_2x_over_rdft_1x_tier_energy: [0, 1].map(|i| tier_e(wr, i) / tier_e(rd, i).max(1e-12)),
+        wrft_2x_dcpmm_gib: gib(wr),
+        rdft_1x_dcpmm_gib: gib(rd),
+        wrft_2x_over_rdft_1x_energy_same_dcpmm: wr_same_e / rd_1x_e,
     }
 }
 
@@ -595,6 +639,42 @@ mod tests {
         assert!(close(get("rdft_energy_rise_0_75x_to_1x"), 4.0));
         assert!(close(get("wrft_2x_over_rdft_1x_throughput"), 1.0));
         assert!(close(get("wrft_2x_over_rdft_1x_energy"), 1.0));
+    }
+
+    /// Write-first-touch at 2x against read-first-touch at 1x by tier: in
+    /// 1 s each, 10 M accesses; DRAM 1 J and 1 J, DCPMM 0.5 J on 2 GiB and
+    /// 0.25 J on 1 GiB. Had the 2x run paid standby for 1 GiB of DCPMM it
+    /// would have spent 1.5 J less the machine's standby for 1 GiB-second.
+    #[test]
+    fn section_3_3_energy_by_tier_and_dcpmm_capacity_by_hand() {
+        let res: Results = pb_runs(&opts())
+            .into_iter()
+            .map(|s| {
+                let mut r = report(10_000_000, 1.0);
+                let (dcpmm_j, gib) = match s.workload.as_str() {
+                    "ambix-pb:2:write-first" if s.manager == "first-touch" => (0.5, 2),
+                    "ambix-pb:1:read-first" => (0.25, 1),
+                    _ => (0.0, 1),
+                };
+                r.tiers[0].energy_j = 1.0;
+                r.tiers[1].energy_j = dcpmm_j;
+                r.tiers[1].capacity_bytes = gib << 30;
+                (s, r)
+            })
+            .collect();
+        let out = pb(&opts(), &res);
+        let get = |k: &str| out.json[k].as_f64().unwrap();
+        assert!(close(get("wrft_2x_over_rdft_1x_energy"), 1.5 / 1.25));
+        assert!(close(get("wrft_2x_over_rdft_1x_dram_energy"), 1.0));
+        assert!(close(get("wrft_2x_over_rdft_1x_dcpmm_energy"), 2.0));
+        assert!(close(get("wrft_2x_dcpmm_gib"), 2.0));
+        assert!(close(get("rdft_1x_dcpmm_gib"), 1.0));
+        let w = thermocline_model::tiers::ambix_dcpmm().standby_w_per_gb;
+        assert!(w > 0.0);
+        assert!(close(
+            get("wrft_2x_over_rdft_1x_energy_same_dcpmm"),
+            (1.5 - w) / 1.25
+        ));
     }
 
     /// NPBAVG is the geometric mean over the four kernels of each

@@ -158,6 +158,153 @@ fn technique_json(r: &Report) -> serde_json::Value {
     })
 }
 
+/// How a run's per-window recall is spread: the scored windows, the share
+/// of them with recall 1 (every hot unit in every report of the window),
+/// and the windows with recall below one half, the spells of consecutive
+/// such windows and the longest spell (s). For the needle, where a region
+/// sampler that loses the needle reports little or none of it.
+fn recall_spells(r: &Report) -> serde_json::Value {
+    let (mut scored, mut whole, mut below, mut spells) = (0u32, 0u32, 0u32, 0u32);
+    let (mut prev_t, mut spell_s, mut longest_s, mut in_spell) = (0.0, 0.0, 0.0f64, false);
+    for w in &r.windows {
+        let dt = w.t_s - prev_t;
+        prev_t = w.t_s;
+        let Some(x) = w.recall else {
+            continue;
+        };
+        scored += 1;
+        if x >= 1.0 - 1e-9 {
+            whole += 1;
+        }
+        if x < 0.5 {
+            below += 1;
+            if !in_spell {
+                spells += 1;
+                spell_s = 0.0;
+                in_spell = true;
+            }
+            spell_s += dt;
+            longest_s = longest_s.max(spell_s);
+        } else {
+            in_spell = false;
+        }
+    }
+    json!({
+        "scored": scored,
+        "whole_share": (scored > 0).then(|| f64::from(whole) / f64::from(scored)),
+        "below_half": below,
+        "spells": spells,
+        "longest_s": longest_s,
+    })
+}
+
+/// A parameter of registry manager `name` as the reproduction runs it (no
+/// overrides: every default filled in), as a number.
+fn default_param(name: &str, key: &str) -> Option<f64> {
+    let built = thermocline_managers::registry::build_shown(name, toml::Table::new(), 1).ok()?;
+    let v = built.params.get(key)?;
+    v.as_float().or_else(|| v.as_integer().map(|i| i as f64))
+}
+
+/// Bytes of the hot region of the sub-terabyte benchmark's `g` GiB heap,
+/// from its MASIM config.
+fn subtb_hot_bytes(g: u64) -> Option<u64> {
+    let cfg = thermocline_workloads::telescope::subtb(g);
+    thermocline_workloads::masim::parse(&cfg, "telescope-subtb")
+        .ok()?
+        .regions
+        .into_iter()
+        .find(|(name, _)| name == "hot")
+        .map(|(_, bytes)| bytes)
+}
+
+/// What a PEBS run's samples can cover of `hot_bytes` in 2 MiB units: its
+/// samples per profiling window (the run's mean rate), the hot units,
+/// samples per unit, and the share of the units a window's samples cover
+/// when each lands on a hot unit drawn uniformly and one sample marks a
+/// unit, `1 - (1 - 1/units)^samples`; `expected_half` is the same with half
+/// the samples.
+fn pebs_coverage(r: &Report, name: &str, hot_bytes: u64) -> Option<serde_json::Value> {
+    let window_s = default_param(name, "report_ms")? / 1e3;
+    if r.sim_time_s <= 0.0 || hot_bytes == 0 {
+        return None;
+    }
+    let samples = r.last_gauge("samples_count") / r.sim_time_s * window_s;
+    let units = hot_bytes.div_ceil(1 << 21) as f64;
+    let cover = |s: f64| 1.0 - (1.0 - 1.0 / units).powf(s);
+    Some(json!({
+        "samples_per_window": samples,
+        "hot_units": units,
+        "per_unit": samples / units,
+        "expected": cover(samples),
+        "expected_half": cover(samples / 2.0),
+    }))
+}
+
+/// P(X < k) for X binomial with `n` trials of probability `p`.
+fn binomial_below(n: u32, p: f64, k: u32) -> f64 {
+    if p >= 1.0 {
+        return if k > n { 1.0 } else { 0.0 };
+    }
+    let (mut term, mut sum) = ((1.0 - p).powi(n as i32), 0.0);
+    for i in 0..k.min(n + 1) {
+        sum += term;
+        term *= f64::from(n - i) / f64::from(i + 1) * p / (1.0 - p);
+    }
+    sum.min(1.0)
+}
+
+/// What a region sampler's probe of one PTE in the hot region reads: the
+/// hot pages; the share of sample intervals in which such a page is
+/// accessed (the run's mean access rate spread evenly over the hot pages,
+/// Poisson); the expected count of a window's samples; and the chance that
+/// a window's count fails the hot test (`hot_min_accesses`), binomially.
+fn pte_probe(r: &Report, name: &str, hot_bytes: u64) -> Option<serde_json::Value> {
+    let sample_ms = default_param(name, "sample_ms")?;
+    let samples = (default_param(name, "aggregate_ms")? / sample_ms).round();
+    let hot_min = default_param(name, "hot_min_accesses")?;
+    let pages = hot_bytes as f64 / 4096.0;
+    if r.sim_time_s <= 0.0 || pages <= 0.0 {
+        return None;
+    }
+    let per_page = r.accesses as f64 / r.sim_time_s / pages;
+    let p = 1.0 - (-per_page * sample_ms / 1e3).exp();
+    Some(json!({
+        "hot_pages": pages,
+        "set_share": p,
+        "samples": samples,
+        "expected_count": samples * p,
+        "cold_share": binomial_below(samples as u32, p, hot_min.ceil() as u32),
+    }))
+}
+
+/// Windows ending by this time are a run's start (s).
+const EARLY_S: f64 = 10.0;
+
+/// Mean recall and mean region count (the `regions` gauge; null for a
+/// technique without regions) of the windows ending by [`EARLY_S`], and of
+/// those ending in the run's second half.
+fn early_late(r: &Report) -> serde_json::Value {
+    let part = |keep: &dyn Fn(f64) -> bool| {
+        let ws: Vec<_> = r
+            .windows
+            .iter()
+            .filter(|w| keep(w.t_s) && w.recall.is_some())
+            .collect();
+        let mean =
+            |xs: Vec<f64>| (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64);
+        json!({
+            "recall": mean(ws.iter().filter_map(|w| w.recall).collect()),
+            "regions": mean(ws.iter().filter_map(|w| w.manager.get("regions").copied()).collect()),
+        })
+    };
+    let half = r.sim_time_s / 2.0;
+    json!({
+        "early": part(&|t| t <= EARLY_S),
+        "late": part(&|t| t > half),
+    })
+}
+
 fn hot_map_chart(title: String, r: &Report) -> Option<String> {
     let m = r.hot_map.as_ref()?;
     let column_s = r.windows.first().map_or(1.0, |w| w.t_s);
@@ -335,9 +482,21 @@ fn subtb(_: &Options, res: &Results) -> Output {
     for g in SUBTB {
         let mut techs = serde_json::Map::new();
         let mut runs = Vec::new();
+        let hot_bytes = subtb_hot_bytes(g);
         for t in TECHNIQUES {
             if let Some(r) = res.get(&spec(&format!("telescope-subtb-{g}g"), t, &[])) {
-                techs.insert(t.into(), technique_json(r));
+                let mut j = technique_json(r);
+                let parts = early_late(r);
+                j["early"] = parts["early"].clone();
+                j["late"] = parts["late"].clone();
+                if let Some(hot) = hot_bytes {
+                    if t.starts_with("pebs") {
+                        j["coverage"] = json!(pebs_coverage(r, t, hot));
+                    } else if t.starts_with("telescope") || t.starts_with("damon") {
+                        j["pte"] = json!(pte_probe(r, t, hot));
+                    }
+                }
+                techs.insert(t.into(), j);
                 if !t.starts_with("linear") {
                     runs.push((t, r));
                 }
@@ -389,7 +548,9 @@ fn needle(_: &Options, res: &Results) -> Output {
                 r.last_gauge("bits_flipped_count"),
                 r.last_gauge("cpu_cycles_count") / 1e9
             );
-            techs.insert(t.into(), technique_json(r));
+            let mut j = technique_json(r);
+            j["recall_spells"] = recall_spells(r);
+            techs.insert(t.into(), j);
             if let Some(svg) = hot_map_chart(format!("{t}, needle"), r) {
                 charts.push((format!("telescope-needle-{t}.svg"), svg));
             }
@@ -690,6 +851,97 @@ mod tests {
         assert!(close(p[0].1.unwrap(), 0.6) && close(p[0].2.unwrap(), 0.7));
         assert!(close(p[1].1.unwrap(), 0.45) && close(p[1].2.unwrap(), 0.3));
         assert_eq!((p[2].1, p[2].2), (None, None), "no window ends in phase 3");
+    }
+
+    /// Recall spells: windows with recall 1, and runs of windows below one
+    /// half with their length in seconds; unscored windows do not count.
+    #[test]
+    fn recall_spells_by_hand() {
+        let r = report(vec![
+            window(1.0, Some(1.0), Some(1.0)),
+            window(2.0, Some(1.0), Some(0.04)),
+            window(3.0, Some(1.0), Some(0.2)),
+            window(4.0, Some(1.0), Some(0.6)),
+            window(5.0, None, None),
+            window(7.0, None, Some(0.0)),
+            window(8.0, Some(1.0), Some(1.0)),
+        ]);
+        let s = recall_spells(&r);
+        assert_eq!(s["scored"], 6);
+        assert!(close(s["whole_share"].as_f64().unwrap(), 2.0 / 6.0));
+        assert_eq!(s["below_half"], 3);
+        assert_eq!(s["spells"], 2);
+        // the second spell's window ends 2 s after the previous one
+        assert_eq!(s["longest_s"], 2.0);
+    }
+
+    /// The binomial tail the PTE probe's cold share uses, by hand.
+    #[test]
+    fn binomial_below_by_hand() {
+        assert!(close(binomial_below(2, 0.5, 1), 0.25));
+        assert!(close(binomial_below(2, 0.5, 2), 0.75));
+        assert!(close(binomial_below(2, 0.5, 3), 1.0));
+        assert!(close(binomial_below(40, 0.0, 6), 1.0));
+        assert_eq!(binomial_below(40, 1.0, 6), 0.0);
+        // 40 samples at 0.15: a count under 6 about 43% of the time
+        let p = binomial_below(40, 0.15, 6);
+        assert!((0.42..0.45).contains(&p), "{p}");
+    }
+
+    /// PEBS's coverage and the PTE probe from a run's gauges and rate, with
+    /// the registry's parameters (200 ms windows; 5 ms samples, 40 per
+    /// window, more than 5 to be hot).
+    #[test]
+    fn coverage_and_pte_probe_by_hand() {
+        let mut w = window(10.0, None, None);
+        w.manager.insert("samples_count".into(), 100_000.0);
+        let mut r = report(vec![w]);
+        r.accesses = 10_000_000;
+        let hot = 1u64 << 30;
+        let c = pebs_coverage(&r, "pebs-10khz", hot).unwrap();
+        assert!(close(c["samples_per_window"].as_f64().unwrap(), 2000.0));
+        assert_eq!(c["hot_units"], 512.0);
+        let e = c["expected"].as_f64().unwrap();
+        assert!(close(e, 1.0 - (1.0 - 1.0 / 512.0f64).powf(2000.0)), "{e}");
+        assert!(c["expected_half"].as_f64().unwrap() < e);
+        let t = pte_probe(&r, "telescope-bounded", hot).unwrap();
+        assert_eq!(t["samples"], 40.0);
+        // 1e6 accesses/s over 262144 pages, 5 ms: 1 - exp(-0.019)
+        let p = 1.0 - (-1e6 / 262_144.0 * 0.005f64).exp();
+        assert!(close(t["set_share"].as_f64().unwrap(), p));
+        assert!(close(t["expected_count"].as_f64().unwrap(), 40.0 * p));
+        assert!(close(
+            t["cold_share"].as_f64().unwrap(),
+            binomial_below(40, p, 6)
+        ));
+        assert!(pebs_coverage(&r, "telescope-bounded", hot).is_none());
+        assert_eq!(subtb_hot_bytes(10), Some(hot));
+    }
+
+    /// The start and the second half of a run: mean recall and regions.
+    #[test]
+    fn early_late_by_hand() {
+        let mut ws: Vec<Window> = [
+            (5.0, 1.0, 30.0),
+            (10.0, 0.9, 40.0),
+            (20.0, 0.5, 100.0),
+            (40.0, 0.7, 200.0),
+        ]
+        .iter()
+        .map(|&(t, rc, n)| {
+            let mut w = window(t, Some(1.0), Some(rc));
+            w.manager.insert("regions".into(), n);
+            w
+        })
+        .collect();
+        ws.push(window(30.0, None, None));
+        let mut r = report(ws);
+        r.sim_time_s = 30.0;
+        let j = early_late(&r);
+        assert!(close(j["early"]["recall"].as_f64().unwrap(), 0.95));
+        assert!(close(j["early"]["regions"].as_f64().unwrap(), 35.0));
+        assert!(close(j["late"]["recall"].as_f64().unwrap(), 0.6));
+        assert!(close(j["late"]["regions"].as_f64().unwrap(), 150.0));
     }
 
     /// The family's summary: the mean of the phases and the worst phase.
