@@ -557,6 +557,30 @@ pub(crate) mod testing {
         }
     }
 
+    /// The summary `summarize` makes of a reproduction's `runs` (its
+    /// default options, seed 1), each run's report made by `report`.
+    pub(crate) fn summary_of(
+        runs: fn(&crate::reproduction::Options) -> Vec<crate::reproduction::RunSpec>,
+        summarize: fn(
+            &crate::reproduction::Options,
+            &crate::reproduction::Results,
+        ) -> crate::reproduction::Output,
+        report: impl Fn(&crate::reproduction::RunSpec) -> thermocline_engine::report::Report,
+    ) -> Value {
+        let o = crate::reproduction::Options {
+            duration_s: None,
+            seed: 1,
+        };
+        let res: crate::reproduction::Results = runs(&o)
+            .into_iter()
+            .map(|s| {
+                let r = report(&s);
+                (s, r)
+            })
+            .collect();
+        summarize(&o, &res).json
+    }
+
     /// Every claim is measured from `summary`, and every reason resolves.
     pub(crate) fn measured_and_explained(claims: &[Claim], summary: &Value) {
         for c in claims {

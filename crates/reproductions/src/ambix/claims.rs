@@ -570,10 +570,6 @@ mod tests {
         runs: fn(&Options) -> Vec<RunSpec>,
         summarize: fn(&Options, &Results) -> Output,
     ) -> Value {
-        let o = Options {
-            duration_s: None,
-            seed: 1,
-        };
         let tier = |reads, writes, energy_j| TierReport {
             name: "t".into(),
             reads,
@@ -581,19 +577,12 @@ mod tests {
             energy_j,
             ..Default::default()
         };
-        let res: Results = runs(&o)
-            .into_iter()
-            .map(|s| {
-                let r = Report {
-                    sim_time_s: 1.0,
-                    accesses: 1_000_000 + s.workload.len() as u64 * 1000 + s.manager.len() as u64,
-                    tiers: vec![tier(600, 100, 1.0), tier(300, 100, 1.0)],
-                    ..Default::default()
-                };
-                (s, r)
-            })
-            .collect();
-        summarize(&o, &res).json
+        crate::claims::testing::summary_of(runs, summarize, |s| Report {
+            sim_time_s: 1.0,
+            accesses: 1_000_000 + s.workload.len() as u64 * 1000 + s.manager.len() as u64,
+            tiers: vec![tier(600, 100, 1.0), tier(300, 100, 1.0)],
+            ..Default::default()
+        })
     }
 
     /// A reproduction's claims and a summary of its own.

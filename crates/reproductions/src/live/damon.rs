@@ -723,21 +723,12 @@ mod tests {
     /// The summary of ideal traces on both sides (every hot region the
     /// hottest from the first snapshot, spread phases alike).
     fn ideal_summary() -> Value {
-        let o = Options {
-            duration_s: None,
-            seed: 1,
-        };
-        let res: Results = runs(&o)
-            .into_iter()
-            .map(|s| {
-                let r = thermocline_engine::report::Report {
-                    damon: Some(fixture_trace(&s.workload)),
-                    ..Default::default()
-                };
-                (s, r)
-            })
-            .collect();
-        summarize(&o, &res).json
+        crate::claims::testing::summary_of(runs, summarize, |s| {
+            thermocline_engine::report::Report {
+                damon: Some(fixture_trace(&s.workload)),
+                ..Default::default()
+            }
+        })
     }
 
     fn check(v: &Value, id: &str) -> crate::claims::Verdict {

@@ -1086,23 +1086,12 @@ mod tests {
         runs: fn(&Options) -> Vec<RunSpec>,
         summarize: fn(&Options, &Results) -> Output,
     ) -> Value {
-        let o = Options {
-            duration_s: None,
-            seed: 1,
-        };
-        let res: Results = runs(&o)
-            .into_iter()
-            .map(|s| {
-                let r = Report {
-                    sim_time_s: 60.0,
-                    slowdown: 0.01,
-                    windows: vec![window(30.0, 1000.0), window(60.0, 2000.0)],
-                    ..Default::default()
-                };
-                (s, r)
-            })
-            .collect();
-        summarize(&o, &res).json
+        crate::claims::testing::summary_of(runs, summarize, |_| Report {
+            sim_time_s: 60.0,
+            slowdown: 0.01,
+            windows: vec![window(30.0, 1000.0), window(60.0, 2000.0)],
+            ..Default::default()
+        })
     }
 
     /// A reproduction's claims and a summary of its own.
