@@ -42,6 +42,9 @@ pub struct Common {
     /// Override one configuration value, e.g. `random.fast_probability=0.3`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Run even when the run would take more than a day of wall time.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 impl Common {
@@ -56,6 +59,25 @@ impl Common {
             None => None,
         };
         let mut cfg = config::load(file, &self.sets)?;
+        // each flag given is remembered, so that a check made later names it
+        let mut flag = |key: &str, text: String| {
+            cfg.origin.flags.push((key.to_string(), text));
+        };
+        if let Some(w) = &self.workload {
+            flag("run.workload", format!("--workload {w}"));
+        }
+        if let Some(m) = &self.machine {
+            flag("run.machine", format!("--machine {m}"));
+        }
+        if let Some(c) = &self.fast_capacity {
+            flag("run.fast_capacity", format!("--fast-capacity {c}"));
+        }
+        if let Some(d) = self.duration {
+            flag("run.duration_s", format!("--duration {d}"));
+        }
+        if let Some(b) = &self.backend {
+            flag("run.backend", format!("--backend {b}"));
+        }
         if let Some(w) = &self.workload {
             cfg.run.workload = w.clone();
         }

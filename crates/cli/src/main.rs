@@ -19,6 +19,7 @@
 mod args;
 mod cmd;
 mod exit;
+mod guard;
 mod live;
 mod output;
 mod progress;

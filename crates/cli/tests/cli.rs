@@ -101,10 +101,13 @@ fn config_mistakes_exit_2_with_one_line_naming_file_and_line() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "one line: {err}");
-    // A value of the right type but out of range names the setting.
+    // A value of the right type but out of range names the --set and the setting.
     let (code, _, err) = thermocline(&["run", "--set", "metrics.window_s=0"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.starts_with("error: metrics.window_s: "), "{err}");
+    assert!(
+        err.starts_with("error: --set metrics.window_s=0: metrics.window_s: "),
+        "{err}"
+    );
 }
 
 #[test]

@@ -199,7 +199,7 @@ fn check_manager(path: &str, text: &str, cfg: &DaemonConfig) -> Result<(), Confi
         managers: [(section.clone(), m.params.clone())].into_iter().collect(),
         origin: thermocline_engine::config::Origin {
             file: Some((path.to_string(), text.to_string())),
-            sets: Vec::new(),
+            ..Default::default()
         },
         ..Default::default()
     };

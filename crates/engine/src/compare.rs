@@ -146,6 +146,10 @@ pub fn preflight(cfgs: &[RunConfig]) -> Result<(), RunError> {
 /// Checks `cfg`'s manager: known, able to run on a simulated machine, and
 /// accepting its parameters and its machine.
 pub fn check_manager(cfg: &RunConfig) -> Result<(), RunError> {
+    check_manager_unlocated(cfg).map_err(|e| validate::locate(cfg, e))
+}
+
+fn check_manager_unlocated(cfg: &RunConfig) -> Result<(), RunError> {
     let name = &cfg.run.manager;
     if let Some(size) = &cfg.run.fast_capacity {
         thermocline_vocab::CapacitySpec::parse(size).map_err(|e| {
@@ -349,6 +353,71 @@ pub fn explanations(reports: &[Report]) -> Vec<String> {
             }
         }
     }
+    out.extend(identical_rows(reports, &out));
+    out
+}
+
+/// Why two managers that are not the same can end the same, by pair.
+const SAME_FOR_A_REASON: &[(&str, &str, &str)] = &[
+    (
+        "interleave",
+        "random",
+        "on the rate machine a page's home is a share of each tier, not a draw: random at its fast_probability of 0.5 and interleave over two tiers both put half of every region in each tier",
+    ),
+    (
+        "heteroos-coordinated",
+        "heteroos-vms",
+        "heteroos-vms runs heteroos-coordinated in each VM and divides the machine among the VMs by weighted DRF; one workload is one VM, whose share is the whole machine",
+    ),
+    (
+        "adm-default",
+        "first-touch",
+        "ADM's default policy is first-touch's: a new page goes to the fast tier while it has room, and nothing moves",
+    ),
+];
+
+/// A line for each pair of rows that are the same to the last access
+/// (simulated time, every tier's reads and writes, bytes migrated) and
+/// that no earlier line (`said`) explains: a reader otherwise takes them
+/// for a copy-paste mistake.
+fn identical_rows(reports: &[Report], said: &[String]) -> Vec<String> {
+    let same = |a: &Report, b: &Report| {
+        a.sim_time_s == b.sim_time_s
+            && a.tiers == b.tiers
+            && a.migrations.bytes == b.migrations.bytes
+            && a.machine == b.machine
+    };
+    let explained = |m: &str| {
+        said.iter()
+            .any(|l| l.starts_with(&format!("{m} ended exactly as")))
+    };
+    let mut out = Vec::new();
+    for (i, a) in reports.iter().enumerate() {
+        for b in &reports[i + 1..] {
+            if !same(a, b) || explained(&a.manager) || explained(&b.manager) {
+                continue;
+            }
+            let (x, y) = if a.manager <= b.manager {
+                (a.manager.as_str(), b.manager.as_str())
+            } else {
+                (b.manager.as_str(), a.manager.as_str())
+            };
+            let why = SAME_FOR_A_REASON
+                .iter()
+                .find(|(p, q, _)| (*p, *q) == (x, y))
+                .map_or_else(
+                    || {
+                        if a.migrations.bytes == 0 {
+                            "neither moved a page, and both placed every page where the other did when it was first touched".to_string()
+                        } else {
+                            "they placed and moved the same pages on this workload".to_string()
+                        }
+                    },
+                    |(_, _, why)| why.to_string(),
+                );
+            out.push(format!("{x} and {y} give the same row: {why}"));
+        }
+    }
     out
 }
 
@@ -437,6 +506,41 @@ mod explanation_tests {
     }
 
     #[test]
+    fn identical_rows_say_why_and_different_ones_say_nothing() {
+        let mut reports = vec![
+            report("random", 10.0, 3.5, 0.0, 0, 50),
+            report("interleave", 10.0, 3.5, 0.0, 0, 50),
+            report("heteroos-vms", 9.0, 3.0, 0.0, 1 << 20, 30),
+            report("heteroos-coordinated", 9.0, 3.0, 0.0, 1 << 20, 30),
+            report("kstaled", 9.5, 3.2, 0.0, 1 << 20, 30),
+            report("pebs-tiering", 9.5, 3.2, 0.0, 1 << 20, 30),
+            report("damon-tiering", 9.7, 3.2, 0.0, 1 << 20, 30),
+        ];
+        let e = explanations(&reports);
+        assert_eq!(e.len(), 3, "{e:#?}");
+        assert!(
+            e[0].starts_with("interleave and random give the same row: on the rate machine"),
+            "{}",
+            e[0]
+        );
+        assert!(
+            e[1].starts_with(
+                "heteroos-coordinated and heteroos-vms give the same row: heteroos-vms runs"
+            ),
+            "{}",
+            e[1]
+        );
+        assert!(
+            e[2].starts_with("kstaled and pebs-tiering give the same row: they placed and moved"),
+            "{}",
+            e[2]
+        );
+        // one access apart is not the same row
+        reports[1].tiers[1].reads += 1;
+        assert_eq!(explanations(&reports).len(), 2);
+    }
+
+    #[test]
     fn a_manager_over_one_core_says_what_for() {
         let mut busy = report("heteroos-coordinated", 9.0, 3.0, 0.0, 1 << 20, 30);
         busy.manager_cpu_util = 9.2;
@@ -471,7 +575,7 @@ mod explanation_tests {
             r.machine = "dram+dcpmm".into();
         }
         let e = explanations(&reports);
-        assert_eq!(e.len(), 2, "{e:#?}");
+        assert_eq!(e.len(), 3, "{e:#?}");
         assert!(
             e[0].starts_with("heteroos-heap-io-slab-od ended exactly as first-touch"),
             "{}",
@@ -481,6 +585,11 @@ mod explanation_tests {
             e[1].starts_with("thermostat-badgertrap ran on its own machine, dram+badgertrap"),
             "{}",
             e[1]
+        );
+        assert!(
+            e[2].starts_with("adm-default and first-touch give the same row: ADM's default"),
+            "{}",
+            e[2]
         );
     }
 }

@@ -207,6 +207,9 @@ pub struct Origin {
     pub file: Option<(String, String)>,
     /// The `--set KEY=VALUE`s, in order.
     pub sets: Vec<String>,
+    /// Settings a command-line flag gave after the file and the `--set`s,
+    /// as (key, flag and value): `("run.duration_s", "--duration -1")`.
+    pub flags: Vec<(String, String)>,
 }
 
 impl RunConfig {
@@ -296,8 +299,23 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Co
         .map_err(|e: toml::de::Error| {
             locate_alone(file, sets).unwrap_or_else(|| locate(file, sets, &e))
         })?;
+    let mut run = s.run;
+    if let Some((path, text)) = file {
+        let from_file = if is_json(path) {
+            json_line_setting(text, "run.workload").is_some() && text.contains("\"workload\"")
+        } else {
+            line_setting(text, "run.workload").is_some()
+        };
+        let overridden = sets.iter().any(|s| {
+            s.split_once('=')
+                .is_some_and(|(k, _)| k.trim() == "run.workload")
+        });
+        if from_file && !overridden {
+            run.workload = beside(path, &run.workload);
+        }
+    }
     Ok(RunConfig {
-        run: s.run,
+        run,
         machine: s.machine,
         workload: s.workload,
         metrics: s.metrics,
@@ -305,11 +323,76 @@ pub fn load(file: Option<(&str, &str)>, sets: &[String]) -> Result<RunConfig, Co
         origin: Origin {
             file: file.map(|(p, t)| (p.to_string(), t.to_string())),
             sets: sets.to_vec(),
+            flags: Vec::new(),
         },
     })
 }
 
+/// A workload file a configuration names (`x.cfg`, `lackey:x.out`,
+/// `trace:x.bin`) by a relative path, read from the configuration's folder
+/// when it is there: a configuration means the files beside it, wherever
+/// it is run from. Anything else (a preset, an absolute path, a file found
+/// only from the working directory) as written.
+fn beside(config: &str, workload: &str) -> String {
+    let (prefix, file) = ["lackey:", "trace:"]
+        .iter()
+        .find_map(|p| workload.strip_prefix(p).map(|f| (*p, f)))
+        .unwrap_or(("", workload));
+    let path = std::path::Path::new(file);
+    let names_a_file = !prefix.is_empty() || file.contains('/') || file.ends_with(".cfg");
+    let dir = std::path::Path::new(config).parent();
+    match dir {
+        Some(dir) if names_a_file && path.is_relative() && !dir.as_os_str().is_empty() => {
+            let there = dir.join(path);
+            if there.is_file() {
+                format!("{prefix}{}", there.display())
+            } else {
+                workload.to_string()
+            }
+        }
+        _ => workload.to_string(),
+    }
+}
+
 impl RunConfig {
+    /// `msg` about the setting `key` (dotted: `machine.mlp`), located where
+    /// the user gave it: the flag that set it last, else the last `--set`
+    /// of it, else the file's line. `None` when none of them gave it (a
+    /// default, or a value the command chose).
+    pub fn at_key(&self, key: &str, msg: String) -> Option<ConfigError> {
+        if let Some((_, flag)) = self.origin.flags.iter().rev().find(|(k, _)| k == key) {
+            return Some(ConfigError::Flag {
+                flag: flag.clone(),
+                msg,
+            });
+        }
+        let reaches = |set: &&String| {
+            set.split_once('=').is_some_and(|(k, _)| {
+                let k = k.trim();
+                k == key || k.starts_with(&format!("{key}."))
+            })
+        };
+        if let Some(set) = self.origin.sets.iter().rev().find(reaches) {
+            return Some(ConfigError::Set {
+                set: set.clone(),
+                msg,
+            });
+        }
+        let (file, text) = self.origin.file.as_ref()?;
+        let line = if is_json(file) {
+            // its deepest part the file has is not enough: the key itself
+            let last = key.rsplit('.').next().unwrap_or(key);
+            json_line_setting(text, key).filter(|_| text.contains(&format!("\"{last}\"")))
+        } else {
+            line_setting(text, key)
+        }?;
+        Some(ConfigError::AtLine {
+            file: file.clone(),
+            line,
+            msg,
+        })
+    }
+
     /// `msg` about the parameter at `path` of manager `manager` (keys, and
     /// array indices as numbers: `["schemes", "2", "min_access_pct"]`),
     /// located where the user wrote it: the last `--set` that reaches it,
@@ -589,7 +672,8 @@ fn line_setting(text: &str, key: &str) -> Option<usize> {
 /// TOML, or as a string where it is not TOML (`--set run.workload=tpcc`).
 pub fn parse_set(set: &str) -> Result<(String, toml::Value), ConfigError> {
     let bad = |msg: &str| ConfigError::Set {
-        set: set.to_string(),
+        // one line of error, whatever the flag held
+        set: set.replace('\n', "\\n"),
         msg: msg.to_string(),
     };
     let (key, value) = set
@@ -600,11 +684,22 @@ pub fn parse_set(set: &str) -> Result<(String, toml::Value), ConfigError> {
         return Err(bad("empty key segment"));
     }
     let value = value.trim();
-    let parsed = format!("v = {value}")
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(value.to_string()));
+    let parsed = match format!("v = {value}").parse::<toml::Table>() {
+        // a line break that starts another key would be dropped unseen
+        Ok(t) if t.len() > 1 => {
+            return Err(bad(
+                "VALUE holds more than one setting (a line break starts another key): give each setting its own --set",
+            ))
+        }
+        Ok(mut t) => t.remove("v"),
+        Err(_) if value.contains('\n') => {
+            return Err(bad(
+                "VALUE is neither TOML nor one line of text: give each setting its own --set",
+            ))
+        }
+        Err(_) => None,
+    }
+    .unwrap_or_else(|| toml::Value::String(value.to_string()));
     Ok((key.to_string(), parsed))
 }
 

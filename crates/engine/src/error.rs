@@ -34,8 +34,19 @@ pub enum ConfigError {
         /// What is wrong.
         msg: String,
     },
+    /// A command-line flag's value that cannot be used (`--duration -1`).
+    #[error("{flag}: {msg}")]
+    Flag {
+        /// The flag and its value, as given.
+        flag: String,
+        /// What is wrong.
+        msg: String,
+    },
     /// A name that no catalogue knows.
-    #[error("unknown {kind} {name:?} (see `thermocline {listing}`)")]
+    #[error(
+        "unknown {kind} {name:?} (see `thermocline {listing}`){}",
+        name_hint(kind, name)
+    )]
     UnknownName {
         /// What kind of thing (machine, backend, reproduction...).
         kind: &'static str,
@@ -53,6 +64,20 @@ pub enum ConfigError {
         /// What is wrong.
         msg: String,
     },
+}
+
+/// `" (did you mean X?)"` for a mistyped manager or machine name.
+fn name_hint(kind: &str, name: &str) -> String {
+    match kind {
+        "manager" => thermocline_managers::registry::hint(name),
+        "machine" => thermocline_vocab::hint(
+            name,
+            thermocline_model::presets::MACHINE_PRESETS
+                .iter()
+                .map(|p| p.name),
+        ),
+        _ => String::new(),
+    }
 }
 
 impl ConfigError {

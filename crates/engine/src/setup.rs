@@ -104,6 +104,14 @@ pub fn placement_of(cfg: &RunConfig) -> Placement {
     }
 }
 
+/// A capacity as a configuration writes it: bytes, or a percentage.
+pub(crate) fn capacity_text(c: CapacitySpec) -> String {
+    match c {
+        CapacitySpec::Bytes(b) => b.to_string(),
+        CapacitySpec::PercentOfFootprint(p) => format!("{p}%"),
+    }
+}
+
 /// The backend `cfg` asks for (`exact`, `rate` or `auto`) for a workload.
 fn choose_backend(
     asked: Option<&str>,
@@ -220,6 +228,11 @@ fn check_performance_numbers(m: &MachineConfig) -> Result<(), RunError> {
 
 /// Resolves `cfg` into everything its run needs, checking it as it goes.
 pub fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
+    set_up(cfg).map_err(|e| validate::locate(cfg, e))
+}
+
+/// [`setup`], its errors not yet located.
+fn set_up(cfg: &RunConfig) -> Result<Setup, RunError> {
     let r = &cfg.run;
     let built = thermocline_managers::registry::build_shown(
         &r.manager,
@@ -274,9 +287,21 @@ pub fn setup(cfg: &RunConfig) -> Result<Setup, RunError> {
         fast = fast.max(default_slow_capacity(&workload.regions));
     }
     if fast < 4096 {
+        // say where the size came from: a default the user never gave, a
+        // percentage of a footprint smaller than they think
+        let from = match (&r.fast_capacity, fast_spec) {
+            (None, spec) => format!(
+                " ({}, the default, of the {footprint} B footprint: give --fast-capacity a size of at least 4KiB)",
+                capacity_text(spec)
+            ),
+            (Some(_), CapacitySpec::PercentOfFootprint(_)) => {
+                format!(" (of the {footprint} B footprint)")
+            }
+            (Some(_), CapacitySpec::Bytes(_)) => String::new(),
+        };
         return Err(ConfigError::invalid(
             "fast capacity",
-            format!("{fast} B is below one 4 KiB page"),
+            format!("{fast} B is below one 4 KiB page{from}"),
         )
         .into());
     }

@@ -41,12 +41,7 @@ struct Doc<'a> {
     managers: &'a BTreeMap<String, toml::Table>,
 }
 
-fn capacity_text(c: CapacitySpec) -> String {
-    match c {
-        CapacitySpec::Bytes(b) => b.to_string(),
-        CapacitySpec::PercentOfFootprint(p) => format!("{p}%"),
-    }
-}
+use crate::setup::capacity_text;
 
 /// The effective configuration `cfg` runs with, checked as a run checks
 /// it (the manager's parameters, the machine, the workload, the schemes

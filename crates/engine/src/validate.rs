@@ -100,11 +100,32 @@ pub fn manager_error(cfg: &RunConfig, manager: &str, e: ManagerError) -> RunErro
             None => vec!["schemes".to_string()],
         })
     } else {
+        // the parameter the words open with: `KEY: ...`, `KEY = V: ...`,
+        // `KEY must ...` or `MANAGER.KEY ...`
+        let opening = |m: &str| -> String {
+            m.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        };
+        let first = opening(msg);
         let key = msg
-            .split_once(": ")
-            .map(|(k, _)| k.split('.').next().unwrap_or(k).to_string())
-            .filter(|k| given.contains_key(k))
-            .or(unknown);
+            .strip_prefix(&format!("{manager}."))
+            .map(opening)
+            .into_iter()
+            .chain(std::iter::once(first))
+            .find(|k| given.contains_key(k))
+            .or(unknown)
+            // else a parameter given that the words name further on
+            // (`min_regions = 10 is above max_regions = 1`)
+            .or_else(|| {
+                given
+                    .keys()
+                    .find(|k| {
+                        msg.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .any(|w| w == k.as_str())
+                    })
+                    .cloned()
+            });
         key.map(|k| vec![k])
     };
     match path.and_then(|p| cfg.at_param(manager, &p, text)) {
@@ -281,6 +302,86 @@ pub fn never_matching(
         }
     }
     out
+}
+
+/// The configuration key an error found after loading is about: a
+/// [`ConfigError::Invalid`]'s setting (`machine.mlp`; `fast capacity` is
+/// `run.fast_capacity`), a workload error's (`workload.access_rate`, else
+/// the workload named by `run.workload`).
+fn key_of(e: &RunError) -> Option<String> {
+    match e {
+        RunError::Config(ConfigError::Invalid { what, .. }) => match what.as_str() {
+            "fast capacity" => Some("run.fast_capacity".into()),
+            "duration" => Some("run.duration_s".into()),
+            "backend" => Some("run.backend".into()),
+            "machine" => Some("run.machine".into()),
+            w if w.starts_with("manager ") => Some(w["manager ".len()..].into()),
+            w if ["run.", "machine.", "workload.", "metrics."]
+                .iter()
+                .any(|s| w.starts_with(s)) =>
+            {
+                Some(w.into())
+            }
+            _ => None,
+        },
+        RunError::Config(ConfigError::UnknownName {
+            kind: "machine", ..
+        }) => Some("run.machine".into()),
+        RunError::Workload(thermocline_workloads::WorkloadError::Invalid(m)) => {
+            let opening: String = m
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+                .collect();
+            Some(if opening.starts_with("workload.") {
+                opening
+            } else {
+                "run.workload".into()
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `e`, found once the configuration was loaded, located where the user
+/// gave the setting it is about (the flag, the `--set`, the file's line):
+/// a check made after parsing still names its line. Unchanged when the
+/// setting was a default or `e` is about no one setting.
+pub fn locate(cfg: &RunConfig, e: RunError) -> RunError {
+    let Some(key) = key_of(&e) else {
+        return e;
+    };
+    match cfg.at_key(&key, e.to_string()) {
+        // the flag names the setting: its value's problem is enough
+        Some(ConfigError::Flag { flag, .. }) => ConfigError::Flag {
+            flag,
+            msg: match e {
+                RunError::Config(ConfigError::Invalid { msg, .. }) => msg,
+                other => other.to_string(),
+            },
+        }
+        .into(),
+        Some(located) => located.into(),
+        None => e,
+    }
+}
+
+/// A section of manager parameters for a manager the command does not
+/// run (`[thermostat]` under `--manager thermostat-badgertrap`, say) is an
+/// error at its line: its parameters would otherwise be ignored unseen.
+/// Sweeps are exempt: a parameter axis that applies to some of their cells
+/// is how a sweep is written.
+pub fn check_sections(cfg: &RunConfig, running: &[String]) -> Result<(), RunError> {
+    let Some(unused) = cfg.managers.keys().find(|m| !running.contains(m)) else {
+        return Ok(());
+    };
+    let msg = format!(
+        "[{unused}] sets parameters of manager {unused}, which this command does not run (it runs {}): remove the section, or run that manager",
+        running.join(", ")
+    );
+    Err(cfg
+        .at_key(unused, msg.clone())
+        .unwrap_or_else(|| ConfigError::invalid(format!("[{unused}]"), msg))
+        .into())
 }
 
 #[cfg(test)]

@@ -125,7 +125,7 @@ pub struct RegionCounts {
 #[derive(Debug, thiserror::Error)]
 pub enum ManagerError {
     /// No manager of that name.
-    #[error("unknown manager {0:?} (see `thermocline list`)")]
+    #[error("unknown manager {name:?} (see `thermocline list`){hint}", name = .0, hint = registry::hint(.0))]
     Unknown(String),
     /// A parameter is unknown or has the wrong type.
     #[error("parameters of manager {manager}: {msg}")]

@@ -169,7 +169,14 @@ fn kernel_tiering(
     params: toml::Table,
     _seed: u64,
 ) -> Result<Built, ManagerError> {
-    let p = parse::<KernelTieringParams>(name, params)?;
+    let p = checked(name, parse::<KernelTieringParams>(name, params)?, |p| {
+        crate::telemetry::check_monitoring_attrs(
+            p.sample_ms,
+            p.aggregate_ms,
+            p.min_regions,
+            p.max_regions,
+        )
+    })?;
     built(name, &p, Box::new(KernelTiering { p: p.clone() }))
 }
 
@@ -698,6 +705,12 @@ pub fn traits(name: &str) -> Traits {
         .iter()
         .find(|e| e.name == name)
         .map_or(Traits::NONE, |e| e.traits)
+}
+
+/// `" (did you mean X?)"` with the registered manager closest to `name`,
+/// or nothing.
+pub fn hint(name: &str) -> String {
+    thermocline_vocab::hint(name, MANAGERS.iter().map(|e| e.name))
 }
 
 /// Whether `name` is a registered manager.

@@ -199,10 +199,13 @@ pub fn parse(text: &str, file: &str) -> Result<MasimConfig, MasimError> {
             return Err(err(ln, "empty region name".into()));
         }
         let size = integer(f[1], i64::MIN, i64::MAX).ok_or_else(|| {
-            err(
-                ln,
-                format!("region size {:?} is not a whole number of bytes", f[1]),
-            )
+            let digits = f[1].strip_prefix('+').unwrap_or(f[1]);
+            let what = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                "is more than the 47-bit (128 TiB) address space holds"
+            } else {
+                "is not a whole number of bytes"
+            };
+            err(ln, format!("region size {:?} {what}", f[1]))
         })?;
         if size <= 0 {
             return Err(err(

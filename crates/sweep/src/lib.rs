@@ -394,7 +394,11 @@ impl SweepSpec {
                 let Some((file, text)) = source else {
                     return Err(e);
                 };
-                let msg = e.to_string();
+                // a cell's values are the spec's lines, not `--set`s
+                let msg = match e {
+                    RunError::Config(ConfigError::Set { msg, .. }) => msg,
+                    e => e.to_string(),
+                };
                 let values = cell.params.iter().map(|(_, v)| v.trim_matches('"'));
                 let at = values
                     .filter(|v| msg.contains(v))

@@ -13,6 +13,7 @@ mod event;
 mod region;
 mod rng;
 mod size;
+mod suggest;
 mod tier;
 
 pub use access::Access;
@@ -21,4 +22,5 @@ pub use event::MemEvent;
 pub use region::RegionInfo;
 pub use rng::{Rng, Stream};
 pub use size::{parse_size, ByteSize, CapacitySpec, SizeError};
+pub use suggest::{did_you_mean, hint};
 pub use tier::{PageType, TierId};

@@ -755,9 +755,23 @@ pub fn load(spec: &str, o: &WorkloadOptions) -> Result<Workload, WorkloadError> 
         })?;
         return masim_workload(spec, masim::parse(&text, spec)?, o, compute);
     }
-    Err(WorkloadError::Invalid(format!(
-        "unknown workload {spec:?}: not a preset (see `thermocline list`), a MASIM config file, lackey:PATH or trace:PATH"
-    )))
+    Err(WorkloadError::Invalid(unknown_workload(spec)))
+}
+
+/// Why `spec` names no workload: a path that is not there, or a name that
+/// is not a preset (with the closest preset's name when one is close).
+fn unknown_workload(spec: &str) -> String {
+    let path = std::path::Path::new(spec);
+    if spec.contains('/') || path.extension().is_some_and(|e| e == "cfg") {
+        let from = std::env::current_dir()
+            .map(|d| format!(" (relative paths are from {})", d.display()))
+            .unwrap_or_default();
+        return format!("unknown workload {spec:?}: no MASIM config file there{from}");
+    }
+    format!(
+        "unknown workload {spec:?}: not a preset (see `thermocline list`), a MASIM config file, lackey:PATH or trace:PATH{}",
+        thermocline_vocab::hint(spec, PRESETS.iter().map(|p| p.name))
+    )
 }
 
 fn masim_workload(

@@ -44,6 +44,7 @@ pub fn compare_cmd(
     } else {
         managers
     };
+    thermocline_engine::validate::check_sections(&base, &names)?;
     let inputs = run_inputs(common.config.as_deref(), &base.run.workload);
     if let Some(p) = &json {
         check_output(p, &inputs)?;
@@ -55,6 +56,9 @@ pub fn compare_cmd(
     let cfgs = compare::configs(&base, &names);
     prescan(&base.run.workload)?;
     compare::preflight(&cfgs)?;
+    if let Some(first) = cfgs.first() {
+        crate::guard::refuse_days(first, common.yes)?;
+    }
     let jobs = jobs.unwrap_or_else(parallel::default_threads);
     let started = Instant::now();
     // no bar is drawn where stderr is not a terminal: a line per run there

@@ -28,16 +28,16 @@ pub fn heatmap_cmd(
         height,
         bins,
     } = size;
-    let mut cfg = common.load(Some(manager.unwrap_or("first-touch")))?;
-    if manager.is_none() && common.config.is_none() {
-        cfg.run.manager = "first-touch".into();
-    }
+    // the manager: --manager, else the configuration's, else first-touch
+    let cfg = common.load(manager)?;
+    thermocline_engine::validate::check_sections(&cfg, std::slice::from_ref(&cfg.run.manager))?;
     check_chart_path(out)?;
     check_output(
         out,
         &run_inputs(common.config.as_deref(), &cfg.run.workload),
     )?;
     prescan(&cfg.run.workload)?;
+    crate::guard::refuse_days(&cfg, common.yes)?;
     let mut p = Progress::new("heatmap", chatter);
     let (mut obs, r) = heatmap::record(&cfg, bins, width, &mut |d, t| p.update(d, t))?;
     obs.name(&format!("{} under {}", cfg.run.workload, cfg.run.manager));

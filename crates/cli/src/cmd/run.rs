@@ -13,11 +13,13 @@ pub fn run_cmd(
     chatter: Chatter,
 ) -> anyhow::Result<()> {
     let cfg = common.load(manager)?;
+    thermocline_engine::validate::check_sections(&cfg, std::slice::from_ref(&cfg.run.manager))?;
     let inputs = run_inputs(common.config.as_deref(), &cfg.run.workload);
     if let Some(p) = &json {
         check_output(p, &inputs)?;
     }
     prescan(&cfg.run.workload)?;
+    crate::guard::refuse_days(&cfg, common.yes)?;
     let r = run_one(&cfg, chatter)?;
     print_table(std::slice::from_ref(&r), &[]);
     for line in thermocline_engine::compare::explanations(std::slice::from_ref(&r)) {
@@ -36,16 +38,19 @@ pub fn record_cmd(
     out: &str,
     chatter: Chatter,
 ) -> anyhow::Result<()> {
-    let mut cfg = common.load(Some(manager.unwrap_or("damon-moderate")))?;
+    // the manager: --manager, else the configuration's, else damon-moderate
+    let mut cfg = common.load(manager)?;
     if manager.is_none() && common.config.is_none() {
         cfg.run.manager = "damon-moderate".into();
     }
+    thermocline_engine::validate::check_sections(&cfg, std::slice::from_ref(&cfg.run.manager))?;
     cfg.metrics.damon_regions = true;
     check_output(
         out,
         &run_inputs(common.config.as_deref(), &cfg.run.workload),
     )?;
     prescan(&cfg.run.workload)?;
+    crate::guard::refuse_days(&cfg, common.yes)?;
     let r = run_one(&cfg, chatter)?;
     let snapshots = r.damon.as_ref().map_or(0, |d| d.snapshots.len());
     if snapshots == 0 {

@@ -70,6 +70,8 @@ pub fn sweep_cmd(
     use thermocline_engine::parallel;
     use thermocline_sweep as sweep;
     let (text, spec) = read_spec(path)?;
+    // every cell checked before OUT is made: a bad spec leaves nothing behind
+    spec.check(Some((path, &text)))?;
     let dir = sweep::SweepDir::open(out)?;
     let code = run_code();
     if !names_its_code(&code) {

@@ -271,9 +271,16 @@ pub struct RegionSamplerParams {
 }
 
 impl RegionSamplerParams {
-    /// What serde cannot say: an intervals goal the kernel would refuse
-    /// (`damon_valid_intervals_goal`), or one for the host's DAMON.
+    /// What serde cannot say: monitoring attributes or an intervals goal
+    /// the kernel would refuse (`damon_set_attrs`,
+    /// `damon_valid_intervals_goal`), or a goal for the host's DAMON.
     pub fn check(&self) -> Result<(), String> {
+        crate::telemetry::check_monitoring_attrs(
+            self.sample_ms,
+            self.aggregate_ms,
+            self.min_regions as u64,
+            self.max_regions as u64,
+        )?;
         let Some(goal) = self.intervals_goal.filter(IntervalsGoal::enabled) else {
             return Ok(());
         };
