@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's wall time, and what the test command costs a developer: `.ci/run` on
-# a clean clone of HEAD in a scratch directory, its log parsed into
-# ci/{total,test-build,tests,live-tests,pytest}/wall (s) in results.csv.
+# a clean clone of HEAD in a scratch directory, its log parsed (by the
+# phase marks .ci/run prints) into ci/{total,test-build,tests,clippy,
+# python-package,python-tests,book}/wall (s) in results.csv.
 # About half an hour; run with nothing else running.
 # Usage: benchsuite/ci.sh            (clones and runs)
 #        benchsuite/ci.sh LOG TOTAL_S COMMIT LOAD
@@ -24,12 +25,14 @@ fi
 python3 - "$log" "$total" <<'PY' | record_rows "bash .ci/run on a clean clone of HEAD"
 import re, sys
 log, total = open(sys.argv[1]).read(), float(sys.argv[2])
+# .ci/run marks each phase: "== ci: NAME at S s"
+marks = [(m.group(1), float(m.group(2))) for m in re.finditer(r"^== ci: (.*) at (\d+) s$", log, re.M)]
+length = {name: nxt - at for (name, at), (_, nxt) in zip(marks, marks[1:])}
 m = re.search(r"Finished `test` profile .* in (?:(\d+)m )?([\d.]+)s", log)
 build = int(m.group(1) or 0) * 60 + float(m.group(2))
-tests = sum(float(x) for x in re.findall(r"test result: .* finished in ([\d.]+)s", log))
-live = float(re.search(r"Running tests/live.rs.*?finished in ([\d.]+)s", log, re.S).group(1))
-pytest = float(re.search(r"passed.* in ([\d.]+)s", log.split(".venv/bin/python -m pytest")[-1]).group(1))
-for name, v in [("total", total), ("test-build", build), ("tests", tests), ("live-tests", live), ("pytest", pytest)]:
+rows = [("total", total), ("test-build", build), ("tests", length["tests"] - build)]
+rows += [(name.replace(" ", "-"), length[name]) for name in ("clippy", "python package", "python tests", "book")]
+for name, v in rows:
     print(f"ci/{name}/wall,{v:.0f},s")
 PY
 tail -n 5 "$out"

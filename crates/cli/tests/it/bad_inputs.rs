@@ -63,6 +63,16 @@ fn checks_made_after_parsing_name_the_files_line() {
             "parameters of manager thermostat",
         ),
         (
+            "[run]\nmanager = \"damon-tiering\"\n[damon-tiering]\nsample_ms = 0\n",
+            4,
+            "parameters of manager damon-tiering: sample_ms = 0",
+        ),
+        (
+            "[run]\nmanager = \"thermostat\"\n[thermostat]\nscan_period_s = -1\n",
+            4,
+            "parameters of manager thermostat: scan_period_s = -1",
+        ),
+        (
             "[run]\nmanager = \"damon-tiering\"\n[damon-tiering]\nmin_regions = 100\nmax_regions = 10\n",
             4,
             "parameters of manager damon-tiering: min_regions = 100 is above max_regions = 10",
@@ -306,4 +316,54 @@ fn unclear_messages_say_what_is_wrong() {
         "--machine dram+cxll: unknown machine",
     );
     assert!(err.contains("did you mean \"dram+cxl\"?"), "{err}");
+}
+
+#[test]
+fn a_probability_above_one_is_the_users_mistake_wherever_it_is_given() {
+    let d = folder("probability");
+    let p = write(
+        &d,
+        "c.toml",
+        "[run]\nworkload = \"multiphase\"\nmanager = \"random\"\n[random]\nfast_probability = 1.5\n",
+    );
+    refused(
+        &["run", "--config", &p],
+        &format!("{p}:5: parameters of manager random"),
+    );
+    // compare: before the other managers run
+    refused(
+        &[
+            "compare",
+            "--config",
+            &p,
+            "--managers",
+            "first-touch,random",
+        ],
+        &format!("{p}:5: parameters of manager random"),
+    );
+    // a sweep's dry run finds the cell that would fail
+    let spec = write(
+        &d,
+        "s.toml",
+        "name = \"s\"\n[[runs]]\n\"run.manager\" = \"random\"\n\"random.fast_probability\" = 1.5\n",
+    );
+    let out = d.join("out");
+    refused(
+        &["sweep", &spec, "--out", out.to_str().unwrap(), "--dry-run"],
+        &format!("{spec}:4: cell"),
+    );
+}
+
+#[test]
+fn a_schemes_bad_value_is_at_its_own_line_not_its_header() {
+    let d = folder("scheme");
+    let p = write(
+        &d,
+        "c.toml",
+        "[run]\nworkload = \"multiphase\"\nmanager = \"damon-tiering\"\n\n[[damon-tiering.schemes]]\naction = \"migrate_cold\"\ntier = 1\nmin_access_pct = 500\n",
+    );
+    refused(
+        &["run", "--config", &p],
+        &format!("{p}:8: parameters of manager damon-tiering: schemes[0]: min_access_pct"),
+    );
 }

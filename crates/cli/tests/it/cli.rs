@@ -1128,7 +1128,7 @@ fn the_report_schema_documents_every_field() {
     assert_eq!(code, 0, "{err}");
     let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
     assert_eq!(r["schema_version"], 1);
-    let doc = include_str!("../../../docs/report-schema.md");
+    let doc = include_str!("../../../../docs/report-schema.md");
     assert!(doc.contains("schema version 1"));
     for key in r.as_object().unwrap().keys() {
         assert!(

@@ -1,6 +1,6 @@
 //! Ambix and Memory Mode on small MASIM workloads.
 
-mod common;
+use super::common;
 
 use thermocline_engine::report::Report;
 

@@ -3,7 +3,7 @@
 //! techniques at gigabyte scale on the exact machine, migration with the
 //! paper's rules, and determinism.
 
-mod common;
+use super::common;
 
 use thermocline_engine::report::Report;
 

@@ -3,7 +3,7 @@
 //! region that turns hot comes back, and Accessed-bit idleness misses the
 //! target Thermostat keeps.
 
-mod common;
+use super::common;
 
 use thermocline_engine::report::Report;
 

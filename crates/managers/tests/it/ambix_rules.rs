@@ -4,7 +4,7 @@
 //! traffic by hand. One test drives the exact machine to check the written
 //! page rule through real TLBs.
 
-mod common;
+use super::common;
 
 use common::{Fake, FAST, PAGE, SLOW};
 use thermocline_backend::Backend;

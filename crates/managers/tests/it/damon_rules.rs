@@ -2,7 +2,7 @@
 //! fake backend: vaddr's three initial regions around the workload, and a
 //! hot range found while the regions stay within their limits.
 
-mod common;
+use super::common;
 
 use common::{Fake, PAGE};
 use thermocline_managers::telescope::{

@@ -4,7 +4,7 @@
 //! sampling interval grows until the observed share of access events nears
 //! the goal (4%), and it never leaves `[min_sample_us, max_sample_us]`.
 
-mod common;
+use super::common;
 
 use common::{Fake, PAGE};
 use thermocline_managers::Manager;

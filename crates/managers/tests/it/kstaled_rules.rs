@@ -1,7 +1,7 @@
 //! The kstaled-like baseline's rules (crates/managers/src/thermostat/kstaled.rs)
 //! on the fake backend, where every access sets the page's Accessed bit.
 
-mod common;
+use super::common;
 
 use common::{Fake, FAST, PAGE, SLOW};
 use thermocline_managers::thermostat::kstaled::{Kstaled, KstaledParams};

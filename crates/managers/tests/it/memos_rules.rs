@@ -3,7 +3,7 @@
 //! backend, where every touch of a poisoned page counts a TLB-miss fault and
 //! sets the Accessed (and on a store the Dirty) bit.
 
-mod common;
+use super::common;
 
 use common::{Fake, FAST, PAGE, SLOW};
 use thermocline_backend::Backend;

@@ -3,7 +3,7 @@
 //! a linear Accessed-bit scan demotes what stays idle and promotes what is
 //! hot, and leaves the rest where it is.
 
-mod common;
+use super::common;
 
 use common::{Fake, PAGE};
 use thermocline_vocab::TierId;

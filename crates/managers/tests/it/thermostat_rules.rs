@@ -7,7 +7,7 @@
 //! every rate below is a hand computation; one test runs the huge-page path
 //! on the exact machine.
 
-mod common;
+use super::common;
 
 use common::{Fake, FAST, PAGE, SLOW};
 use thermocline_backend::Backend;

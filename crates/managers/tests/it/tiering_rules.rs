@@ -3,7 +3,7 @@
 //! `autonuma-tiering`'s watermark reclaim and hint-fault promotion, and
 //! `memos-placement`'s clear-delay-promote cycle with its bandwidth feedback.
 
-mod common;
+use super::common;
 
 use common::{Fake, FAST, PAGE, SLOW};
 use thermocline_backend::{Backend, MemPolicy};

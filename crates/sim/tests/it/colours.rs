@@ -2,11 +2,11 @@
 //! 5.1, Fig. 8): a page moves to a frame of the bank and LLC slab asked
 //! for, in another tier or its own, until no such frame is free.
 
+use super::common;
 use thermocline_backend::{Backend, BackendError, Capability, FramePlace};
 use thermocline_backend::{Colours, Dma};
 use thermocline_model::config::LlcConfig;
 use thermocline_model::{tiers, MachineConfig};
-mod common;
 
 use thermocline_sim::Machine;
 use thermocline_vocab::{Asid, PageType, TierId};

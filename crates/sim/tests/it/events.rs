@@ -2,11 +2,11 @@
 //! release frees the pages of a range and nothing else, a later access
 //! faults in a new page, and a manager that asked sees every event.
 
+use super::common;
 use proptest::prelude::*;
 use thermocline_backend::Backend;
 use thermocline_backend::MemEvents;
 use thermocline_model::{tiers, MachineConfig};
-mod common;
 
 use thermocline_sim::Machine;
 use thermocline_vocab::{Asid, MemEvent, PageType, TierId};

@@ -1,11 +1,11 @@
 //! The exact machine against the Intel SDM's paging rules
 //! (../shared/reference/paging.md), through the backend interface only.
 
+use super::common;
 use proptest::prelude::*;
 use thermocline_backend::{Backend, Flush, MemPolicy};
 use thermocline_backend::{Dma, Exchange, HugePages, Poisoning, Sampling};
 use thermocline_model::{tiers, MachineConfig, PerfConfig};
-mod common;
 
 use common::touch;
 use thermocline_sim::Machine;

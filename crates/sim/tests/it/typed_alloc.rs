@@ -3,11 +3,11 @@
 //! policy decides where its new pages go, a quota caps what an address
 //! space holds in a tier, and the counts say where each allocation landed.
 
+use super::common;
 use proptest::prelude::*;
 use thermocline_backend::TypedAlloc;
 use thermocline_backend::{AllocCounts, Backend, BackendError, MemPolicy};
 use thermocline_model::{tiers, MachineConfig};
-mod common;
 
 use thermocline_sim::Machine;
 use thermocline_vocab::{Asid, MemEvent, PageType, TierId};
