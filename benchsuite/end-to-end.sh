@@ -6,6 +6,9 @@
 # on). Appends to results.csv:
 #   end-to-end/random-1g/accesses-per-s       the whole run, as a user waits for it
 #   end-to-end/random-1g-llc-off/accesses-per-s   the same with the LLC model off
+#   end-to-end/c-random-reads/reads-per-s     the host's limit: a C loop of
+#     independent random 8-byte reads over 1 GiB, before and after
+#   end-to-end/random-1g/ratio-to-c-loop      the first over that limit
 #   end-to-end/random-1g/ns-per-access/PART   host ns per access by part, from
 #     perf's samples of the whole run (machine: the access path, the TLB,
 #     the page walk, the LLC model and the performance model; generation:
@@ -37,8 +40,18 @@ throughput() { # NAME EXTRA-ARGS...
     "$base $* (median of ${RUNS:-3})"
   echo "$n"
 }
+# the host's limit, in the same minutes: a C loop of random 8-byte reads
+gcc -O2 -o "$tmp/random-reads" benchsuite/random-reads.c
+c_before=$("$tmp/random-reads")
 n=$(throughput random-1g)
 throughput random-1g-llc-off --set machine.llc.bytes=0 > /dev/null
+c_after=$("$tmp/random-reads")
+c=$(python3 -c "print(round(($c_before + $c_after) / 2))")
+record "end-to-end/c-random-reads/reads-per-s" "$c" reads/s \
+  "gcc -O2 benchsuite/random-reads.c; mean of a run before and after the thermocline runs"
+e2e=$(grep ",end-to-end/random-1g/accesses-per-s," "$out" | tail -n 1 | cut -d, -f4)
+record "end-to-end/random-1g/ratio-to-c-loop" "$(python3 -c "print(round($e2e / $c, 3))")" ratio \
+  "end-to-end/random-1g/accesses-per-s over end-to-end/c-random-reads/reads-per-s (issue 48's goal: 0.75)"
 
 # where the time of one run goes, by perf's samples
 perf record -q -F 999 -o "$tmp/perf.data" "$bin" run --workload "$cfg" --manager first-touch \
