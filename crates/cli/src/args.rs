@@ -60,44 +60,33 @@ impl Common {
         };
         let mut cfg = config::load(file, &self.sets)?;
         // each flag given is remembered, so that a check made later names it
-        let mut flag = |key: &str, text: String| {
-            cfg.origin.flags.push((key.to_string(), text));
+        let flags = &mut cfg.origin.flags;
+        let mut given = |key: &str, flag: &str, value: &str| {
+            flags.push((key.to_string(), format!("{flag} {value}")));
+            value.to_string()
         };
+        let r = &mut cfg.run;
         if let Some(w) = &self.workload {
-            flag("run.workload", format!("--workload {w}"));
+            r.workload = given("run.workload", "--workload", w);
         }
         if let Some(m) = &self.machine {
-            flag("run.machine", format!("--machine {m}"));
+            r.machine = Some(given("run.machine", "--machine", m));
         }
         if let Some(c) = &self.fast_capacity {
-            flag("run.fast_capacity", format!("--fast-capacity {c}"));
+            r.fast_capacity = Some(given("run.fast_capacity", "--fast-capacity", c));
         }
         if let Some(d) = self.duration {
-            flag("run.duration_s", format!("--duration {d}"));
+            given("run.duration_s", "--duration", &d.to_string());
+            r.duration_s = Some(d);
         }
         if let Some(b) = &self.backend {
-            flag("run.backend", format!("--backend {b}"));
-        }
-        if let Some(w) = &self.workload {
-            cfg.run.workload = w.clone();
-        }
-        if let Some(m) = &self.machine {
-            cfg.run.machine = Some(m.clone());
-        }
-        if let Some(c) = &self.fast_capacity {
-            cfg.run.fast_capacity = Some(c.clone());
-        }
-        if let Some(d) = self.duration {
-            cfg.run.duration_s = Some(d);
+            r.backend = Some(given("run.backend", "--backend", b));
         }
         if let Some(s) = self.seed {
-            cfg.run.seed = s;
-        }
-        if let Some(b) = &self.backend {
-            cfg.run.backend = Some(b.clone());
+            r.seed = s;
         }
         if let Some(m) = manager {
-            cfg.run.manager = m.to_string();
+            r.manager = m.to_string();
         }
         Ok(cfg)
     }
