@@ -35,6 +35,7 @@ use crate::synthetic::{Distribution, Scatter};
 use crate::zipf::Zipf;
 use crate::WorkloadError;
 use crate::{Access, LoadPhase, Pending};
+use std::sync::{Arc, Mutex};
 use thermocline_vocab::Rng;
 
 /// How a region's items are sized.
@@ -171,23 +172,43 @@ fn etc_value(u: f64) -> u64 {
 #[derive(Clone, Debug)]
 enum Layout {
     Stride(u64),
-    Offsets(Vec<u32>),
+    Offsets(Arc<[u32]>),
 }
+
+/// What an ETC layout is drawn from: the same key gives the same offsets.
+type EtcKey = (u64, String, u64, u64);
+
+/// ETC layouts drawn recently in this process, newest last. Drawing one
+/// takes a `powf` per key (most of a short run's time on a model with
+/// millions of keys), and the runs of a reproduction or a sweep draw the
+/// same few again and again, in turn and in parallel.
+static ETC_LAYOUTS: Mutex<Vec<(EtcKey, Arc<[u32]>)>> = Mutex::new(Vec::new());
+
+/// The most the ETC layouts kept may hold (bytes).
+const ETC_LAYOUTS_BYTES: usize = 512 << 20;
 
 impl Layout {
     fn build(sizes: ItemSizes, keys: u64, seed: u64, region: &str) -> Layout {
         match sizes {
             ItemSizes::Fixed(b) => Layout::Stride(b.max(1)),
             ItemSizes::Etc { overhead } => {
-                let mut rng = Rng::derive(seed, &format!("model-items-{region}"));
-                let mut offsets = Vec::with_capacity(keys as usize + 1);
-                let mut at = 0u64;
-                for _ in 0..keys {
-                    offsets.push(u32::try_from(at / 16).expect("item region under 64 GiB"));
-                    let bytes = overhead + etc_value(1.0 - rng.unit());
-                    at += bytes.div_ceil(16) * 16;
+                let key = (seed, region.to_string(), keys, overhead);
+                let kept = |l: &Vec<(EtcKey, Arc<[u32]>)>| {
+                    l.iter().find(|(k, _)| *k == key).map(|(_, o)| o.clone())
+                };
+                if let Some(o) = kept(&ETC_LAYOUTS.lock().unwrap_or_else(|e| e.into_inner())) {
+                    return Layout::Offsets(o);
                 }
-                offsets.push(u32::try_from(at / 16).expect("item region under 64 GiB"));
+                let offsets = etc_offsets(keys, overhead, seed, region);
+                let mut all = ETC_LAYOUTS.lock().unwrap_or_else(|e| e.into_inner());
+                if kept(&all).is_none() {
+                    all.push((key, offsets.clone()));
+                    while all.len() > 1
+                        && all.iter().map(|(_, o)| o.len() * 4).sum::<usize>() > ETC_LAYOUTS_BYTES
+                    {
+                        all.remove(0);
+                    }
+                }
                 Layout::Offsets(offsets)
             }
         }
@@ -210,6 +231,21 @@ impl Layout {
             Layout::Offsets(o) => u64::from(*o.last().expect("offsets end")) * 16,
         }
     }
+}
+
+/// The start of each of `keys` items of `overhead` bytes plus an ETC value,
+/// and the end of the last, in 16-byte units (allocators align to 16).
+fn etc_offsets(keys: u64, overhead: u64, seed: u64, region: &str) -> Arc<[u32]> {
+    let mut rng = Rng::derive(seed, &format!("model-items-{region}"));
+    let mut offsets = Vec::with_capacity(keys as usize + 1);
+    let mut at = 0u64;
+    for _ in 0..keys {
+        offsets.push(u32::try_from(at / 16).expect("item region under 64 GiB"));
+        let bytes = overhead + etc_value(1.0 - rng.unit());
+        at += bytes.div_ceil(16) * 16;
+    }
+    offsets.push(u32::try_from(at / 16).expect("item region under 64 GiB"));
+    offsets.into()
 }
 
 /// Per-region generator state.
@@ -655,6 +691,27 @@ impl ModelStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_etc_layout_drawn_again_is_the_one_kept() {
+        let etc = ItemSizes::Etc { overhead: 48 };
+        let (Layout::Offsets(a), Layout::Offsets(b)) = (
+            Layout::build(etc, 1000, 7, "kept-test"),
+            Layout::build(etc, 1000, 7, "kept-test"),
+        ) else {
+            panic!("ETC sizes give offsets");
+        };
+        assert!(Arc::ptr_eq(&a, &b), "the second draw reads the first");
+        assert_eq!(
+            *a,
+            *etc_offsets(1000, 48, 7, "kept-test"),
+            "and is what a fresh draw gives"
+        );
+        let Layout::Offsets(c) = Layout::build(etc, 1000, 8, "kept-test") else {
+            panic!("ETC sizes give offsets");
+        };
+        assert_ne!(*a, *c, "another seed draws other sizes");
+    }
 
     #[test]
     fn etc_values_follow_the_generalized_pareto() {
