@@ -1111,7 +1111,7 @@ mod tests {
                 json!({"techniques": {
                     "telescope-bounded": {"throughput_change": 0.1, "migrated_gb": 30.0},
                     "telescope-flex": {"throughput_change": 0.1, "migrated_gb": 30.0},
-                    "pebs-10khz": {"throughput_change": 0.0, "migrated_gb": 0.01},
+                    "pebs-10khz": {"throughput_change": 0.0, "migrated_gb": 0.01, "mean_recall": 0.2},
                     "damon-moderate": {"throughput_change": 0.0, "migrated_gb": 0.0}}}),
             );
         }
