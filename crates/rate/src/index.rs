@@ -4,6 +4,7 @@
 //! of the range (../shared/reference/rate-model.md, "upper-level entry").
 
 use crate::che::{characteristic_time, miss_probability, miss_probability_of, ItemGroup};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use thermocline_model::rates::RatePhase;
 use thermocline_model::{LlcConfig, TlbConfig};
 use thermocline_vocab::RegionInfo;
@@ -63,6 +64,20 @@ pub struct PhaseIndex {
     cum: Vec<[f64; KINDS]>,
     /// Operations per access on one object of each piece, summed before it.
     cum_object_ops: Vec<f64>,
+    /// Where the last search by start ended.
+    hint: Hint,
+}
+
+/// A position in `pieces` to try before a binary search: telemetry asks
+/// about pages in address order (a scan clears page after page), so the
+/// next answer is most often the last one or the one after it.
+#[derive(Debug, Default)]
+struct Hint(AtomicUsize);
+
+impl Clone for Hint {
+    fn clone(&self) -> Self {
+        Hint(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 /// The shape of a segment's operations. Ordered by bytes first: where
@@ -205,6 +220,7 @@ impl PhaseIndex {
             pieces,
             cum,
             cum_object_ops,
+            hint: Hint::default(),
         }
     }
 
@@ -251,9 +267,7 @@ impl PhaseIndex {
 
     /// The piece containing `va`, if it has any mass.
     pub fn piece_at(&self, asid: u16, va: u64) -> Option<&Piece> {
-        let i = self
-            .pieces
-            .partition_point(|p| key(p.asid, p.start) <= key(asid, va));
+        let i = self.starting_at_or_before(asid, va);
         let p = self.pieces.get(i.checked_sub(1)?)?;
         (p.asid == asid && va < p.end).then_some(p)
     }
@@ -263,11 +277,28 @@ impl PhaseIndex {
         self.cum.last().map_or(0.0, |c| c[kind as usize])
     }
 
+    /// The number of pieces that start at or before `va` of `asid`: what
+    /// `partition_point` over the starts gives, found from the hint when
+    /// the answer is the hint or the one after it.
+    fn starting_at_or_before(&self, asid: u16, va: u64) -> usize {
+        let k = key(asid, va);
+        let starts_by = |i: usize| key(self.pieces[i].asid, self.pieces[i].start) <= k;
+        let n = self.pieces.len();
+        let h = self.hint.0.load(Ordering::Relaxed);
+        for i in [h, h + 1] {
+            if i <= n && (i == 0 || starts_by(i - 1)) && (i == n || !starts_by(i)) {
+                self.hint.0.store(i, Ordering::Relaxed);
+                return i;
+            }
+        }
+        let i = self.pieces.partition_point(|p| key(p.asid, p.start) <= k);
+        self.hint.0.store(i, Ordering::Relaxed);
+        i
+    }
+
     /// Mass of `kind` below `va` in address space `asid` (and in lower ones).
     fn cdf(&self, asid: u16, va: u64, kind: Mass) -> f64 {
-        let i = self
-            .pieces
-            .partition_point(|p| key(p.asid, p.start) <= key(asid, va));
+        let i = self.starting_at_or_before(asid, va);
         if i == 0 {
             return 0.0;
         }
