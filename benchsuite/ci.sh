@@ -2,7 +2,7 @@
 # CI's wall time, and what the test command costs a developer: `.ci/run` on
 # a clean clone of HEAD in a scratch directory, its log parsed (by the
 # phase marks .ci/run prints) into ci/{total,test-build,tests,clippy,
-# python-package,python-tests,book}/wall (s) in results.csv.
+# live-tests,python-package,python-tests,book}/wall (s) in results.csv.
 # About half an hour; run with nothing else running.
 # Usage: benchsuite/ci.sh            (clones and runs)
 #        benchsuite/ci.sh LOG TOTAL_S COMMIT LOAD
@@ -31,7 +31,7 @@ length = {name: nxt - at for (name, at), (_, nxt) in zip(marks, marks[1:])}
 m = re.search(r"Finished `test` profile .* in (?:(\d+)m )?([\d.]+)s", log)
 build = int(m.group(1) or 0) * 60 + float(m.group(2))
 rows = [("total", total), ("test-build", build), ("tests", length["tests"] - build)]
-rows += [(name.replace(" ", "-"), length[name]) for name in ("clippy", "python package", "python tests", "book")]
+rows += [(name.replace(" ", "-"), length[name]) for name in ("clippy", "live tests", "python package", "python tests", "book") if name in length]
 for name, v in rows:
     print(f"ci/{name}/wall,{v:.0f},s")
 PY

@@ -59,18 +59,19 @@ def test_reproduce_returns_text_and_summary():
 
 def test_reproduce_keeps_its_runs_in_a_sweep_directory_and_resumes(workdir):
     out = str(workdir / "r")
-    fresh = thermocline.reproduce("ambix-pb", duration_s=0.2)
-    kept = thermocline.reproduce("ambix-pb", duration_s=0.2, out=out, jobs=2)
+    # telescope-needle: nine runs, each a fraction of a second at this cap
+    fresh = thermocline.reproduce("telescope-needle", duration_s=0.2)
+    kept = thermocline.reproduce("telescope-needle", duration_s=0.2, out=out, jobs=2)
     assert [(r.text, r.summary) for r in kept] == [(r.text, r.summary) for r in fresh]
     assert os.path.exists(os.path.join(out, "table.csv"))
     # its runs are a sweep's cells, named as the sweep of its spec names them
-    [spec] = thermocline._native.reproduce_spec(["ambix-pb"], 1, 0.2)
+    [spec] = thermocline._native.reproduce_spec(["telescope-needle"], 1, 0.2)
     ids = sorted(c[0] + ".json" for c in thermocline._native.sweep_cells(spec, "spec.toml"))
     cells = sorted(os.listdir(os.path.join(out, "cells")))
     assert cells == ids and len(cells) >= 2
     # a lost run is made again, the others are read back
     os.remove(os.path.join(out, "cells", cells[0]))
-    again = thermocline.reproduce("ambix-pb", duration_s=0.2, out=out, jobs=1)
+    again = thermocline.reproduce("telescope-needle", duration_s=0.2, out=out, jobs=1)
     assert [r.summary for r in again] == [r.summary for r in fresh]
     assert sorted(os.listdir(os.path.join(out, "cells"))) == cells
 

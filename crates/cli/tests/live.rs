@@ -10,6 +10,10 @@
 //! (tools/live/install-deps.sh, fetch-kernel.sh). Guests run one at a time:
 //! their workloads run on the wall clock, and two TCG guests on two cores
 //! would slow each other down.
+//!
+//! The suite takes minutes of guest time, so `cargo test --workspace` skips
+//! it (each test is `#[ignore]`d with the command that runs it) and `.ci/run`
+//! always runs it: `cargo test --workspace --test live -- --ignored`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,6 +104,7 @@ fn pages_on(range: &serde_json::Value, node: i64) -> u64 {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn thermostat_tiers_masim_in_the_guest_and_serves_its_metrics() {
     let (code, console) = guest(
         "thermostat.sh",
@@ -187,6 +192,7 @@ fn thermostat_tiers_masim_in_the_guest_and_serves_its_metrics() {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn a_hundred_thousand_moves_and_page_outs_corrupt_no_byte() {
     let (code, console) = guest("torture.sh", &[], 384);
     assert_eq!(code, 0, "{console}");
@@ -215,6 +221,7 @@ fn a_hundred_thousand_moves_and_page_outs_corrupt_no_byte() {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn the_daemon_survives_eperm_a_full_slow_node_and_its_target_exiting() {
     // a 128 MiB slow node (x86's smallest memory block) for a 160 MiB
     // cold region
@@ -240,6 +247,7 @@ fn the_daemon_survives_eperm_a_full_slow_node_and_its_target_exiting() {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn dry_run_moves_nothing_and_sighup_reloads() {
     let (code, console) = guest("dryrun.sh", &[], 384);
     assert_eq!(code, 0, "{console}");
@@ -290,6 +298,7 @@ fn mean_inside(bins: &[serde_json::Value], (a, b): (u64, u64), key: &str) -> Opt
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn exec_tiers_its_command_passes_its_exit_code_on_and_monitor_sees_the_hot_region() {
     let (code, console) = guest("exec.sh", &[], 384);
     assert_eq!(code, 0, "{console}");
@@ -404,6 +413,7 @@ fn range_pages(range: &serde_json::Value) -> u64 {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn kernel_damon_regions_bring_the_hot_region_from_the_slow_node() {
     let (code, console) = guest(
         "damon.sh",
@@ -461,6 +471,7 @@ fn settings<'a>(console: &'a str, prefix: &str) -> Vec<(&'a str, &'a str)> {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn the_kernels_own_tiering_is_a_baseline_that_restores_the_host() {
     let (code, console) = guest(
         "kernel.sh",
@@ -547,6 +558,7 @@ fn the_kernels_own_tiering_is_a_baseline_that_restores_the_host() {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn ambix_keeps_the_written_region_in_dram_on_a_real_process() {
     let (code, console) = guest(
         "ambix.sh",
@@ -577,6 +589,7 @@ fn ambix_keeps_the_written_region_in_dram_on_a_real_process() {
 }
 
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn thps_are_moved_whole_and_stay_thps() {
     let (code, console) = guest_with("thp.sh", &[], 384, &["-H"]);
     assert_eq!(code, 0, "{console}");
@@ -641,6 +654,7 @@ fn thps_are_moved_whole_and_stay_thps() {
 /// `kernel_damon_regions_bring_the_hot_region_from_the_slow_node` judge
 /// placement on the kernel's DAMON, which samples at its intervals.
 #[test]
+#[ignore = "boots a QEMU guest: cargo test --workspace --test live -- --ignored"]
 fn the_damon_tiering_run_config_runs_its_schemes_under_the_daemon() {
     let (code, console) = guest("schemes.sh", &["examples/damon-tiering.toml"], 384);
     assert_eq!(code, 0, "{console}");
