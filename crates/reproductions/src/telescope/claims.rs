@@ -909,7 +909,7 @@ macro_rules! kv_memtier_pebs_why {
     ($w:literal) => {
         concat!(
             "memtier's Gaussian core is a few GB of large values (Table 3) in key order, so its \
-hottest values fill whole 2 MiB units that each draw samples window after window, and PEBS' hot \
+hottest values fill whole huge-page units of PEBS' that each draw samples window after window, and PEBS' hot \
 units are the core's (on the YCSB models the hot keys are scattered and PEBS finds next to none); \
 the paper's store likely scatters its values (an inference, as for Telescope's memtier GB). \
 Migrated GB: {/workloads/",
