@@ -12,6 +12,4 @@ if ! [ -x "$mdbook" ] || [ "$("$mdbook" --version)" != "mdbook v$version" ]; the
   cargo install mdbook --version "$version" --locked --no-default-features --debug \
     --root target/tools --quiet
 fi
-# --install: only mdBook (CI builds it while it builds the tests)
-[ "${1:-}" = "--install" ] && exit 0
 "$mdbook" build docs

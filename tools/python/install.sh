@@ -13,7 +13,5 @@ fi
 "$venv/bin/pip" install -q --disable-pip-version-check \
   "maturin==1.16.0" "pytest==8.4.2" "pandas==2.3.3" "matplotlib==3.10.7" "ray==2.52.0" \
   "pyarrow==26.0.1" "polars==2.1.0"
-# --deps: only what the package needs (CI fetches them while it builds)
-[ "${1:-}" = "--deps" ] && exit 0
 "$venv/bin/pip" install -q --disable-pip-version-check .
 "$venv/bin/python" -c "import thermocline; print('thermocline', thermocline.__version__, 'installed in', '$venv')"
