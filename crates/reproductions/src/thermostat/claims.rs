@@ -751,7 +751,7 @@ const KSTALED_UNDER_TEN: &str = "on dram+badgertrap a slow page costs one emulat
 miss (section 4.2, one microsecond each), and late in the run the one-thread Redis-like model \
 misses the TLB on pages kstaled found idle for ten seconds \
 {/workloads[workload=redis-hotspot]/kstaled/slow_faults_per_s_last_third:0} times a second, which \
-is its {/workloads[workload=redis-hotspot]/kstaled/slowdown:%}; more than a tenth needs about a \
+is its {/workloads[workload=redis-hotspot]/kstaled/slowdown:%}; more than a tenth needs nearly a \
 hundred thousand such misses a second: the model's keys read again after ten idle seconds (its \
 warm tail) draw less traffic than the paper's Redis did, a rate the paper does not give";
 
