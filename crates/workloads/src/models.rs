@@ -201,13 +201,15 @@ impl Layout {
                 }
                 let offsets = etc_offsets(keys, overhead, seed, region);
                 let mut all = ETC_LAYOUTS.lock().unwrap_or_else(|e| e.into_inner());
-                if kept(&all).is_none() {
-                    all.push((key, offsets.clone()));
-                    while all.len() > 1
-                        && all.iter().map(|(_, o)| o.len() * 4).sum::<usize>() > ETC_LAYOUTS_BYTES
-                    {
-                        all.remove(0);
-                    }
+                // a run in parallel may have drawn it meanwhile: share its copy
+                if let Some(o) = kept(&all) {
+                    return Layout::Offsets(o);
+                }
+                all.push((key, offsets.clone()));
+                while all.len() > 1
+                    && all.iter().map(|(_, o)| o.len() * 4).sum::<usize>() > ETC_LAYOUTS_BYTES
+                {
+                    all.remove(0);
                 }
                 Layout::Offsets(offsets)
             }
