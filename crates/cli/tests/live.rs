@@ -252,6 +252,7 @@ fn dry_run_moves_nothing_and_sighup_reloads() {
     let (code, console) = guest("dryrun.sh", &[], 384);
     assert_eq!(code, 0, "{console}");
     let metrics = section(&console, "METRICS");
+    assert!(metrics.contains("thermocline_dry_run"), "{console}");
     let metric = |name: &str| metric(metrics, name);
     assert_eq!(metric("thermocline_dry_run"), 1.0);
     assert!(

@@ -64,12 +64,21 @@ pub fn monitor(
     let terminal = o.terminal && !o.once && !o.json;
     loop {
         let began = std::time::Instant::now();
+        let mut observed = 0.0;
         while began.elapsed().as_secs_f64() < o.interval {
             if stop.load(Ordering::Relaxed) {
                 return Ok(());
             }
             if !thermocline_live::monitor::alive(o.pid) {
                 break;
+            }
+            let t = began.elapsed().as_secs_f64();
+            // the end of the interval has a look of its own
+            if t - observed >= telemetry::OBSERVE_EVERY_S
+                && o.interval - t >= telemetry::OBSERVE_EVERY_S / 2.0
+            {
+                m.observe();
+                observed = t;
             }
             let left = o.interval - began.elapsed().as_secs_f64();
             std::thread::sleep(std::time::Duration::from_secs_f64(left.clamp(0.0, 0.05)));

@@ -328,6 +328,14 @@ impl Monitor {
         })
     }
 
+    /// Lets each source look again while the interval runs (see
+    /// [`telemetry::Telemetry::observe`]).
+    pub fn observe(&mut self) {
+        for s in &mut self.sources {
+            s.observe();
+        }
+    }
+
     /// Reads the process again: the view of the interval since the last
     /// read, then the next interval starts. `Exited` once it is gone.
     pub fn sample(&mut self) -> Result<View, LiveError> {

@@ -46,6 +46,11 @@ pub trait Telemetry {
     /// Starts an interval on process `pid` (at the monitor's start and
     /// after each [`Telemetry::heat`]).
     fn begin(&mut self, pid: i32) -> Result<(), LiveError>;
+    /// Looks once more during the interval, for a source whose reading
+    /// covers less than an interval (the monitor calls it every
+    /// [`OBSERVE_EVERY_S`] or so while it waits). Errors wait for
+    /// [`Telemetry::heat`], which reports its own.
+    fn observe(&mut self) {}
     /// Each bin's heat in 0..=1 over the interval that just ended
     /// (`interval_s` long; 0 before the first).
     fn heat(
@@ -114,13 +119,24 @@ impl Telemetry for SoftDirty {
     }
 }
 
+/// How often, in seconds, the monitor asks its sources to look again
+/// while it waits for the end of an interval.
+pub const OBSERVE_EVERY_S: f64 = 0.5;
+
 /// The kernel's DAMON on the process (vaddr), through a kdamond of this
-/// process's own: a bin's heat is its bytes' mean `nr_accesses` in DAMON's
-/// last aggregation interval over the most there can be. DAMON clears the
-/// Accessed bits it samples (as reclaim does) and moves nothing.
+/// process's own: a bin's heat is its bytes' mean `nr_accesses` over the
+/// most there can be, averaged over the aggregation intervals snapshotted
+/// during the monitor's interval (one per [`OBSERVE_EVERY_S`] and one at
+/// its end). One snapshot covers only DAMON's last aggregation interval
+/// (100 ms): a process that happened to be off the CPU then (a busy guest
+/// once read heat 0 everywhere while the hot region was being written)
+/// would look idle. DAMON clears the Accessed bits it samples (as reclaim
+/// does) and moves nothing.
 pub struct Damon {
     session: DamonSession,
     pid: i32,
+    /// The interval's snapshots so far, each sorted by address.
+    snapshots: Vec<Vec<damon::DamonRegion>>,
 }
 
 impl Damon {
@@ -130,7 +146,34 @@ impl Damon {
     pub fn start(pid: i32) -> Result<Self, LiveError> {
         damon::ensure_unowned(&[])?;
         let session = DamonSession::start(DamonOps::Vaddr(vec![pid]), DamonAttrs::default(), &[])?;
-        Ok(Damon { session, pid })
+        Ok(Damon {
+            session,
+            pid,
+            snapshots: Vec::new(),
+        })
+    }
+
+    /// The regions of DAMON's last aggregation interval, sorted by address.
+    /// DAMON keeps at least one region per live target, so an empty
+    /// snapshot is a read that missed the kernel's update: ask again.
+    fn snapshot(&mut self) -> Result<Vec<damon::DamonRegion>, LiveError> {
+        for _ in 0..EMPTY_SNAPSHOT_READS {
+            let mut regions = match self.session.regions() {
+                Ok(r) => r,
+                // its kdamond stops when the process exits
+                Err(LiveError::Exited { .. }) => return Err(LiveError::Exited { pid: self.pid }),
+                Err(e) => return Err(e),
+            };
+            regions.retain(|r| r.target == 0);
+            if !regions.is_empty() {
+                regions.sort_by_key(|r| r.start);
+                return Ok(regions);
+            }
+        }
+        Err(LiveError::Busy(format!(
+            "DAMON's tried-regions snapshot of pid {} was empty {EMPTY_SNAPSHOT_READS} times in a row",
+            self.pid
+        )))
     }
 }
 
@@ -155,47 +198,46 @@ pub fn damon_heat(bins: &[Bin], regions: &[damon::DamonRegion], max: u32) -> Vec
         .collect()
 }
 
+/// Each bin's [`damon_heat`] averaged over `snapshots` (none: all 0).
+pub fn mean_damon_heat(bins: &[Bin], snapshots: &[Vec<damon::DamonRegion>], max: u32) -> Vec<f64> {
+    let mut sum = vec![0.0; bins.len()];
+    for regions in snapshots {
+        for (s, h) in sum.iter_mut().zip(damon_heat(bins, regions, max)) {
+            *s += h;
+        }
+    }
+    let n = snapshots.len().max(1) as f64;
+    sum.into_iter().map(|s| s / n).collect()
+}
+
 impl Telemetry for Damon {
     fn name(&self) -> &'static str {
         "damon"
     }
 
     fn meaning(&self) -> &'static str {
-        "DAMON's access frequency in its last aggregation interval"
+        "DAMON's access frequency, averaged over its aggregation intervals snapshotted in the interval"
     }
 
     fn begin(&mut self, _pid: i32) -> Result<(), LiveError> {
+        self.snapshots.clear();
         Ok(())
     }
 
+    fn observe(&mut self) {
+        // a failed look leaves the interval to the others; heat's own last
+        // snapshot reports what is wrong
+        if let Ok(r) = self.snapshot() {
+            self.snapshots.push(r);
+        }
+    }
+
     fn heat(&mut self, bins: &[Bin], _: &BinStates, _: f64) -> Result<Vec<f64>, LiveError> {
-        // DAMON keeps at least one region per live target, so an empty
-        // snapshot is a read that missed the kernel's update: ask again
-        // rather than report the whole process idle (a guest run once read
-        // heat 0 everywhere while the hot region was being written)
-        let mut regions = Vec::new();
-        for _ in 0..EMPTY_SNAPSHOT_READS {
-            regions = match self.session.regions() {
-                Ok(r) => r,
-                // its kdamond stops when the process exits
-                Err(LiveError::Exited { .. }) => return Err(LiveError::Exited { pid: self.pid }),
-                Err(e) => return Err(e),
-            };
-            regions.retain(|r| r.target == 0);
-            if !regions.is_empty() {
-                break;
-            }
-        }
-        if regions.is_empty() {
-            return Err(LiveError::Busy(format!(
-                "DAMON's tried-regions snapshot of pid {} was empty {EMPTY_SNAPSHOT_READS} times in a row",
-                self.pid
-            )));
-        }
-        regions.sort_by_key(|r| r.start);
-        Ok(damon_heat(
+        let last = self.snapshot()?;
+        self.snapshots.push(last);
+        Ok(mean_damon_heat(
             bins,
-            &regions,
+            &self.snapshots,
             self.session.attrs().max_nr_accesses(),
         ))
     }
@@ -241,6 +283,21 @@ mod tests {
         ];
         let h = damon_heat(&bins, &regions, 20);
         assert_eq!(h, vec![0.75, 0.25, 0.0]);
+    }
+
+    #[test]
+    fn damon_heat_is_the_mean_over_the_intervals_snapshots() {
+        let bins = [bin(0x0, 0x4000), bin(0x4000, 0x8000)];
+        // the first bin idle in one snapshot (its process off the CPU),
+        // busy in the other two; the second idle throughout
+        let snapshots = [
+            vec![region(0x0, 0x8000, 0)],
+            vec![region(0x0, 0x4000, 20), region(0x4000, 0x8000, 0)],
+            vec![region(0x0, 0x4000, 10), region(0x4000, 0x8000, 0)],
+        ];
+        let h = mean_damon_heat(&bins, &snapshots, 20);
+        assert_eq!(h, vec![0.5, 0.0]);
+        assert_eq!(mean_damon_heat(&bins, &[], 20), vec![0.0, 0.0]);
     }
 
     #[test]
