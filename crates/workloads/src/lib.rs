@@ -314,7 +314,11 @@ impl LoadPhase {
                 core: *core as u16,
                 write: true,
             };
-            *core = (*core + 1) % threads;
+            // `(core + 1) % threads`, dividing only when it wraps
+            *core += 1;
+            if *core >= threads {
+                *core %= threads;
+            }
             self.at += 4096;
             n += 1;
         }

@@ -50,7 +50,10 @@ impl SweepSpec {
             ));
         }
         for a in &self.arrays {
-            if a.bytes < 64 * self.threads as u64 || a.reads + a.writes == 0 {
+            if a.bytes < 64 * self.threads as u64
+                || a.reads + a.writes == 0
+                || a.lines_per_step == 0
+            {
                 return Err(WorkloadError::Invalid(format!(
                     "array {}: too small or never accessed",
                     a.name
@@ -95,10 +98,17 @@ impl SweepSpec {
     }
 }
 
+/// Accesses generated at a time, a whole number of steps: one step is only
+/// a few accesses, and handing them out step by step cost as much as
+/// simulating them.
+const STEPS_AT_LEAST: usize = 1024;
+
 /// Generates a sweep's accesses.
 pub struct SweepStream {
     spec: SweepSpec,
     bases: Vec<u64>,
+    /// Per array: lines in each thread's slice.
+    slice: Vec<u64>,
     /// Per thread and array: next line offset within the thread's slice.
     cursor: Vec<Vec<u64>>,
     load: LoadPhase,
@@ -111,7 +121,10 @@ impl SweepStream {
     /// A stream over arrays laid out at `bases`.
     pub fn new(spec: SweepSpec, bases: Vec<u64>) -> Self {
         let cursor = vec![vec![0; spec.arrays.len()]; spec.threads];
+        let threads = spec.threads.max(1) as u64;
+        let slice = spec.arrays.iter().map(|a| a.bytes / 64 / threads).collect();
         SweepStream {
+            slice,
             load: LoadPhase::new(spec.init_ranges(&bases)),
             left: spec.accesses,
             cursor,
@@ -124,16 +137,19 @@ impl SweepStream {
 
     /// Appends the accesses of one step of thread `t` to `out`.
     fn step(&mut self, t: usize, out: &mut Vec<Access>) {
-        let threads = self.spec.threads as u64;
+        let cursors = &mut self.cursor[t];
         for (i, a) in self.spec.arrays.iter().enumerate() {
-            let lines = a.bytes / 64;
-            let slice = lines / threads;
-            let first = slice * t as u64;
+            let first = self.slice[i] * t as u64;
+            let wrap = self.slice[i].max(1);
             let reads = a.reads.max(u32::from(a.writes > 0));
             for _ in 0..a.lines_per_step {
-                let c = &mut self.cursor[t][i];
+                let c = &mut cursors[i];
                 let va = self.bases[i] + (first + *c) * 64;
-                *c = (*c + 1) % slice.max(1);
+                // `(c + 1) % wrap`, dividing only when it wraps
+                *c += 1;
+                if *c >= wrap {
+                    *c %= wrap;
+                }
                 for _ in 0..reads {
                     out.push(Access {
                         va,
@@ -161,10 +177,19 @@ impl SweepStream {
             .fill(buf, &mut self.next_thread, self.spec.threads);
         while n < buf.len() && self.left > 0 {
             if self.pending.is_empty() {
-                let t = self.next_thread;
-                self.next_thread = (t + 1) % self.spec.threads;
+                // steps thread after thread, as one at a time would give
+                // them; those past `left` are never handed out
                 let mut p = std::mem::take(&mut self.pending);
-                self.step(t, p.refill());
+                let out = p.refill();
+                while out.len() < STEPS_AT_LEAST && (out.len() as u64) < self.left {
+                    let t = self.next_thread;
+                    // `(t + 1) % threads`, dividing only when it wraps
+                    self.next_thread = t + 1;
+                    if self.next_thread >= self.spec.threads {
+                        self.next_thread %= self.spec.threads;
+                    }
+                    self.step(t, out);
+                }
                 self.pending = p;
             }
             let take = self.pending.drain(&mut buf[n..], self.left);
@@ -231,5 +256,95 @@ mod tests {
             assert_eq!((a.va - base) / (256 << 10), u64::from(a.core));
         }
         assert_eq!(st.fill(&mut buf), 0);
+    }
+
+    /// The sweep as its doc describes it, one access at a time: the
+    /// reference the batched stream must equal.
+    fn reference(s: &SweepSpec, bases: &[u64]) -> Vec<Access> {
+        let mut out = Vec::new();
+        let mut core = 0;
+        for &i in &s.init_order {
+            for off in (0..s.arrays[i].bytes).step_by(4096) {
+                out.push(Access {
+                    va: bases[i] + off,
+                    asid: 0,
+                    core: core as u16,
+                    write: true,
+                });
+                core = (core + 1) % s.threads;
+            }
+        }
+        let load = out.len();
+        let threads = s.threads as u64;
+        let mut cursor = vec![vec![0u64; s.arrays.len()]; s.threads];
+        let mut t = core;
+        while ((out.len() - load) as u64) < s.accesses {
+            for (i, a) in s.arrays.iter().enumerate() {
+                let slice = a.bytes / 64 / threads;
+                for _ in 0..a.lines_per_step {
+                    let va = bases[i] + (slice * t as u64 + cursor[t][i]) * 64;
+                    cursor[t][i] = (cursor[t][i] + 1) % slice.max(1);
+                    for k in 0..a.reads.max(u32::from(a.writes > 0)) + a.writes {
+                        let write = k >= a.reads.max(u32::from(a.writes > 0));
+                        out.push(Access {
+                            va,
+                            asid: 0,
+                            core: t as u16,
+                            write,
+                        });
+                    }
+                }
+            }
+            t = (t + 1) % s.threads;
+        }
+        out.truncate(load + s.accesses as usize);
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_stream_is_the_reference_sweep_whatever_the_buffer(
+            arrays in proptest::collection::vec((1u64..64, 0u32..3, 0u32..3, 1u32..5), 1..4),
+            threads in 1usize..9,
+            accesses in 0u64..5000,
+            buf_len in 1usize..3000,
+        ) {
+            let spec = SweepSpec {
+                arrays: arrays
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(kib, reads, writes, lines))| SweepArray {
+                        name: format!("a{i}"),
+                        bytes: kib * 4096,
+                        reads: reads.max(u32::from(writes == 0)),
+                        writes,
+                        lines_per_step: lines,
+                    })
+                    .collect(),
+                threads,
+                init_order: (0..arrays.len()).rev().collect(),
+                accesses,
+            };
+            spec.validate().unwrap();
+            let bases: Vec<u64> = (0..arrays.len() as u64).map(|i| (i + 1) << 30).collect();
+            let mut st = SweepStream::new(spec.clone(), bases.clone());
+            let mut buf = vec![Access::default(); buf_len];
+            let mut got = Vec::new();
+            loop {
+                let n = st.fill(&mut buf);
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            proptest::prop_assert_eq!(got, reference(&spec, &bases));
+        }
+    }
+
+    #[test]
+    fn an_array_never_visited_is_refused() {
+        let mut s = pb();
+        s.arrays[0].lines_per_step = 0;
+        assert!(s.validate().is_err());
     }
 }
