@@ -9,7 +9,8 @@ version=0.5.4
 mdbook=target/tools/bin/mdbook
 if ! [ -x "$mdbook" ] || [ "$("$mdbook" --version)" != "mdbook v$version" ]; then
   echo "book.sh: installing mdbook $version from crates.io into target/tools" >&2
-  cargo install mdbook --version "$version" --locked --no-default-features --debug \
-    --root target/tools --quiet
+  # unoptimised and without debug info: it builds a few pages once
+  CARGO_PROFILE_DEV_DEBUG=0 cargo install mdbook --version "$version" --locked \
+    --no-default-features --debug --root target/tools --quiet
 fi
 "$mdbook" build docs
