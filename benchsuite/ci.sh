@@ -19,7 +19,14 @@ else
   git clone -q . "$work/clone"
   log=$work/ci.log
   start=$(date +%s)
-  (cd "$work/clone" && bash .ci/run) > "$log" 2>&1 || { tail -n 20 "$log"; exit 1; }
+  # a failed run's whole log is kept: the failure is often a flaky test
+  # whose message is far above the last lines
+  (cd "$work/clone" && bash .ci/run) > "$log" 2>&1 || {
+    mkdir -p target/benchsuite && cp "$log" target/benchsuite/ci-failed.log
+    tail -n 20 "$log"
+    echo "ci.sh: .ci/run failed; its log: target/benchsuite/ci-failed.log" >&2
+    exit 1
+  }
   total=$(( $(date +%s) - start ))
 fi
 python3 - "$log" "$total" <<'PY' | record_rows "bash .ci/run on a clean clone of HEAD"
