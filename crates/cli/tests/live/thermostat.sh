@@ -11,6 +11,9 @@ P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/daemon.out)
 HOT=$(sed -n 's/^masim: region hot at //p' /tmp/daemon.out)
 COLD=$(sed -n 's/^masim: region cold at //p' /tmp/daemon.out)
 echo PLACE-BEGIN; thermocline probe --pid "$P" --range "$HOT" --range "$COLD" --json; echo PLACE-END
+# the daemon's figures again, so that the kernel's read is bracketed by two
+# of the daemon's (it goes on moving pages in between)
+echo METRICS-AFTER-BEGIN; wget -q -O - http://127.0.0.1:9477/metrics; echo METRICS-AFTER-END
 wait $D; echo DAEMON-EXIT=$?
 echo OUT-BEGIN; cat /tmp/daemon.out; echo OUT-END
 echo LOG-BEGIN; cat /tmp/daemon.log; echo LOG-END
