@@ -273,6 +273,21 @@ impl Pending {
     }
 }
 
+/// `(x + 1) % n`, dividing only when it wraps: the generators' round-robin
+/// counters, which advance once every few accesses.
+#[inline]
+pub(crate) fn next_mod<T>(x: T, n: T) -> T
+where
+    T: Copy + PartialOrd + std::ops::Add<Output = T> + std::ops::Rem<Output = T> + From<u8>,
+{
+    let next = x + T::from(1);
+    if next >= n {
+        next % n
+    } else {
+        next
+    }
+}
+
 /// A load phase: one store to every 4 KiB page of some ranges, in order, the
 /// threads taking turns, as an application populates its data.
 #[derive(Debug, Default)]
@@ -314,11 +329,7 @@ impl LoadPhase {
                 core: *core as u16,
                 write: true,
             };
-            // `(core + 1) % threads`, dividing only when it wraps
-            *core += 1;
-            if *core >= threads {
-                *core %= threads;
-            }
+            *core = next_mod(*core, threads);
             self.at += 4096;
             n += 1;
         }

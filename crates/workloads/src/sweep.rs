@@ -11,7 +11,7 @@
 //! arrays in that order.
 
 use crate::WorkloadError;
-use crate::{Access, LoadPhase, Pending};
+use crate::{next_mod, Access, LoadPhase, Pending};
 
 /// One array of a sweep.
 #[derive(Clone, Debug, PartialEq)]
@@ -99,8 +99,7 @@ impl SweepSpec {
 }
 
 /// Accesses generated at a time, a whole number of steps: one step is only
-/// a few accesses, and handing them out step by step cost as much as
-/// simulating them.
+/// a few accesses, too few to hand out one step at a time.
 const STEPS_AT_LEAST: usize = 1024;
 
 /// Generates a sweep's accesses.
@@ -145,11 +144,7 @@ impl SweepStream {
             for _ in 0..a.lines_per_step {
                 let c = &mut cursors[i];
                 let va = self.bases[i] + (first + *c) * 64;
-                // `(c + 1) % wrap`, dividing only when it wraps
-                *c += 1;
-                if *c >= wrap {
-                    *c %= wrap;
-                }
+                *c = next_mod(*c, wrap);
                 for _ in 0..reads {
                     out.push(Access {
                         va,
@@ -183,11 +178,7 @@ impl SweepStream {
                 let out = p.refill();
                 while out.len() < STEPS_AT_LEAST && (out.len() as u64) < self.left {
                     let t = self.next_thread;
-                    // `(t + 1) % threads`, dividing only when it wraps
-                    self.next_thread = t + 1;
-                    if self.next_thread >= self.spec.threads {
-                        self.next_thread %= self.spec.threads;
-                    }
+                    self.next_thread = next_mod(t, self.spec.threads);
                     self.step(t, out);
                 }
                 self.pending = p;
