@@ -33,11 +33,7 @@ kill -HUP $D
 while [ "$(attached)" -lt 2 ]; do sleep 0.2; done
 # the reloaded manager's counters start from 0: wait (up to a minute) for
 # its first decisions
-i=0
-until wget -q -O /tmp/metrics http://127.0.0.1:9477/metrics \
-  && grep -q '^thermocline_would_move_pages_total [1-9]' /tmp/metrics || [ $i -ge 300 ]; do
-  i=$((i + 1)); sleep 0.2
-done
+wait_metric thermocline_would_move_pages_total 1 60
 echo METRICS-BEGIN; grep -E "^thermocline_(would_move|moved_pages|dry_run)" /tmp/metrics; echo METRICS-END
 P=$(sed -n 's/^masim: pid \([0-9]*\),.*/\1/p' /tmp/daemon.out)
 echo PLACE-BEGIN; thermocline probe --pid "$P" --json; echo PLACE-END

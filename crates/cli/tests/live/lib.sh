@@ -34,3 +34,16 @@ start_masim() {
   M=$!
   wait_ready /tmp/masim.out
 }
+
+# Waits until the daemon's metric $1 (a whole line's name, as served at
+# 127.0.0.1:9477) is at least $2, or $3 seconds have passed; the metrics
+# last read are in /tmp/metrics. A loaded host slows the TCG guest down, so
+# the scripts wait for what they need rather than for a fixed time.
+wait_metric() {
+  i=0
+  until wget -q -O /tmp/metrics http://127.0.0.1:9477/metrics \
+    && awk -v n="$1" -v min="$2" '$1 == n && $2 + 0 >= min + 0 { ok = 1 } END { exit !ok }' /tmp/metrics \
+    || [ $i -ge $(( $3 * 5 )) ]; do
+    i=$((i + 1)); sleep 0.2
+  done
+}
