@@ -9,9 +9,10 @@
 //!
 //! Storage is proportional to what telemetry touched: one bit per cleared
 //! entry in chunked bitmaps (64 Ki entries, 8 KiB, per chunk, allocated on
-//! first use) plus a map entry for each cleared entry whose next set time is
-//! finite and still in the future. An entry whose next set time is infinite
-//! (cold now and in every later phase) costs its bit only.
+//! first use) plus the next set time of each entry in a block of 512 (4 KiB)
+//! that holds a cleared entry whose next set time is finite. An entry whose
+//! next set time is infinite (cold now and in every later phase) in a block
+//! with none costs its bit only.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -45,61 +46,123 @@ pub type KeySet = std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>>;
 
 const CHUNK_BITS: u32 = 16;
 const CHUNK_WORDS: usize = (1 << CHUNK_BITS) / 64;
+/// Entries per block of next set times (2 MiB of 4 KiB pages).
+const BLOCK: usize = 512;
+const BLOCKS: usize = (1 << CHUNK_BITS) / BLOCK;
+
+/// The bits of 64 Ki consecutive keys.
+struct Chunk {
+    cleared: Box<[u64; CHUNK_WORDS]>,
+    /// Next set time of each cleared key (infinite: none), by block of
+    /// [`BLOCK`] keys allocated at the first finite one: a scan reads them
+    /// in key order, so they sit side by side rather than in a hash map.
+    next: Box<[Option<Box<[f64; BLOCK]>>]>,
+}
+
+impl Chunk {
+    fn new() -> Self {
+        Chunk {
+            cleared: Box::new([0; CHUNK_WORDS]),
+            next: (0..BLOCKS).map(|_| None).collect(),
+        }
+    }
+
+    fn next_at(&self, bit: usize) -> f64 {
+        self.next[bit / BLOCK]
+            .as_ref()
+            .map_or(f64::INFINITY, |b| b[bit % BLOCK])
+    }
+
+    fn set_next(&mut self, bit: usize, at: f64) {
+        match &mut self.next[bit / BLOCK] {
+            Some(b) => b[bit % BLOCK] = at,
+            None if at.is_finite() => {
+                let mut b = Box::new([f64::INFINITY; BLOCK]);
+                b[bit % BLOCK] = at;
+                self.next[bit / BLOCK] = Some(b);
+            }
+            None => {}
+        }
+    }
+}
 
 /// One level's bits (or the Dirty bits of leaf entries).
-#[derive(Default)]
 pub struct LazyBits {
-    cleared: KeyMap<Box<[u64; CHUNK_WORDS]>>,
-    pending: KeyMap<f64>,
+    /// Chunk number to its index in `chunks`.
+    index: KeyMap<usize>,
+    chunks: Vec<Chunk>,
+    /// The chunk last looked up (number, index): telemetry goes page after
+    /// page, so most lookups skip the map.
+    last: (u64, usize),
+}
+
+impl Default for LazyBits {
+    fn default() -> Self {
+        LazyBits {
+            index: KeyMap::default(),
+            chunks: Vec::new(),
+            last: (u64::MAX, 0),
+        }
+    }
 }
 
 impl LazyBits {
-    fn word(&self, key: u64) -> (u64, usize, u64) {
-        let chunk = key >> CHUNK_BITS;
-        let bit = key & ((1 << CHUNK_BITS) - 1);
-        (chunk, (bit / 64) as usize, 1u64 << (bit % 64))
-    }
-
-    /// Whether `key` is cleared and not yet known to be set.
-    fn is_cleared(&self, key: u64) -> bool {
-        let (c, w, m) = self.word(key);
-        self.cleared.get(&c).is_some_and(|b| b[w] & m != 0)
-    }
-
-    fn set_cleared(&mut self, key: u64, on: bool) {
-        let (c, w, m) = self.word(key);
-        if on {
-            self.cleared
-                .entry(c)
-                .or_insert_with(|| Box::new([0; CHUNK_WORDS]))[w] |= m;
-        } else if let Some(b) = self.cleared.get_mut(&c) {
-            b[w] &= !m;
+    /// The chunk of `key` and the key's bit in it; None if nothing in it
+    /// was ever cleared.
+    fn find(&mut self, key: u64) -> Option<(&mut Chunk, usize)> {
+        let (c, bit) = (key >> CHUNK_BITS, (key & ((1 << CHUNK_BITS) - 1)) as usize);
+        if self.last.0 != c {
+            self.last = (c, *self.index.get(&c)?);
         }
+        Some((&mut self.chunks[self.last.1], bit))
+    }
+
+    /// As [`Self::find`], allocating the chunk if needed.
+    fn find_or_add(&mut self, key: u64) -> (&mut Chunk, usize) {
+        let c = key >> CHUNK_BITS;
+        if self.last.0 != c {
+            let n = self.chunks.len();
+            let i = *self.index.entry(c).or_insert(n);
+            if i == n {
+                self.chunks.push(Chunk::new());
+            }
+            self.last = (c, i);
+        }
+        let bit = (key & ((1 << CHUNK_BITS) - 1)) as usize;
+        (&mut self.chunks[self.last.1], bit)
     }
 
     /// Whether the bit of `key` is set at progress `now`.
     pub fn test(&mut self, key: u64, now: f64) -> bool {
-        if !self.is_cleared(key) {
+        let Some((chunk, bit)) = self.find(key) else {
+            return true;
+        };
+        let (w, m) = (bit / 64, 1u64 << (bit % 64));
+        if chunk.cleared[w] & m == 0 {
             return true;
         }
-        match self.pending.get(&key) {
-            Some(&at) if at <= now => {
-                self.pending.remove(&key);
-                self.set_cleared(key, false);
-                true
-            }
-            _ => false,
+        let at = chunk.next_at(bit);
+        if at.is_finite() && at <= now {
+            chunk.set_next(bit, f64::INFINITY);
+            chunk.cleared[w] &= !m;
+            true
+        } else {
+            false
         }
     }
 
     /// Clears `key`; it will be set at progress `set_at` (infinite: never).
     pub fn clear(&mut self, key: u64, set_at: f64) {
-        self.set_cleared(key, true);
-        if set_at.is_finite() {
-            self.pending.insert(key, set_at);
-        } else {
-            self.pending.remove(&key);
-        }
+        let (chunk, bit) = self.find_or_add(key);
+        chunk.cleared[bit / 64] |= 1 << (bit % 64);
+        chunk.set_next(
+            bit,
+            if set_at.is_finite() {
+                set_at
+            } else {
+                f64::INFINITY
+            },
+        );
     }
 
     /// Tests and clears every key in `[first, last]` that lies in no
@@ -109,20 +172,16 @@ impl LazyBits {
     pub fn test_and_clear_cold(&mut self, first: u64, last: u64, mut set: impl FnMut(u64)) {
         let mut key = first;
         while key <= last {
-            let (c, w, _) = self.word(key);
-            let bit = key % 64;
+            let (chunk, bit) = self.find_or_add(key);
+            let (w, bit) = (bit / 64, key % 64);
             let span = (64 - bit).min(last - key + 1);
             let mask = if span == 64 {
                 u64::MAX
             } else {
                 ((1u64 << span) - 1) << bit
             };
-            let chunk = self
-                .cleared
-                .entry(c)
-                .or_insert_with(|| Box::new([0; CHUNK_WORDS]));
-            let mut fresh = !chunk[w] & mask;
-            chunk[w] |= mask;
+            let mut fresh = !chunk.cleared[w] & mask;
+            chunk.cleared[w] |= mask;
             while fresh != 0 {
                 let b = fresh.trailing_zeros() as u64;
                 set(key - bit + b);
@@ -134,7 +193,10 @@ impl LazyBits {
 
     /// Host bytes held.
     pub fn host_bytes(&self) -> usize {
-        self.cleared.len() * (CHUNK_WORDS * 8 + 32) + self.pending.len() * 32
+        let blocks: usize = (self.chunks.iter())
+            .map(|c| c.next.iter().flatten().count())
+            .sum();
+        self.chunks.len() * (CHUNK_WORDS * 8 + BLOCKS * 8 + 48) + blocks * BLOCK * 8
     }
 }
 

@@ -229,22 +229,39 @@ impl PhaseIndex {
     /// object it cuts into). For independent accesses this is the access
     /// mass plus a negligible term.
     pub fn ops(&self, asid: u16, start: u64, end: u64) -> f64 {
+        self.ops_and_walks(asid, start, end, false).0
+    }
+
+    /// [`Self::ops`] and, if `walks`, the walk mass of `[start, end)` (else
+    /// 0), from one search for each end of the range: a scan asks this of
+    /// every page.
+    fn ops_and_walks(&self, asid: u16, start: u64, end: u64, walks: bool) -> (f64, f64) {
         if end <= start {
-            return 0.0;
+            return (0.0, 0.0);
         }
-        let inside = self.mass(asid, start, end, Mass::Ops);
-        let first = self
-            .pieces
-            .partition_point(|p| key(p.asid, p.end) <= key(asid, start));
-        let last = self
-            .pieces
-            .partition_point(|p| key(p.asid, p.start) < key(asid, end));
+        let i0 = self.starting_at_or_before(asid, start);
+        let i1 = self.starting_at_or_before(asid, end);
+        let mass =
+            |kind| (self.cdf_at(i1, asid, end, kind) - self.cdf_at(i0, asid, start, kind)).max(0.0);
+        // Pieces are sorted and disjoint: those ending by `start` are the
+        // ones starting by it but the last if that one reaches past it;
+        // those starting before `end`, the ones starting by it but one
+        // starting at it.
+        let first = match i0.checked_sub(1).map(|j| &self.pieces[j]) {
+            Some(p) if key(p.asid, p.end) > key(asid, start) => i0 - 1,
+            _ => i0,
+        };
+        let last = match i1.checked_sub(1).map(|j| &self.pieces[j]) {
+            Some(p) if key(p.asid, p.start) == key(asid, end) => i1 - 1,
+            _ => i1,
+        };
         let cut = if last > first {
             self.cum_object_ops[last] - self.cum_object_ops[first]
         } else {
             0.0
         };
-        inside + cut
+        let w = if walks { mass(Mass::Walks) } else { 0.0 };
+        (mass(Mass::Ops) + cut, w)
     }
 
     /// The rate (per access) at which an Accessed bit over `[start, end)`,
@@ -252,12 +269,18 @@ impl PhaseIndex {
     /// page table under it, or, for a leaf whose TLB entry was flushed, by
     /// the next operation on it.
     pub fn set_intensity(&self, asid: u16, start: u64, end: u64, flushed_leaf: bool) -> f64 {
-        let ops = self.ops(asid, start, end);
+        let (ops, walks) = self.ops_and_walks(asid, start, end, !flushed_leaf);
         if flushed_leaf {
             ops
         } else {
-            ops.min(self.mass(asid, start, end, Mass::Walks))
+            ops.min(walks)
         }
+    }
+
+    /// [`Self::set_intensity`] unflushed and flushed, from one search.
+    pub fn set_intensities(&self, asid: u16, start: u64, end: u64) -> (f64, f64) {
+        let (ops, walks) = self.ops_and_walks(asid, start, end, true);
+        (ops.min(walks), ops)
     }
 
     /// The pieces with positive density, sorted.
@@ -298,7 +321,11 @@ impl PhaseIndex {
 
     /// Mass of `kind` below `va` in address space `asid` (and in lower ones).
     fn cdf(&self, asid: u16, va: u64, kind: Mass) -> f64 {
-        let i = self.starting_at_or_before(asid, va);
+        self.cdf_at(self.starting_at_or_before(asid, va), asid, va, kind)
+    }
+
+    /// [`Self::cdf`], given `i`, the pieces starting at or before `va`.
+    fn cdf_at(&self, i: usize, asid: u16, va: u64, kind: Mass) -> f64 {
         if i == 0 {
             return 0.0;
         }

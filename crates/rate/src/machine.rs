@@ -269,9 +269,19 @@ impl RateMachine {
         key: u64,
         intensity: impl Fn(&PhaseIndex) -> f64,
     ) -> f64 {
+        self.next_set_by_phase(stream, key, |_, ix| intensity(ix))
+    }
+
+    /// [`Self::next_set`] with the phase's number given to `intensity`.
+    pub(crate) fn next_set_by_phase(
+        &self,
+        stream: Stream,
+        key: u64,
+        intensity: impl FnMut(usize, &PhaseIndex) -> f64,
+    ) -> f64 {
         let now = self.clock.progress();
-        let u = Rng::keyed_unit(self.cfg.seed, stream, key, now.to_bits());
+        let need = || -Rng::keyed_unit(self.cfg.seed, stream, key, now.to_bits()).ln();
         self.profile
-            .accrue(-u.ln(), now, self.clock.phase(), intensity)
+            .accrue(need, now, self.clock.phase(), intensity)
     }
 }

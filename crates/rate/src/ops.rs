@@ -125,21 +125,24 @@ impl RateMachine {
 
     /// Clears an entry; `leaf` if it maps a page (a PTE, or a huge page's PMD).
     fn clear_entry(&mut self, li: usize, leaf: bool, key: u64, asid: u16, start: u64, end: u64) {
+        // The current phase's rates, unflushed and flushed: the draw and
+        // the flush test below both use them (computed once: a scan clears
+        // every page).
+        let phase = self.clock.phase();
+        let rates = self
+            .current_phase()
+            .map(|ix| ix.set_intensities(asid, start, end));
         // Upper levels are answered as after a paging-structure-cache flush
         // (the next walk under the entry sets it); leaves by the next walk
         // of their page (TLB miss) until the page is flushed.
-        let at = self.next_set(streams::ACCESSED[li], key, |ix| {
-            ix.set_intensity(asid, start, end, false)
+        let at = self.next_set_by_phase(streams::ACCESSED[li], key, |k, ix| match rates {
+            Some((unflushed, _)) if k == phase => unflushed,
+            _ => ix.set_intensity(asid, start, end, false),
         });
         self.telemetry.clear_accessed(li, key, at);
         // A flush changes the answer only where accesses hit the TLB.
-        let tlb_hits = |m: &RateMachine| {
-            m.current_phase().is_none_or(|ix| {
-                let unflushed = ix.set_intensity(asid, start, end, false);
-                unflushed < 0.999 * ix.set_intensity(asid, start, end, true)
-            })
-        };
-        if leaf && self.profile.ever_hot(asid, start, end) && tlb_hits(self) {
+        let tlb_hits = rates.is_none_or(|(unflushed, flushed)| unflushed < 0.999 * flushed);
+        if leaf && tlb_hits && self.profile.ever_hot(asid, start, end) {
             self.telemetry
                 .note_unflushed(li, key, self.clock.progress());
         }

@@ -111,21 +111,28 @@ impl Profile {
 
     /// The progress at which an exponential amount `need` of intensity has
     /// accrued from progress `at` in phase `phase` on, given the rate per
-    /// access `intensity(phase)` of each phase (infinite: never).
+    /// access `intensity(k, phase k)` of each phase (infinite: never).
+    /// `need` is drawn only once some phase has a positive rate: an entry
+    /// cold from here on is never set, whatever the draw.
     pub fn accrue(
         &self,
-        mut need: f64,
+        need: impl FnOnce() -> f64,
         mut at: f64,
         phase: usize,
-        intensity: impl Fn(&PhaseIndex) -> f64,
+        mut intensity: impl FnMut(usize, &PhaseIndex) -> f64,
     ) -> f64 {
+        let mut draw = Some(need);
+        let mut need = 0.0;
         for k in phase..self.phases.len() {
             let phase_end = self.starts[k + 1];
             if phase_end <= at {
                 continue;
             }
-            let m = intensity(&self.phases[k]);
+            let m = intensity(k, &self.phases[k]);
             if m > 0.0 {
+                if let Some(d) = draw.take() {
+                    need = d();
+                }
                 let span = phase_end - at;
                 if need <= m * span {
                     return at + need / m;
