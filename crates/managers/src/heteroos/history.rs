@@ -42,6 +42,7 @@
 //! [`AccessHistory::guest_read`]): each reader then sees exactly the
 //! accesses since its own last read, as with two sets of bits.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use thermocline_backend::{Backend, BackendError};
 use thermocline_vocab::{Asid, Level};
@@ -73,11 +74,20 @@ struct Entry {
     guest_pending: bool,
 }
 
+/// Pages per block of the table (2 MiB of 4 KiB pages).
+const BLOCK: u64 = 512;
+
 /// Per tracked page, its Accessed-bit history over scans and where it was
-/// last seen; see the module docs.
+/// last seen; see the module docs. Pages are 4 KiB-aligned bases, kept in
+/// blocks of [`BLOCK`] consecutive pages: a scan looks up page after page,
+/// which a search per page made most of its cost.
 #[derive(Debug, Default)]
 pub struct AccessHistory {
-    pages: BTreeMap<Page, Entry>,
+    /// Each block's index in `blocks`, by (address space, block number).
+    index: BTreeMap<(Asid, u64), usize>,
+    blocks: Vec<Box<[Option<Entry>; BLOCK as usize]>>,
+    /// The block last looked up (its key and index).
+    last: Cell<Option<((Asid, u64), usize)>>,
 }
 
 impl AccessHistory {
@@ -86,10 +96,54 @@ impl AccessHistory {
         AccessHistory::default()
     }
 
+    /// The block key of `page` and the page's slot in it.
+    fn place(page: Page) -> ((Asid, u64), usize) {
+        debug_assert_eq!(page.1 % 4096, 0, "a page's base");
+        let n = page.1 >> 12;
+        ((page.0, n / BLOCK), (n % BLOCK) as usize)
+    }
+
+    /// The block index and slot of `page`, if its block exists.
+    fn find(&self, page: Page) -> Option<(usize, usize)> {
+        let (key, slot) = Self::place(page);
+        match self.last.get() {
+            Some((k, i)) if k == key => Some((i, slot)),
+            _ => {
+                let i = *self.index.get(&key)?;
+                self.last.set(Some((key, i)));
+                Some((i, slot))
+            }
+        }
+    }
+
+    /// The entry of `page`, if it has one.
+    fn get(&self, page: Page) -> Option<&Entry> {
+        let (i, slot) = self.find(page)?;
+        self.blocks[i][slot].as_ref()
+    }
+
+    /// The slot of `page`, its block allocated if need be.
+    fn slot(&mut self, page: Page) -> &mut Option<Entry> {
+        let (key, slot) = Self::place(page);
+        let i = match self.last.get() {
+            Some((k, i)) if k == key => i,
+            _ => {
+                let n = self.blocks.len();
+                let i = *self.index.entry(key).or_insert(n);
+                if i == n {
+                    self.blocks.push(Box::new([None; BLOCK as usize]));
+                }
+                self.last.set(Some((key, i)));
+                i
+            }
+        };
+        &mut self.blocks[i][slot]
+    }
+
     /// Records one scan of `page`: whether it was `accessed` since its last
     /// scan, and whether it is in FastMem (`fast`). Returns its history.
     pub fn record(&mut self, page: Page, accessed: bool, fast: bool) -> u8 {
-        let e = self.pages.entry(page).or_default();
+        let e = self.slot(page).get_or_insert_with(Entry::default);
         e.bits = (e.bits >> 1) | if accessed { 0x80 } else { 0 };
         e.scanned = true;
         e.fast = fast;
@@ -98,13 +152,15 @@ impl AccessHistory {
 
     /// The history of `page`, if a scan recorded one.
     pub fn bits(&self, page: Page) -> Option<u8> {
-        self.pages.get(&page).filter(|e| e.scanned).map(|e| e.bits)
+        self.get(page).filter(|e| e.scanned).map(|e| e.bits)
     }
 
     /// Notes that `page` moved into (`fast`) or out of FastMem.
     pub fn set_fast(&mut self, page: Page, fast: bool) {
-        if let Some(e) = self.pages.get_mut(&page) {
-            e.fast = fast;
+        if let Some((i, slot)) = self.find(page) {
+            if let Some(e) = &mut self.blocks[i][slot] {
+                e.fast = fast;
+            }
         }
     }
 
@@ -114,13 +170,16 @@ impl AccessHistory {
         if start >= end {
             return;
         }
-        let gone: Vec<Page> = self
-            .pages
-            .range((asid, start)..(asid, end))
-            .map(|(&p, _)| p)
-            .collect();
-        for p in gone {
-            self.pages.remove(&p);
+        // Pages numbered first..last (one past), by their bases.
+        let (first, last) = (start.div_ceil(4096), end.div_ceil(4096));
+        if first >= last {
+            return;
+        }
+        let blocks = (asid, first / BLOCK)..=(asid, (last - 1) / BLOCK);
+        for (&(_, blk), &i) in self.index.range(blocks) {
+            let lo = first.max(blk * BLOCK) - blk * BLOCK;
+            let hi = last.min((blk + 1) * BLOCK) - blk * BLOCK;
+            self.blocks[i][lo as usize..hi as usize].fill(None);
         }
     }
 
@@ -128,12 +187,14 @@ impl AccessHistory {
     /// used first (smallest history; equal histories by address), with
     /// their histories.
     pub fn coldest_fast(&self, n: usize) -> Vec<(Page, u8)> {
-        let mut v: Vec<(u8, Page)> = self
-            .pages
-            .iter()
-            .filter(|(_, e)| e.scanned && e.fast)
-            .map(|(&p, e)| (e.bits, p))
-            .collect();
+        let mut v: Vec<(u8, Page)> = Vec::new();
+        for (&(asid, blk), &i) in &self.index {
+            for (slot, e) in self.blocks[i].iter().enumerate() {
+                if let Some(e) = e.filter(|e| e.scanned && e.fast) {
+                    v.push((e.bits, (asid, (blk * BLOCK + slot as u64) << 12)));
+                }
+            }
+        }
         if n < v.len() {
             v.select_nth_unstable(n);
             v.truncate(n);
@@ -147,7 +208,7 @@ impl AccessHistory {
     /// machine's bit since.
     pub fn vmm_read(&mut self, b: &mut dyn Backend, page: Page) -> Result<bool, BackendError> {
         let hw = b.accessed(page.0, page.1, Level::Pte, true)?;
-        let e = self.pages.entry(page).or_default();
+        let e = self.slot(page).get_or_insert_with(Entry::default);
         let seen = hw || e.vmm_pending;
         e.vmm_pending = false;
         e.guest_pending |= hw;
@@ -167,11 +228,10 @@ impl AccessHistory {
         if !tracked {
             return Ok(hw);
         }
-        let e = match self.pages.get_mut(&page) {
-            Some(e) => e,
-            None if hw => self.pages.entry(page).or_default(),
-            None => return Ok(false),
-        };
+        if !hw && self.get(page).is_none() {
+            return Ok(false);
+        }
+        let e = self.slot(page).get_or_insert_with(Entry::default);
         let seen = hw || e.guest_pending;
         e.guest_pending = false;
         e.vmm_pending |= hw;
