@@ -11,6 +11,7 @@
 //! ends (a simplification: no preset spreads over three tiers).
 
 use crate::streams;
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use thermocline_backend::{AllocCounts, MemPolicy};
 use thermocline_vocab::{PageType, RegionInfo, Rng};
@@ -74,6 +75,10 @@ pub struct RunAt {
 /// The placement of every mapped page.
 pub struct Placement {
     runs: BTreeMap<(u16, u64), Run>,
+    /// The run [`Placement::find`] last found, (asid, start, run): telemetry
+    /// and translations ask about page after page of one run. Emptied
+    /// whenever the runs change.
+    last: Cell<Option<(u16, u64, Run)>>,
     used: Vec<f64>,
     /// Bytes mapped per tier by address space.
     used_by: BTreeMap<u16, Vec<f64>>,
@@ -113,6 +118,7 @@ impl Placement {
     pub fn new(tiers: usize, seed: u64) -> Self {
         Placement {
             runs: BTreeMap::new(),
+            last: Cell::new(None),
             used: vec![0.0; tiers],
             used_by: BTreeMap::new(),
             tiers,
@@ -328,8 +334,17 @@ impl Placement {
 
     /// The run containing `va`: (start, run).
     pub fn find(&self, asid: u16, va: u64) -> Option<(u64, Run)> {
+        if let Some((a, start, run)) = self.last.get() {
+            if a == asid && start <= va && va < run.end {
+                return Some((start, run));
+            }
+        }
         let (&(a, start), run) = self.runs.range(..=(asid, va)).next_back()?;
-        (a == asid && va < run.end).then_some((start, *run))
+        let found = (a == asid && va < run.end).then_some((start, *run));
+        if found.is_some() {
+            self.last.set(Some((asid, start, *run)));
+        }
+        found
     }
 
     /// The run containing `va`, else the next run of `asid` that starts
@@ -417,6 +432,7 @@ impl Placement {
             if start < at {
                 self.runs.get_mut(&(asid, start)).expect("found").end = at;
                 self.runs.insert((asid, at), run);
+                self.last.set(None);
             }
         }
     }
@@ -442,6 +458,7 @@ impl Placement {
         self.frames = None;
         self.runs.insert((asid, start), Run { end, home, huge });
         self.merge_around(asid, start);
+        self.last.set(None);
     }
 
     /// Merges the run at `start` with equal neighbours.
