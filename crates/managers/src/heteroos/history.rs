@@ -85,7 +85,7 @@ const BLOCK: u64 = 512;
 pub struct AccessHistory {
     /// Each block's index in `blocks`, by (address space, block number).
     index: BTreeMap<(Asid, u64), usize>,
-    blocks: Vec<Box<[Option<Entry>; BLOCK as usize]>>,
+    blocks: Vec<[Option<Entry>; BLOCK as usize]>,
     /// The block last looked up (its key and index).
     last: Cell<Option<((Asid, u64), usize)>>,
 }
@@ -131,7 +131,7 @@ impl AccessHistory {
                 let n = self.blocks.len();
                 let i = *self.index.entry(key).or_insert(n);
                 if i == n {
-                    self.blocks.push(Box::new([None; BLOCK as usize]));
+                    self.blocks.push([None; BLOCK as usize]);
                 }
                 self.last.set(Some((key, i)));
                 i
